@@ -1,0 +1,52 @@
+/**
+ * The operation catalog: every public operation declared once, as plain data plus zod schemas.
+ * REST routes, the OpenAPI document, Lambda entry points (and later MCP tools, /api/v2 routes and
+ * CDK routes) are all derived from this list. This module imports only zod, so infrastructure code
+ * can read it without loading any runtime dependency.
+ */
+import type { z } from 'zod';
+import type { PagingStyle } from './envelope.js';
+import type { ErrorCode } from './errors.js';
+import { disposableCheck } from './operations/emails.js';
+
+export const families = ['profiles', 'companies', 'posts', 'jobs', 'search', 'emails', 'websites'] as const;
+export type Family = (typeof families)[number];
+
+export type RuntimeNeed = 'browser' | 'smtp';
+
+export interface OperationVariant {
+  /** REST path under the service root, e.g. `/v1/emails/disposable`. */
+  path: string;
+  /** The identifier parameter this path takes, when the operation has several. */
+  identifier?: string;
+}
+
+export interface OperationDefinition {
+  /** Stable id: `<family>.<name>`; names Lambda functions, ledger entries and price overrides. */
+  id: string;
+  family: Family;
+  /** Deployment group: operations of one group share a Lambda bundle and an MCP tool group. */
+  group: string;
+  summary: string;
+  description: string;
+  variants: readonly OperationVariant[];
+  /** Parameters of which exactly one must be sent (empty when the operation has no such choice). */
+  identifiers: readonly string[];
+  query: z.ZodObject;
+  data: z.ZodType;
+  paging: PagingStyle;
+  /** Default price in credits; `PRICE_OVERRIDES` may change it per deployment. */
+  price: number;
+  settlement: {
+    /** Error codes that keep the charge; every other error after the debit is refunded. */
+    chargedErrors: readonly ErrorCode[];
+  };
+  mcpTool?: string;
+  runtime: { timeoutMs: number; memoryMb: number; needs: readonly RuntimeNeed[] };
+  /** Every HTTP status the operation can answer, as the spec lists them. */
+  statuses: readonly number[];
+}
+
+export const catalog = [disposableCheck] as const satisfies readonly OperationDefinition[];
+
+export type OperationId = (typeof catalog)[number]['id'];

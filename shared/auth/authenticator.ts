@@ -1,0 +1,101 @@
+/**
+ * Authenticates a request's API key and authorizes it for an operation. Key records and their
+ * accounts are cached per process for `KEY_CACHE_SECONDS`: that is how long a revoked key, a
+ * suspended account or a changed rate limit can still be seen as it was by a warm process.
+ */
+import type { OperationDefinition } from '../../schemas/catalog.js';
+import type { Account, AccountRepository } from '../accounts/accounts.js';
+import type { Clock } from '../clock.js';
+import { InsufficientScopeError, InvalidApiKeyError, ServiceUnavailableError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import {
+  type ApiKeyRecord,
+  type ApiKeyRepository,
+  hashApiKey,
+  isWellFormedApiKey,
+  sameHash,
+} from './api-keys.js';
+
+export interface Principal {
+  account: Account;
+  key: ApiKeyRecord;
+}
+
+/** How stale `lastUsedAt` may get before a request records use again (keeps writes off the hot path). */
+const LAST_USED_RESOLUTION_MS = 5 * 60_000;
+const MAX_CACHED_KEYS = 10_000;
+
+interface CacheEntry {
+  principal: Principal | undefined;
+  fetchedAt: number;
+}
+
+export class Authenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly keys: ApiKeyRepository,
+    private readonly accounts: AccountRepository,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly cacheMs: number,
+  ) {}
+
+  /** Reads the key from `Authorization: Bearer <key>`. */
+  authenticateBearer(authorization: string | undefined): Promise<Principal> {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
+    return this.authenticateKey(match?.[1]);
+  }
+
+  async authenticateKey(apiKey: string | undefined): Promise<Principal> {
+    if (!apiKey) throw new InvalidApiKeyError('No API key was sent; use Authorization: Bearer <API_KEY>.');
+    if (!isWellFormedApiKey(apiKey)) throw new InvalidApiKeyError();
+    const keyHash = hashApiKey(apiKey);
+    const principal = await this.lookup(keyHash);
+    if (!principal || !sameHash(principal.key.keyHash, keyHash)) throw new InvalidApiKeyError();
+    const now = this.clock.now();
+    const { key } = principal;
+    if (key.revokedAt || (key.expiresAt && Date.parse(key.expiresAt) <= now)) throw new InvalidApiKeyError();
+    this.recordUse(key, now);
+    return principal;
+  }
+
+  /** Throws 403 when the account is suspended or the key may not call the operation's family. */
+  authorize(principal: Principal, operation: OperationDefinition): void {
+    if (principal.account.status !== 'active') {
+      throw new InsufficientScopeError('The account is suspended; resolve the account first.');
+    }
+    const { scopes } = principal.key;
+    if (scopes && !scopes.includes(operation.family)) {
+      throw new InsufficientScopeError(
+        `This API key may call ${scopes.join(', ')} operations; ${operation.id} belongs to ${operation.family}.`,
+      );
+    }
+  }
+
+  private async lookup(keyHash: string): Promise<Principal | undefined> {
+    const now = this.clock.now();
+    const cached = this.cache.get(keyHash);
+    if (cached && now - cached.fetchedAt < this.cacheMs) return cached.principal;
+    let principal: Principal | undefined;
+    try {
+      const key = await this.keys.findByHash(keyHash);
+      const account = key ? await this.accounts.get(key.accountId) : undefined;
+      principal = key && account ? { key, account } : undefined;
+    } catch (error) {
+      throw new ServiceUnavailableError('Authentication is temporarily unavailable.', error);
+    }
+    if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(keyHash, { principal, fetchedAt: now });
+    return principal;
+  }
+
+  private recordUse(key: ApiKeyRecord, now: number): void {
+    if (key.lastUsedAt && now - Date.parse(key.lastUsedAt) < LAST_USED_RESOLUTION_MS) return;
+    const at = new Date(now).toISOString();
+    key.lastUsedAt = at;
+    this.keys.touch(key, at).catch((error: unknown) => {
+      this.logger.warn({ err: error, keyId: key.keyId }, 'could not record the last use of an API key');
+    });
+  }
+}

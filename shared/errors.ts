@@ -1,0 +1,169 @@
+/**
+ * One error hierarchy for every transport. Each class carries the public code, HTTP status,
+ * whether the client may retry, and whether a debit made for the request is refunded. Transports
+ * never build error bodies themselves: they render these through `pipeline/public-response.ts`.
+ */
+import {
+  type DetailCode,
+  type ErrorCode,
+  type ErrorDetail,
+  errorTable,
+  MAX_ERROR_DETAILS,
+} from '../schemas/errors.js';
+
+export interface ApiErrorOptions {
+  message: string;
+  retryable?: boolean;
+  /** Refund the debit when this error ends an admitted, billed request. */
+  refund?: boolean;
+  details?: ErrorDetail[];
+  /** Headers this error adds on top of the request's own (Retry-After, Allow). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly refund: boolean;
+  readonly details: ErrorDetail[];
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, options: ApiErrorOptions) {
+    super(options.message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.status = errorTable[code].status;
+    this.retryable = options.retryable ?? false;
+    this.refund = options.refund ?? true;
+    this.details = (options.details ?? []).slice(0, MAX_ERROR_DETAILS);
+    this.headers = options.headers ?? {};
+  }
+
+  /** The same error with another retry verdict, e.g. when credit settlement is uncertain. */
+  withRetryable(retryable: boolean, message = this.message): ApiError {
+    return new ApiError(this.code, {
+      message,
+      retryable,
+      refund: this.refund,
+      details: this.details,
+      headers: this.headers,
+      cause: this.cause,
+    });
+  }
+}
+
+export class InvalidRequestError extends ApiError {
+  constructor(details: ErrorDetail[], message = 'The request has invalid parameters; see error.details.') {
+    super('invalid_request', { message, details });
+  }
+
+  static single(field: string, code: DetailCode, message: string): InvalidRequestError {
+    return new InvalidRequestError([{ field, code, message }]);
+  }
+}
+
+export class CursorExpiredError extends ApiError {
+  constructor() {
+    super('cursor_expired', { message: 'The cursor is older than 15 minutes; restart without a cursor.' });
+  }
+}
+
+export class InvalidApiKeyError extends ApiError {
+  constructor(message = 'The API key is missing, wrong or no longer active.') {
+    super('invalid_api_key', { message });
+  }
+}
+
+export class InsufficientCreditsError extends ApiError {
+  constructor(cost: number, balance: number) {
+    super('insufficient_credits', {
+      message: `This call costs ${cost} credits and the balance is ${balance}; top up, then send a new call.`,
+    });
+  }
+}
+
+export class InsufficientScopeError extends ApiError {
+  constructor(message: string) {
+    super('insufficient_scope', { message });
+  }
+}
+
+export class ResourceNotFoundError extends ApiError {
+  constructor(message = 'Nothing matched the input.', cause?: unknown) {
+    super('resource_not_found', { message, cause });
+  }
+}
+
+export class MethodNotAllowedError extends ApiError {
+  constructor(method: string) {
+    super('method_not_allowed', {
+      message: `Method ${method} is not allowed; use GET.`,
+      headers: { Allow: 'GET' },
+    });
+  }
+}
+
+export class NotAcceptableError extends ApiError {
+  constructor() {
+    super('not_acceptable', { message: 'The Accept header excludes application/json; ask for JSON.' });
+  }
+}
+
+export class UnsupportedMediaTypeError extends ApiError {
+  constructor(message: string) {
+    super('unsupported_media_type', { message });
+  }
+}
+
+export class RateLimitExceededError extends ApiError {
+  constructor(retryAfterSeconds: number) {
+    super('rate_limit_exceeded', {
+      message: `The account is over its request ceiling; retry after ${retryAfterSeconds} s.`,
+      retryable: true,
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    });
+  }
+}
+
+export class InternalError extends ApiError {
+  constructor(cause?: unknown, options: { retryable?: boolean; message?: string } = {}) {
+    super('internal_error', {
+      message: options.message ?? 'The server failed while handling the request.',
+      retryable: options.retryable ?? false,
+      cause,
+    });
+  }
+}
+
+export class UpstreamError extends ApiError {
+  constructor(message: string, cause?: unknown) {
+    super('upstream_error', { message, retryable: true, cause });
+  }
+}
+
+/** Seconds a client is asked to wait when lookups are temporarily unavailable. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+export class ServiceUnavailableError extends ApiError {
+  constructor(message: string, cause?: unknown) {
+    super('service_unavailable', {
+      message,
+      retryable: true,
+      headers: { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      cause,
+    });
+  }
+}
+
+export class UpstreamTimeoutError extends ApiError {
+  constructor(message = 'The lookup ran out of time.', cause?: unknown) {
+    super('upstream_timeout', { message, retryable: true, cause });
+  }
+}
+
+/** Anything thrown that is not an ApiError is a server failure. */
+export function toApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : new InternalError(error);
+}

@@ -1,0 +1,95 @@
+/**
+ * The REST app: one route per catalog variant, all through the same handler and pipeline, one
+ * error renderer, one request log line. Used by the local server (every operation) and by each
+ * Lambda function (its own operation only).
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { InternalError, ResourceNotFoundError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { RegisteredOperation } from '../pipeline/operation.js';
+import { errorResponse, newRequestId } from '../pipeline/public-response.js';
+import type { LookupPipeline } from '../pipeline/run-lookup.js';
+import { compression } from './compression.js';
+import { registerOperationDocs, serveDocumentation } from './openapi.js';
+import { checkProtocol } from './protocol-checks.js';
+import { toHttpResponse } from './render.js';
+
+export interface RestEnv {
+  Variables: {
+    requestId: string;
+    /** What the pipeline learned, for the request log. */
+    lookup?: { operation: string; accountId?: string; keyId?: string; creditCost: number };
+  };
+}
+
+export interface RestAppOptions {
+  operations: readonly RegisteredOperation[];
+  pipeline: LookupPipeline;
+  logger: Logger;
+  /** Serve /openapi.json and /docs. */
+  documentation?: boolean;
+}
+
+export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
+  const { pipeline, logger } = options;
+  const app = new OpenAPIHono<RestEnv>();
+
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    c.set('requestId', newRequestId());
+    await next();
+    c.res.headers.set('X-Request-Id', c.get('requestId'));
+    const lookup = c.get('lookup');
+    logger.info(
+      {
+        requestId: c.get('requestId'),
+        method: c.req.method,
+        path: c.req.path,
+        operation: lookup?.operation,
+        accountId: lookup?.accountId,
+        keyId: lookup?.keyId,
+        status: c.res.status,
+        creditCost: lookup?.creditCost ?? 0,
+        latencyMs: Math.round((performance.now() - started) * 10) / 10,
+      },
+      'request',
+    );
+  });
+  app.use('*', compression());
+
+  for (const operation of options.operations) {
+    for (const variant of operation.definition.variants) {
+      registerOperationDocs(app, operation, variant);
+      app.all(variant.path, async (c) => {
+        const requestId = c.get('requestId');
+        const refusal = checkProtocol(c.req.raw);
+        if (refusal) return toHttpResponse(errorResponse(refusal, requestId));
+        const outcome = await pipeline.run({
+          operation,
+          variant,
+          credential: { scheme: 'bearer', authorization: c.req.header('authorization') },
+          input: { kind: 'query', params: new URL(c.req.url).searchParams },
+          requestId,
+        });
+        c.set('lookup', {
+          operation: operation.definition.id,
+          accountId: outcome.accountId,
+          keyId: outcome.keyId,
+          creditCost: outcome.creditCost,
+        });
+        return toHttpResponse(outcome.response);
+      });
+    }
+  }
+
+  if (options.documentation) serveDocumentation(app);
+
+  app.notFound((c) =>
+    toHttpResponse(errorResponse(new ResourceNotFoundError('No endpoint at this path.'), c.get('requestId'))),
+  );
+  app.onError((error, c) => {
+    logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
+    return toHttpResponse(errorResponse(new InternalError(error), c.get('requestId')));
+  });
+  return app;
+}

@@ -1,0 +1,121 @@
+/**
+ * The OpenAPI 3.1 document, generated from the catalog (and the prices in force), and the
+ * interactive reference at /docs, whose assets come from the installed swagger-ui-dist package:
+ * no CDN, so it works behind firewalls and offline.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Env } from 'hono';
+import type { OperationVariant } from '../../schemas/catalog.js';
+import { successEnvelopeSchema } from '../../schemas/envelope.js';
+import { type ErrorCode, errorBodySchema, errorCodes, errorTable } from '../../schemas/errors.js';
+import type { RegisteredOperation } from '../pipeline/operation.js';
+
+const headerSchema = (description: string) => ({ description, schema: { type: 'string' as const } });
+
+const successHeaders = (billed: boolean) => ({
+  'X-Request-Id': headerSchema('Request id; equals meta.requestId of error bodies.'),
+  'X-RateLimit-Limit': headerSchema('Requests admitted per rolling window.'),
+  'X-RateLimit-Remaining': headerSchema('Requests still admitted now.'),
+  'X-RateLimit-Reset': headerSchema('Whole seconds until the window is back to full capacity.'),
+  ...(billed ? { 'X-Credits-Remaining': headerSchema('Credit balance after this call.') } : {}),
+});
+
+function codesOf(status: number): ErrorCode[] {
+  return errorCodes.filter((code) => errorTable[code].status === status);
+}
+
+export function registerOperationDocs<E extends Env>(
+  app: OpenAPIHono<E>,
+  operation: RegisteredOperation,
+  variant: OperationVariant,
+): void {
+  const { definition, price } = operation;
+  const errors = Object.fromEntries(
+    definition.statuses
+      .filter((status) => status !== 200)
+      .map((status) => [
+        String(status),
+        {
+          description: `Error: ${codesOf(status).join(' or ')}.`,
+          content: { 'application/json': { schema: errorBodySchema } },
+        },
+      ]),
+  );
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: variant.path,
+    operationId: variant.identifier ? `${definition.id}.by-${variant.identifier}` : definition.id,
+    tags: [definition.family],
+    summary: definition.summary,
+    description: `${definition.description}\n\nPrice: ${price === 0 ? 'free' : `${price} credits`}.`,
+    security: [{ bearerAuth: [] }],
+    request: { query: definition.query },
+    responses: {
+      200: {
+        description: 'The result.',
+        headers: successHeaders(price > 0),
+        content: {
+          'application/json': { schema: successEnvelopeSchema(definition.data, definition.paging, price) },
+        },
+      },
+      ...errors,
+    },
+  });
+}
+
+export function serveDocumentation<E extends Env>(app: OpenAPIHono<E>): void {
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API key: a fixed prefix followed by 66 Base64url characters.',
+  });
+  let document: unknown;
+  app.get('/openapi.json', (c) => {
+    document ??= app.getOpenAPI31Document({
+      openapi: '3.1.0',
+      info: {
+        title: 'Professional data lookup service',
+        version: '1.0.0',
+        description:
+          'Lookups of professional profiles, companies, email addresses and websites, billed in credits.',
+      },
+    });
+    return c.json(document);
+  });
+  app.get('/docs', (c) => c.html(docsPage));
+  app.get('/docs/assets/:file', async (c) => {
+    const file = c.req.param('file');
+    const type = swaggerAssets[file];
+    if (!type) return c.notFound();
+    const body = await readFile(join(swaggerUiDirectory(), file));
+    return c.body(body, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
+  });
+}
+
+const swaggerAssets: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+function swaggerUiDirectory(): string {
+  return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+}
+
+const docsPage = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Lookup service API reference</title>
+<link rel="icon" href="/docs/assets/favicon-32x32.png">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui' });</script>
+</body>
+</html>`;

@@ -1,0 +1,46 @@
+/**
+ * An operation as the pipeline runs it: its catalog definition, its run function and its price.
+ */
+import type { z } from 'zod';
+import type { OperationDefinition } from '../../schemas/catalog.js';
+import type { RunMeta } from '../../schemas/envelope.js';
+import type { Clock } from '../clock.js';
+
+export interface RunContext {
+  /** Aborted when the operation's deadline passes. */
+  signal: AbortSignal;
+  requestId: string;
+  accountId: string;
+  clock: Clock;
+}
+
+export interface RunResult {
+  data: unknown;
+  meta?: RunMeta;
+}
+
+export type Runner<Input = never> = (input: Input, context: RunContext) => Promise<RunResult>;
+
+/** The run functions of one module, keyed by operation id; each takes its schema's parsed query. */
+export type RunnerMap<Definitions extends OperationDefinition> = {
+  [D in Definitions as D['id']]: Runner<z.output<D['query']>>;
+};
+
+export interface RegisteredOperation {
+  definition: OperationDefinition;
+  run: Runner<never>;
+  /** Price in credits after `PRICE_OVERRIDES`. */
+  price: number;
+}
+
+export function registerOperations(
+  definitions: readonly OperationDefinition[],
+  runners: Record<string, Runner<never>>,
+  priceOverrides: Record<string, number>,
+): RegisteredOperation[] {
+  return definitions.map((definition) => {
+    const run = runners[definition.id];
+    if (!run) throw new Error(`Operation ${definition.id} has no run function.`);
+    return { definition, run, price: priceOverrides[definition.id] ?? definition.price };
+  });
+}

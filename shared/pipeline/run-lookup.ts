@@ -1,0 +1,240 @@
+/**
+ * The billed pipeline, shared by every transport once it has a request id and has passed its own
+ * protocol checks: authenticate → authorize → validate → rate limit → debit → run under a deadline →
+ * settle (charge or refund) → envelope. It never throws: every outcome is a PublicResponse.
+ */
+import type { OperationVariant } from '../../schemas/catalog.js';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
+import type { CreditLedger, OpenEntry } from '../billing/credit-ledger.js';
+import type { Clock } from '../clock.js';
+import {
+  type ApiError,
+  InsufficientCreditsError,
+  InternalError,
+  RateLimitExceededError,
+  ServiceUnavailableError,
+  toApiError,
+  UpstreamTimeoutError,
+} from '../errors.js';
+import type { RateDecision, RollingWindowLimiter } from '../limits/rolling-window.js';
+import type { Logger } from '../logger.js';
+import type { RegisteredOperation, RunResult } from './operation.js';
+import { baseHeaders, errorResponse, type PublicResponse } from './public-response.js';
+import { type RawInput, validateInput } from './validate-input.js';
+
+export interface PipelineDependencies {
+  authenticator: Authenticator;
+  limiter: RollingWindowLimiter;
+  ledger: CreditLedger;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface LookupRequest {
+  operation: RegisteredOperation;
+  variant?: OperationVariant;
+  /** The credential as the transport received it. */
+  credential:
+    | { scheme: 'bearer'; authorization: string | undefined }
+    | { scheme: 'apiKey'; apiKey: string | undefined };
+  input: RawInput;
+  requestId: string;
+}
+
+export interface LookupOutcome {
+  response: PublicResponse;
+  accountId?: string;
+  keyId?: string;
+  /** Credits the request finally cost (0 when refunded or free). */
+  creditCost: number;
+}
+
+/** What a request has learned and spent so far; errors are answered with it. */
+interface RequestState {
+  accountHeaders: Record<string, string>;
+  creditCost: number;
+}
+
+export class LookupPipeline {
+  constructor(private readonly deps: PipelineDependencies) {}
+
+  async run(request: LookupRequest): Promise<LookupOutcome> {
+    const { operation, requestId } = request;
+    const billed = operation.price > 0;
+    const state: RequestState = { accountHeaders: {}, creditCost: 0 };
+    const { accountHeaders } = state;
+    let principal: Principal | undefined;
+    try {
+      principal = await this.authenticate(request);
+      this.deps.authenticator.authorize(principal, operation.definition);
+      const input = validateInput(operation.definition, request.input, request.variant);
+
+      const rate = await this.deps.limiter.consume(principal.account.accountId, principal.account.rateLimit);
+      Object.assign(accountHeaders, rateLimitHeaders(rate));
+      if (!rate.allowed) throw new RateLimitExceededError(rate.retryAfterSeconds ?? 1);
+
+      const result = billed
+        ? await this.runBilled(operation, input, requestId, principal, state)
+        : await this.runFree(operation, input, requestId, principal);
+      return {
+        response: {
+          status: 200,
+          headers: { ...baseHeaders(requestId), ...accountHeaders },
+          body: { data: result.data, meta: { ...result.meta, creditCost: operation.price } },
+        },
+        accountId: principal.account.accountId,
+        keyId: principal.key.keyId,
+        creditCost: operation.price,
+      };
+    } catch (error) {
+      const apiError = toApiError(error);
+      if (apiError.status >= 500)
+        this.deps.logger.error({ err: apiError.cause ?? apiError, requestId }, apiError.message);
+      return {
+        response: errorResponse(apiError, requestId, accountHeaders, billed),
+        accountId: principal?.account.accountId,
+        keyId: principal?.key.keyId,
+        creditCost: state.creditCost,
+      };
+    }
+  }
+
+  private authenticate(request: LookupRequest): Promise<Principal> {
+    const { credential } = request;
+    return credential.scheme === 'bearer'
+      ? this.deps.authenticator.authenticateBearer(credential.authorization)
+      : this.deps.authenticator.authenticateKey(credential.apiKey);
+  }
+
+  private async runFree(
+    operation: RegisteredOperation,
+    input: unknown,
+    requestId: string,
+    principal: Principal,
+  ): Promise<RunResult> {
+    const accountId = principal.account.accountId;
+    const result = await this.execute(operation, input, requestId, accountId);
+    // Nothing to protect: a lost usage record of a free call costs nobody a credit.
+    this.deps.ledger
+      .recordFree({ requestId, accountId, operation: operation.definition.id, httpStatus: 200 })
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, requestId }, 'could not record a free call'),
+      );
+    return result;
+  }
+
+  private async runBilled(
+    operation: RegisteredOperation,
+    input: unknown,
+    requestId: string,
+    principal: Principal,
+    state: RequestState,
+  ): Promise<RunResult> {
+    const { ledger } = this.deps;
+    const { accountHeaders } = state;
+    const accountId = principal.account.accountId;
+    const cost = operation.price;
+    let open: OpenEntry;
+    try {
+      open = await ledger.begin({ requestId, accountId, operation: operation.definition.id, cost });
+      const debit = await ledger.debit(open);
+      accountHeaders['X-Credits-Remaining'] = String(debit.balance);
+      if (!debit.allowed) {
+        await ledger.discard(open).catch((error: unknown) => {
+          this.deps.logger.warn({ err: error, requestId }, 'could not discard a declined ledger entry');
+        });
+        throw new InsufficientCreditsError(cost, debit.balance);
+      }
+    } catch (error) {
+      if (error instanceof InsufficientCreditsError) throw error;
+      // Billing fails closed: no free lookups while credits cannot be counted.
+      throw new ServiceUnavailableError('Billing is temporarily unavailable; no credits were used.', error);
+    }
+
+    state.creditCost = cost;
+    let result: RunResult;
+    try {
+      result = await this.execute(operation, input, requestId, accountId);
+    } catch (error) {
+      throw await this.settleFailure(open, toApiError(error), operation, state);
+    }
+    try {
+      await ledger.charge(open, 200);
+    } catch (error) {
+      // The answer is delivered; the entry stays pending and reconcile refunds it later.
+      this.deps.logger.error(
+        { err: error, requestId },
+        'could not record a charge; reconcile will settle it',
+      );
+    }
+    return result;
+  }
+
+  /** Refunds or keeps the charge by the operation's settlement rule; returns the error to answer. */
+  private async settleFailure(
+    open: OpenEntry,
+    error: ApiError,
+    operation: RegisteredOperation,
+    state: RequestState,
+  ): Promise<ApiError> {
+    const keepsCharge = operation.definition.settlement.chargedErrors.includes(error.code) || !error.refund;
+    try {
+      if (keepsCharge) {
+        await this.deps.ledger.charge(open, error.status);
+      } else {
+        const { balance } = await this.deps.ledger.refund(open, error.code, error.status);
+        state.accountHeaders['X-Credits-Remaining'] = String(balance);
+        state.creditCost = 0;
+      }
+      return error;
+    } catch (settleError) {
+      this.deps.logger.error({ err: settleError, requestId: open.entry.requestId }, 'settlement failed');
+      // When settlement is uncertain the client must not retry on its own.
+      return error.withRetryable(
+        false,
+        `${error.message} Credit settlement is pending and will be reconciled.`,
+      );
+    }
+  }
+
+  /** Runs the operation under its deadline, and checks its data against the public schema. */
+  private async execute(
+    operation: RegisteredOperation,
+    input: unknown,
+    requestId: string,
+    accountId: string,
+  ): Promise<RunResult> {
+    const { definition } = operation;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new UpstreamTimeoutError(
+          `The lookup did not finish within ${definition.runtime.timeoutMs} ms.`,
+        );
+        controller.abort(error);
+        reject(error);
+      }, definition.runtime.timeoutMs);
+    });
+    try {
+      const run = operation.run as (input: unknown, context: unknown) => Promise<RunResult>;
+      const result = await Promise.race([
+        run(input, { signal: controller.signal, requestId, accountId, clock: this.deps.clock }),
+        deadline,
+      ]);
+      const data = definition.data.safeParse(result.data);
+      if (!data.success)
+        throw new InternalError(data.error, { message: 'The lookup produced an invalid result.' });
+      return { data: data.data, meta: result.meta };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function rateLimitHeaders(rate: RateDecision): Record<string, string> {
+  const headers: Record<string, string> = { 'X-RateLimit-Limit': String(rate.limit) };
+  if (rate.remaining !== undefined) headers['X-RateLimit-Remaining'] = String(rate.remaining);
+  if (rate.resetSeconds !== undefined) headers['X-RateLimit-Reset'] = String(rate.resetSeconds);
+  return headers;
+}

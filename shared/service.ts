@@ -1,0 +1,73 @@
+/**
+ * The composition root: builds repositories, the pipeline and the REST app from a store and a
+ * config. The local server, each Lambda function, the CLI and the tests all assemble the service
+ * here, so they run the same code.
+ */
+import { catalog, type OperationDefinition } from '../schemas/catalog.js';
+import { AccountRepository } from './accounts/accounts.js';
+import { ApiKeyRepository } from './auth/api-keys.js';
+import { Authenticator } from './auth/authenticator.js';
+import { CreditLedger } from './billing/credit-ledger.js';
+import { type Clock, systemClock } from './clock.js';
+import type { Config } from './config.js';
+import { createRestApp } from './http/create-app.js';
+import { RollingWindowLimiter } from './limits/rolling-window.js';
+import { createLogger, type Logger } from './logger.js';
+import { type Runner, registerOperations } from './pipeline/operation.js';
+import { LookupPipeline } from './pipeline/run-lookup.js';
+import type { Store } from './store/dynamo.js';
+
+export interface ServiceOptions {
+  config: Config;
+  store: Store;
+  /** Run functions by operation id; every operation served must have one. */
+  runners: Record<string, Runner<never>>;
+  /** The operations to serve; all of the catalog by default. */
+  operations?: readonly OperationDefinition[];
+  clock?: Clock;
+  logger?: Logger;
+  documentation?: boolean;
+}
+
+export function createRepositories(store: Store, clock: Clock = systemClock) {
+  return {
+    accounts: new AccountRepository(store, clock),
+    keys: new ApiKeyRepository(store, clock),
+    ledger: new CreditLedger(store, clock),
+  };
+}
+
+export type Repositories = ReturnType<typeof createRepositories>;
+
+export function createService(options: ServiceOptions) {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(options.config.LOG_LEVEL);
+  const repositories = createRepositories(options.store, clock);
+  const pipeline = new LookupPipeline({
+    authenticator: new Authenticator(
+      repositories.keys,
+      repositories.accounts,
+      clock,
+      logger,
+      options.config.KEY_CACHE_SECONDS * 1000,
+    ),
+    limiter: new RollingWindowLimiter(options.store, clock, logger),
+    ledger: repositories.ledger,
+    clock,
+    logger,
+  });
+  const operations = registerOperations(
+    options.operations ?? catalog,
+    options.runners,
+    options.config.PRICE_OVERRIDES,
+  );
+  const app = createRestApp({ operations, pipeline, logger, documentation: options.documentation });
+  return { app, pipeline, operations, repositories, logger, clock };
+}
+
+export type Service = ReturnType<typeof createService>;
+
+/** The longest deadline of any operation: a pending ledger entry older than this is abandoned. */
+export function longestDeadlineMs(operations: readonly OperationDefinition[] = catalog): number {
+  return Math.max(...operations.map((operation) => operation.runtime.timeoutMs));
+}

@@ -1,0 +1,42 @@
+/**
+ * Key shapes of every item in the single table. No other module builds a `pk` or `sk`.
+ */
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
+
+export const itemKeys = {
+  account: (accountId: string): ItemKey => ({ pk: accountPk(accountId), sk: 'ACCOUNT' }),
+  balance: (accountId: string): ItemKey => ({ pk: accountPk(accountId), sk: 'BALANCE' }),
+  /** The key record looked up on every request, addressed by the SHA-256 of the key. */
+  apiKeyByHash: (keyHash: string): ItemKey => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
+  /** The account's listing entry of one key (holds the hash to reach the record above). */
+  accountKey: (accountId: string, keyId: string): ItemKey => ({
+    pk: accountPk(accountId),
+    sk: `KEY#${keyId}`,
+  }),
+  accountKeyPrefix: 'KEY#',
+  rateWindow: (accountId: string, windowStartMs: number): ItemKey => ({
+    pk: accountPk(accountId),
+    sk: `RATE#${windowStartMs}`,
+  }),
+  /** Ledger items sort by time, so `usage` reads the most recent first. */
+  ledger: (accountId: string, createdAtMs: number, requestId: string): ItemKey => ({
+    pk: accountPk(accountId),
+    sk: `LEDGER#${new Date(createdAtMs).toISOString()}#${requestId}`,
+  }),
+  ledgerPrefix: 'LEDGER#',
+} as const;
+
+/** Item types, stored as `type` so scans can filter on them. */
+export const itemTypes = {
+  account: 'account',
+  balance: 'balance',
+  apiKey: 'apiKey',
+  accountKey: 'accountKey',
+  rateWindow: 'rateWindow',
+  ledger: 'ledger',
+} as const;
