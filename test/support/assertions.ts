@@ -1,0 +1,22 @@
+import { expect } from 'vitest';
+import { errorBodySchema } from '../../schemas/errors.js';
+
+/** The exact error body and the headers every error carries; returns the parsed body. */
+export async function expectError(response: Response, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  expect(response.headers.get('cache-control')).toBe('private, no-store');
+  expect(response.headers.get('date')).toMatch(/GMT$/);
+  const body = errorBodySchema.strict().parse(await response.json());
+  expect(body.error.code).toBe(code);
+  expect(Object.keys(body)).toEqual(['error', 'meta']);
+  expect(Object.keys(body.error)).toEqual(['code', 'message', 'retryable', 'details']);
+  expect(response.headers.get('x-request-id')).toBe(body.meta.requestId);
+  return body;
+}
+
+export const rateLimitHeaderNames = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+
+export function headerNames(response: Response): string[] {
+  return [...response.headers.keys()].sort();
+}
