@@ -6,10 +6,12 @@ import { pino } from 'pino';
 
 export type Logger = pino.Logger;
 
-export function createLogger(level: string): Logger {
-  return pino({
+/** Logs to stdout unless given another destination (tests read the lines back). */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: undefined,
     redact: { paths: ['authorization', '*.authorization', 'apiKey', '*.apiKey'], censor: '[redacted]' },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
