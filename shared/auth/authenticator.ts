@@ -32,6 +32,8 @@ interface CacheEntry {
 
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Lookups under way, so a burst of requests with one key reads the store once. */
+  private readonly inFlight = new Map<string, Promise<Principal | undefined>>();
 
   constructor(
     private readonly keys: ApiKeyRepository,
@@ -77,6 +79,15 @@ export class Authenticator {
     const now = this.clock.now();
     const cached = this.cache.get(keyHash);
     if (cached && now - cached.fetchedAt < this.cacheMs) return cached.principal;
+    let lookup = this.inFlight.get(keyHash);
+    if (!lookup) {
+      lookup = this.fetch(keyHash, now).finally(() => this.inFlight.delete(keyHash));
+      this.inFlight.set(keyHash, lookup);
+    }
+    return lookup;
+  }
+
+  private async fetch(keyHash: string, now: number): Promise<Principal | undefined> {
     let principal: Principal | undefined;
     try {
       const key = await this.keys.findByHash(keyHash);

@@ -67,7 +67,7 @@ export function secondsUntilAdmission(state: WindowState): number {
 const MAX_CACHED_WINDOWS = 10_000;
 
 export class RollingWindowLimiter {
-  private readonly closedWindows = new Map<string, number>();
+  private readonly closedWindows = new Map<string, Promise<number>>();
 
   constructor(
     private readonly store: Store,
@@ -157,13 +157,16 @@ export class RollingWindowLimiter {
     return (Item?.count as number | undefined) ?? 0;
   }
 
-  private async closedWindowCount(accountId: string, windowStart: number): Promise<number> {
+  /** Cached as a promise, so the burst of requests at a window's start reads it once. */
+  private closedWindowCount(accountId: string, windowStart: number): Promise<number> {
     const cacheKey = `${accountId}:${windowStart}`;
     const cached = this.closedWindows.get(cacheKey);
     if (cached !== undefined) return cached;
-    const count = await this.count(accountId, windowStart);
     if (this.closedWindows.size >= MAX_CACHED_WINDOWS) this.closedWindows.clear();
+    const count = this.count(accountId, windowStart);
     this.closedWindows.set(cacheKey, count);
+    // A failed read is not a fact about the window: forget it so the next request asks again.
+    count.catch(() => this.closedWindows.delete(cacheKey));
     return count;
   }
 }

@@ -114,8 +114,9 @@ export class LookupPipeline {
   ): Promise<RunResult> {
     const accountId = principal.account.accountId;
     const result = await this.execute(operation, input, requestId, accountId);
-    // Nothing to protect: a lost usage record of a free call costs nobody a credit.
-    this.deps.ledger
+    // Awaited, because a frozen Lambda would lose it; a failure still answers, since a lost usage
+    // record of a free call costs nobody a credit.
+    await this.deps.ledger
       .recordFree({ requestId, accountId, operation: operation.definition.id, httpStatus: 200 })
       .catch((error: unknown) =>
         this.deps.logger.warn({ err: error, requestId }, 'could not record a free call'),
