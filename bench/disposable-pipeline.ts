@@ -1,0 +1,398 @@
+/**
+ * Benchmark (`npm run bench`): GET /v1/emails/disposable through the whole pipeline (the real app
+ * from createService, dynalite in this process, a real clock) against a bare Hono route answering
+ * the same body, in the same process and run, interleaved in rounds so machine noise hits both alike.
+ * A third, reference target sends the pipeline's two writes straight through the DynamoDB client.
+ * Prints requests/s, p50 and p99 latency, the pipeline/bare ratio and the DynamoDB calls per request
+ * (cold first request and steady state), then a one-line JSON summary. Results: docs/benchmarks.md.
+ */
+import { randomUUID } from 'node:crypto';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Hono } from 'hono';
+import { provisionAccount } from '../shared/accounts/provisioning.js';
+import { systemClock } from '../shared/clock.js';
+import { loadConfig } from '../shared/config.js';
+import { createLogger } from '../shared/logger.js';
+import { createAllRunners } from '../shared/operations/index.js';
+import { createService } from '../shared/service.js';
+import { createStore, ensureTable, type Store } from '../shared/store/dynamo.js';
+import { startEmbeddedDynamo } from '../shared/store/embedded-dynamodb.js';
+import { itemKeys, itemTypes } from '../shared/store/keys.js';
+import {
+  bursts,
+  type CallCount,
+  countDynamoCalls,
+  type DynamoCallCounter,
+  isRead,
+} from './dynamo-call-counter.js';
+
+const CONCURRENCY = 8;
+const WARMUP_PER_TARGET = 500;
+const MEASURED_PER_TARGET = 5_000;
+const ROUNDS = 10;
+const WARMUP_ROUNDS = 5;
+const ORIGIN = 'http://bench.local';
+
+type TargetName = 'pipeline' | 'bare' | 'reference';
+
+interface Target {
+  name: TargetName;
+  /** Sends one request and returns its HTTP status (200 for the reference target). */
+  send(): Promise<number>;
+}
+
+interface Sample {
+  latenciesMs: number[];
+  elapsedMs: number;
+  failures: number;
+}
+
+interface LatencyStats {
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  failures: number;
+}
+
+/** Runs `count` requests with `CONCURRENCY` in flight; bounded by `count`. */
+async function runBatch(target: Target, count: number, into: Sample): Promise<void> {
+  let started = 0;
+  const worker = async () => {
+    while (started < count) {
+      started += 1;
+      const begin = performance.now();
+      let status: number;
+      try {
+        status = await target.send();
+      } catch {
+        status = 0;
+      }
+      into.latenciesMs.push(performance.now() - begin);
+      if (status !== 200) into.failures += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
+}
+
+/**
+ * Interleaves the targets in rounds, rotating their order each round. Each round ends by waiting
+ * for the target's fire-and-forget DynamoDB calls, and that wait counts towards its elapsed time.
+ */
+async function runRounds(
+  targets: readonly Target[],
+  perTarget: number,
+  rounds: number,
+  phase: string,
+  counter: DynamoCallCounter,
+): Promise<Map<TargetName, Sample>> {
+  const samples = new Map<TargetName, Sample>(
+    targets.map((target) => [target.name, { latenciesMs: [], elapsedMs: 0, failures: 0 }]),
+  );
+  for (let round = 0; round < rounds; round += 1) {
+    const count = Math.floor(perTarget / rounds) + (round < perTarget % rounds ? 1 : 0);
+    for (let index = 0; index < targets.length; index += 1) {
+      const target = targets[(round + index) % targets.length] as Target;
+      const sample = samples.get(target.name) as Sample;
+      counter.setPhase(`${phase}:${target.name}`);
+      const begin = performance.now();
+      await runBatch(target, count, sample);
+      if (!(await counter.drain())) throw new Error(`DynamoDB calls of ${target.name} did not finish`);
+      sample.elapsedMs += performance.now() - begin;
+    }
+  }
+  counter.setPhase('idle');
+  return samples;
+}
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[rank] as number;
+}
+
+function stats(sample: Sample): LatencyStats {
+  const sorted = [...sample.latenciesMs].sort((a, b) => a - b);
+  const total = sorted.reduce((sum, value) => sum + value, 0);
+  return {
+    requests: sorted.length,
+    requestsPerSecond: sorted.length / (sample.elapsedMs / 1000),
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    meanMs: total / sorted.length,
+    failures: sample.failures,
+  };
+}
+
+interface CallSummary {
+  reads: number;
+  writes: number;
+  byCommand: Record<string, number>;
+  byItem: Record<string, number>;
+}
+
+/** Calls per request (or totals when `requests` is 1). */
+function summarizeCalls(counts: readonly CallCount[], requests: number): CallSummary {
+  const summary: CallSummary = { reads: 0, writes: 0, byCommand: {}, byItem: {} };
+  for (const { command, item, count } of counts) {
+    const perRequest = count / requests;
+    if (isRead(command)) summary.reads += perRequest;
+    else summary.writes += perRequest;
+    summary.byCommand[command] = (summary.byCommand[command] ?? 0) + perRequest;
+    summary.byItem[`${command} ${item}`] = (summary.byItem[`${command} ${item}`] ?? 0) + perRequest;
+  }
+  return summary;
+}
+
+const round = (value: number, digits: number) => Number(value.toFixed(digits));
+
+function formatCalls(summary: CallSummary, digits: number): string {
+  const parts = Object.entries(summary.byItem)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([label, value]) => `${label} ${value.toFixed(digits)}`);
+  return `reads ${summary.reads.toFixed(digits)}, writes ${summary.writes.toFixed(digits)} (${parts.join('; ') || 'none'})`;
+}
+
+function pad(cells: readonly string[], widths: readonly number[]): string {
+  return cells.map((cell, index) => cell.padStart(widths[index] ?? 0)).join('  ');
+}
+
+/** The pipeline's two DynamoDB writes without the app: awaited rate-window update, unawaited put. */
+function referenceTarget(store: Store): Target {
+  const accountId = `acct_reference_${randomUUID().replaceAll('-', '')}`;
+  return {
+    name: 'reference',
+    async send() {
+      const now = Date.now();
+      const windowStart = Math.floor(now / 60_000) * 60_000;
+      await store.doc.send(
+        new UpdateCommand({
+          TableName: store.table,
+          Key: itemKeys.rateWindow(accountId, windowStart),
+          UpdateExpression: 'ADD #count :one SET #type = :type',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :allowance',
+          ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':allowance': 1_000_000_000,
+            ':type': itemTypes.rateWindow,
+          },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      const requestId = `req_${randomUUID()}`;
+      store.doc
+        .send(
+          new PutCommand({
+            TableName: store.table,
+            Item: {
+              ...itemKeys.ledger(accountId, now, requestId),
+              type: itemTypes.ledger,
+              requestId,
+              status: 'charged',
+              cost: 0,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        )
+        .catch(() => undefined);
+      return 200;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const dynamo = await startEmbeddedDynamo();
+  const store = createStore({
+    endpoint: dynamo.endpoint,
+    region: 'us-east-1',
+    table: `bench-${randomUUID()}`,
+  });
+  try {
+    const counter = countDynamoCalls(store);
+    await ensureTable(store);
+    const config = loadConfig({ LOG_LEVEL: 'silent', KEY_CACHE_SECONDS: process.env.KEY_CACHE_SECONDS });
+    const service = createService({
+      config,
+      store,
+      clock: systemClock,
+      logger: createLogger('silent'),
+      runners: createAllRunners(),
+    });
+    const { apiKey } = await provisionAccount(service.repositories, {
+      name: 'benchmark',
+      credits: 0,
+      rateLimit: { limit: 1_000_000_000, windowSeconds: 60 },
+    });
+
+    const bareApp = new Hono().get('/bare', (c) =>
+      c.json({ data: { domain: 'example.com', isDisposable: false }, meta: { creditCost: 0 } }),
+    );
+    const pipeline: Target = {
+      name: 'pipeline',
+      async send() {
+        const response = await service.app.fetch(
+          new Request(`${ORIGIN}/v1/emails/disposable?email=someone%40example.com`, {
+            headers: { Authorization: `Bearer ${apiKey}` },
+          }),
+        );
+        await response.text();
+        return response.status;
+      },
+    };
+    const bare: Target = {
+      name: 'bare',
+      async send() {
+        const response = await bareApp.fetch(new Request(`${ORIGIN}/bare`));
+        await response.text();
+        return response.status;
+      },
+    };
+    const targets = [pipeline, bare, referenceTarget(store)] as const;
+
+    // Cold: the first request of each target alone (empty key cache, first route match).
+    const cold = new Map<TargetName, number>();
+    for (const target of [pipeline, bare]) {
+      counter.setPhase(`cold:${target.name}`);
+      const begin = performance.now();
+      const status = await target.send();
+      cold.set(target.name, performance.now() - begin);
+      await counter.drain();
+      if (status !== 200) throw new Error(`cold ${target.name} request answered ${status}`);
+    }
+
+    const warmup = await runRounds(targets, WARMUP_PER_TARGET, WARMUP_ROUNDS, 'warmup', counter);
+    const measuredStart = performance.now();
+    const measured = await runRounds(targets, MEASURED_PER_TARGET, ROUNDS, 'measured', counter);
+    const measuredSeconds = (performance.now() - measuredStart) / 1000;
+
+    const results = Object.fromEntries(
+      targets.map((target) => [target.name, stats(measured.get(target.name) as Sample)]),
+    ) as Record<TargetName, LatencyStats>;
+    const failures =
+      Object.values(results).reduce((sum, result) => sum + result.failures, 0) +
+      [...warmup.values()].reduce((sum, sample) => sum + sample.failures, 0);
+    const ratio = {
+      requestsPerSecond: results.pipeline.requestsPerSecond / results.bare.requestsPerSecond,
+      p50: results.pipeline.p50Ms / results.bare.p50Ms,
+      p99: results.pipeline.p99Ms / results.bare.p99Ms,
+    };
+    const coldCalls = summarizeCalls(counter.counts('cold:pipeline'), 1);
+    const warmupCalls = summarizeCalls(counter.counts('warmup:pipeline'), WARMUP_PER_TARGET);
+    const steadyCalls = summarizeCalls(counter.counts('measured:pipeline'), MEASURED_PER_TARGET);
+    const bareCalls = summarizeCalls(counter.counts('measured:bare'), MEASURED_PER_TARGET);
+    // Key-cache and closed-window refreshes in the measured phase: one burst per expiry, and its
+    // size is how many in-flight requests missed the cache together.
+    const refreshBursts = Object.fromEntries(
+      counter
+        .counts('measured:pipeline')
+        .filter(({ command }) => command === 'GetItem')
+        .map(({ item, startedAtMs }) => [item, bursts(startedAtMs)]),
+    ) as Record<string, number[]>;
+
+    const widths = [10, 9, 10, 8, 8, 8, 8];
+    const lines = [
+      `GET /v1/emails/disposable: pipeline vs bare Hono route (node ${process.version}, ` +
+        `concurrency ${CONCURRENCY}, ${WARMUP_PER_TARGET} warm-up + ${MEASURED_PER_TARGET} measured per target ` +
+        `in ${ROUNDS} interleaved rounds, KEY_CACHE_SECONDS ${config.KEY_CACHE_SECONDS}, measured phase ${measuredSeconds.toFixed(1)} s)`,
+      '',
+      pad(['target', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'cold ms'], widths),
+      ...targets.map((target) => {
+        const result = results[target.name];
+        const coldMs = cold.get(target.name);
+        return pad(
+          [
+            target.name,
+            String(result.requests),
+            result.requestsPerSecond.toFixed(0),
+            result.p50Ms.toFixed(3),
+            result.p99Ms.toFixed(3),
+            result.meanMs.toFixed(3),
+            coldMs === undefined ? '-' : coldMs.toFixed(1),
+          ],
+          widths,
+        );
+      }),
+      pad(
+        [
+          'pipe/bare',
+          '',
+          `${ratio.requestsPerSecond.toFixed(3)}x`,
+          `${ratio.p50.toFixed(1)}x`,
+          `${ratio.p99.toFixed(1)}x`,
+          `${(results.pipeline.meanMs / results.bare.meanMs).toFixed(1)}x`,
+          '',
+        ],
+        widths,
+      ),
+      '',
+      "(reference = the pipeline path's DynamoDB writes alone: awaited rate-window UpdateItem + unawaited PutItem)",
+      '',
+      'DynamoDB calls on the pipeline path:',
+      `  cold (first request, total): ${formatCalls(coldCalls, 0)}`,
+      `  warm-up (per request):       ${formatCalls(warmupCalls, 4)}`,
+      `  steady (per request):        ${formatCalls(steadyCalls, 4)}`,
+      `  bare route (per request):    ${formatCalls(bareCalls, 4)}`,
+      `  steady-state GetItem bursts (calls per refresh): ${
+        Object.entries(refreshBursts)
+          .map(([item, sizes]) => `${item} [${sizes.join(', ')}]`)
+          .join('; ') || 'none'
+      }`,
+      failures > 0 ? `FAILURES: ${failures} requests did not answer 200` : 'all requests answered 200',
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+
+    const json = {
+      benchmark: 'disposable-pipeline',
+      node: process.version,
+      concurrency: CONCURRENCY,
+      warmupPerTarget: WARMUP_PER_TARGET,
+      measuredPerTarget: MEASURED_PER_TARGET,
+      rounds: ROUNDS,
+      keyCacheSeconds: config.KEY_CACHE_SECONDS,
+      measuredSeconds: round(measuredSeconds, 2),
+      results: Object.fromEntries(
+        Object.entries(results).map(([name, result]) => [
+          name,
+          {
+            requestsPerSecond: round(result.requestsPerSecond, 0),
+            p50Ms: round(result.p50Ms, 3),
+            p99Ms: round(result.p99Ms, 3),
+            meanMs: round(result.meanMs, 3),
+            coldMs: cold.has(name as TargetName)
+              ? round(cold.get(name as TargetName) as number, 1)
+              : undefined,
+          },
+        ]),
+      ),
+      ratio: {
+        requestsPerSecond: round(ratio.requestsPerSecond, 4),
+        p50: round(ratio.p50, 2),
+        p99: round(ratio.p99, 2),
+      },
+      dynamoCalls: {
+        cold: coldCalls,
+        steadyPerRequest: {
+          reads: round(steadyCalls.reads, 4),
+          writes: round(steadyCalls.writes, 4),
+          byCommand: Object.fromEntries(
+            Object.entries(steadyCalls.byCommand).map(([command, value]) => [command, round(value, 4)]),
+          ),
+          byItem: Object.fromEntries(
+            Object.entries(steadyCalls.byItem).map(([label, value]) => [label, round(value, 4)]),
+          ),
+          getItemBursts: refreshBursts,
+        },
+      },
+      failures,
+    };
+    process.stdout.write(`${JSON.stringify(json)}\n`);
+    if (failures > 0) process.exitCode = 1;
+  } finally {
+    store.doc.destroy();
+    await dynamo.close();
+  }
+}
+
+await main();
