@@ -25,7 +25,7 @@ export interface OperationDefinition {
   /** Stable id: `<family>.<name>`; names Lambda functions, ledger entries and price overrides. */
   id: string;
   family: Family;
-  /** Deployment group: operations of one group share a Lambda bundle and an MCP tool group. */
+  /** MCP tool group: the tools of one group run together in one Lambda behind /mcp. */
   group: string;
   summary: string;
   description: string;

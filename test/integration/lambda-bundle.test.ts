@@ -1,0 +1,311 @@
+/**
+ * The built Lambda bundle of emails.disposable, loaded by Node's own ESM loader as the Lambda runtime
+ * loads it, answers API Gateway REST API proxy events (payload v1) exactly as the local server answers
+ * the same request: same status, headers and body, up to per-request ids and rate-limit counters.
+ * Both talk to one in-process dynalite table, so they see the same account and key.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RestHandler } from '../../functions/rest/lambda.js';
+import { provisionAccount } from '../../shared/accounts/provisioning.js';
+import { loadConfig } from '../../shared/config.js';
+import { createLogger } from '../../shared/logger.js';
+import { createAllRunners } from '../../shared/operations/index.js';
+import { createRepositories, createService, type Service } from '../../shared/service.js';
+import { createStore, ensureTable, type Store } from '../../shared/store/dynamo.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/embedded-dynamodb.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const bundle = join(root, 'dist', 'functions', 'emails.disposable', 'index.mjs');
+const PATH = '/v1/emails/disposable';
+const API_HOST = 'a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com';
+
+/**
+ * vitest's import() would transform the bundle and hand it CommonJS globals (require, __dirname) that
+ * a real ES module lacks. Node's own require() of an ES module (Node >= 22.12, no top-level await)
+ * evaluates it with Node's ESM loader untouched, as the Lambda runtime does.
+ */
+const nativeRequire = createRequire(import.meta.url);
+
+interface ClientRequest {
+  method: string;
+  /** In the order sent; a name may repeat. */
+  query: [string, string][];
+  headers: Record<string, string>;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+let dynamo: EmbeddedDynamo;
+let store: Store;
+let local: Service;
+let handler: RestHandler;
+let apiKey: string;
+const savedEnv = { ...process.env };
+
+beforeAll(async () => {
+  execFileSync(join(root, 'node_modules', '.bin', 'tsx'), ['scripts/build-functions.ts'], {
+    cwd: root,
+    stdio: 'pipe',
+  });
+
+  dynamo = await startEmbeddedDynamo();
+  const table = `lambda-${randomUUID()}`;
+  store = createStore({ endpoint: dynamo.endpoint, region: 'us-east-1', table });
+  await ensureTable(store);
+  ({ apiKey } = await provisionAccount(createRepositories(store), {
+    name: 'lambda test',
+    credits: 10,
+    rateLimit: { limit: 1000, windowSeconds: 60 },
+  }));
+
+  const env = { DYNAMODB_ENDPOINT: dynamo.endpoint, DYNAMODB_TABLE: table, AWS_REGION: 'us-east-1' };
+  local = createService({
+    config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
+    store,
+    runners: createAllRunners(),
+    logger: createLogger('silent'),
+  });
+  // The bundle reads its configuration from the environment when it is first imported.
+  Object.assign(process.env, env, { LOG_LEVEL: 'silent' });
+  ({ handler } = nativeRequire(bundle) as { handler: RestHandler });
+}, 120_000);
+
+afterAll(async () => {
+  process.env = savedEnv;
+  store?.doc.destroy();
+  await dynamo?.close();
+});
+
+/** The event API Gateway (REST API, Regional endpoint, stage `prod`) sends for this request. */
+function restApiEvent(request: ClientRequest): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {
+    Host: API_HOST,
+    'X-Amzn-Trace-Id': `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-0123456789abcdef01234567`,
+    'X-Forwarded-For': '203.0.113.7',
+    'X-Forwarded-Port': '443',
+    'X-Forwarded-Proto': 'https',
+    ...request.headers,
+  };
+  const multiValueQuery: Record<string, string[]> = {};
+  for (const [name, value] of request.query)
+    multiValueQuery[name] = [...(multiValueQuery[name] ?? []), value];
+  const hasQuery = request.query.length > 0;
+  return {
+    resource: PATH,
+    path: PATH,
+    httpMethod: request.method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    // Like API Gateway: the single-value map keeps the last value of a repeated name.
+    queryStringParameters: hasQuery ? Object.fromEntries(request.query) : null,
+    multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
+    pathParameters: null,
+    stageVariables: null,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'a1b2c3d4e5',
+      authorizer: null,
+      domainName: API_HOST,
+      domainPrefix: 'a1b2c3d4e5',
+      extendedRequestId: 'Xk3bLFqUoAMEbXg=',
+      httpMethod: request.method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: '203.0.113.7',
+        user: null,
+        userAgent: request.headers['User-Agent'] ?? null,
+        userArn: null,
+      },
+      path: `/prod${PATH}`,
+      protocol: 'HTTP/1.1',
+      requestId: randomUUID(),
+      requestTime: '23/Nov/2025:10:00:00 +0000',
+      requestTimeEpoch: Date.now(),
+      resourceId: 'x1y2z3',
+      resourcePath: PATH,
+      stage: 'prod',
+    },
+    body: null,
+    isBase64Encoded: false,
+  };
+}
+
+function lambdaContext(): Context {
+  const name = 'lookup-emails-disposable';
+  const unsupported = () => {
+    throw new Error('Deprecated context callbacks are not used by async handlers.');
+  };
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:eu-west-1:123456789012:function:${name}`,
+    memoryLimitInMB: '256',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: '2025/11/23/[$LATEST]0123456789abcdef0123456789abcdef',
+    getRemainingTimeInMillis: () => 5_000,
+    done: unsupported,
+    fail: unsupported,
+    succeed: unsupported,
+  };
+}
+
+async function viaLambda(request: ClientRequest): Promise<Answer> {
+  const result: APIGatewayProxyResult = await handler(restApiEvent(request), lambdaContext());
+  expect(result.isBase64Encoded).toBe(false);
+  expect(result.headers).toBeUndefined();
+  const headers: Record<string, string> = {};
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    expect(values).toHaveLength(1);
+    headers[name.toLowerCase()] = String(values[0]);
+  }
+  return { status: result.statusCode, headers, body: JSON.parse(result.body) };
+}
+
+async function viaLocalServer(request: ClientRequest): Promise<Answer> {
+  const search = new URLSearchParams(request.query).toString();
+  const response = await local.app.request(search ? `${PATH}?${search}` : PATH, {
+    method: request.method,
+    headers: request.headers,
+  });
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: await response.json(),
+  };
+}
+
+/** Headers whose value differs per request by design: only their shape is compared. */
+const perRequestHeaders: Record<string, RegExp> = {
+  date: /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  'x-request-id': /^req_[A-Za-z0-9_-]{20}$/,
+  'x-ratelimit-remaining': /^\d+$/,
+  'x-ratelimit-reset': /^\d+$/,
+};
+
+/** The body with meta.requestId (a per-request value) checked against X-Request-Id and removed. */
+function withoutRequestId(answer: Answer): unknown {
+  const body = structuredClone(answer.body) as { meta?: { requestId?: string } };
+  if (body.meta?.requestId !== undefined) {
+    expect(body.meta.requestId).toBe(answer.headers['x-request-id']);
+    delete body.meta.requestId;
+  }
+  return body;
+}
+
+/** Sends the request both ways and asserts the answers match; returns the Lambda's. */
+async function expectSameAnswer(request: ClientRequest): Promise<Answer> {
+  const lambda = await viaLambda(request);
+  const server = await viaLocalServer(request);
+  expect(lambda.status).toBe(server.status);
+  expect(Object.keys(lambda.headers).sort()).toEqual(Object.keys(server.headers).sort());
+  for (const [name, value] of Object.entries(lambda.headers)) {
+    const shape = perRequestHeaders[name];
+    if (shape) {
+      expect(value, name).toMatch(shape);
+      expect(server.headers[name], name).toMatch(shape);
+    } else {
+      expect(value, name).toBe(server.headers[name]);
+    }
+  }
+  expect(withoutRequestId(lambda)).toEqual(withoutRequestId(server));
+  return lambda;
+}
+
+const client = (overrides: Partial<ClientRequest> = {}): ClientRequest => ({
+  method: 'GET',
+  query: [['email', 'someone@mailinator.com']],
+  ...overrides,
+  headers: {
+    Accept: 'application/json',
+    'Accept-Encoding': 'gzip, deflate, br',
+    'User-Agent': 'lookup-client/1.0',
+    Authorization: `Bearer ${apiKey}`,
+    ...overrides.headers,
+  },
+});
+
+describe('the emails.disposable bundle behind API Gateway', () => {
+  it('answers a disposable check with 200, the envelope and rate-limit headers', async () => {
+    const answer = await expectSameAnswer(client());
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      data: { domain: 'mailinator.com', isDisposable: true },
+      meta: { creditCost: 0 },
+    });
+    expect(answer.headers['x-ratelimit-limit']).toBe('1000');
+  });
+
+  it('answers an email without @ with 400 invalid_format', async () => {
+    const answer = await expectSameAnswer(client({ query: [['email', 'no-at-sign']] }));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      error: {
+        code: 'invalid_request',
+        details: [expect.objectContaining({ field: 'email', code: 'invalid_format' })],
+      },
+    });
+  });
+
+  it('answers a request without a key with 401 invalid_api_key', async () => {
+    const request = client();
+    delete request.headers.Authorization;
+    const answer = await expectSameAnswer(request);
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({ error: { code: 'invalid_api_key' } });
+  });
+
+  it('answers a POST with 405 and Allow: GET', async () => {
+    const answer = await expectSameAnswer(client({ method: 'POST' }));
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('GET');
+    expect(answer.body).toMatchObject({ error: { code: 'method_not_allowed' } });
+  });
+
+  it('sees both values of a parameter repeated in multiValueQueryStringParameters', async () => {
+    const answer = await expectSameAnswer(
+      client({
+        query: [
+          ['email', 'a@b.com'],
+          ['email', 'c@d.com'],
+        ],
+      }),
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      error: { details: [{ field: 'email', code: 'repeated_parameter' }] },
+    });
+  });
+
+  it('answers a GET that carries a body with 415, in the error envelope', async () => {
+    const event = { ...restApiEvent(client()), body: '{"email":"a@b.com"}' };
+    const result = await handler(event, lambdaContext());
+    expect(result.statusCode).toBe(415);
+    expect(JSON.parse(result.body)).toMatchObject({ error: { code: 'unsupported_media_type' } });
+  });
+
+  it('bundles no embedded DynamoDB', async () => {
+    expect(await readFile(bundle, 'utf8')).not.toContain('dynalite');
+  });
+});
