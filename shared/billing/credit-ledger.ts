@@ -84,15 +84,25 @@ export class CreditLedger {
     );
   }
 
-  /** Adds credits; balance and the granted total move in one write. Returns the new balance. */
+  /**
+   * Adds credits; balance and the granted total move in one write. Creates the balance item if an
+   * interrupted account creation left none. Returns the new balance.
+   */
   async grant(accountId: string, credits: number): Promise<number> {
     const { Attributes } = await this.store.doc.send(
       new UpdateCommand({
         TableName: this.store.table,
         Key: itemKeys.balance(accountId),
-        UpdateExpression: 'ADD balance :credits, granted :credits',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':credits': credits },
+        UpdateExpression:
+          'ADD balance :credits, granted :credits SET inflight = if_not_exists(inflight, :none), ' +
+          '#type = :type, accountId = :accountId',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: {
+          ':credits': credits,
+          ':none': {},
+          ':type': itemTypes.balance,
+          ':accountId': accountId,
+        },
         ReturnValues: 'UPDATED_NEW',
       }),
     );

@@ -1,0 +1,454 @@
+/**
+ * The operator CLI as operators run it: one child process per command, JSON on stdout, first on a
+ * DATA_DIR of its own (the CLI starts the embedded DynamoDB itself), then beside a running
+ * `npm start` that holds the DATA_DIR lock, checking every change through the server's HTTP API.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hashApiKey } from '../../shared/auth/api-keys.js';
+import type { LedgerEntry } from '../../shared/billing/credit-ledger.js';
+import { loadConfig } from '../../shared/config.js';
+import { createRepositories, type Repositories } from '../../shared/service.js';
+import { type OpenedStore, openStore } from '../../shared/store/open-store.js';
+import { pricedOperation } from '../support/priced-operation.js';
+
+// --- child processes (the same helpers as restart.test.ts) -------------------------------------------
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'node_modules', '.bin');
+const children = new Set<ChildProcess>();
+const dataDirs: string[] = [];
+
+async function freshDataDir(): Promise<string> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'admin-cli-'));
+  dataDirs.push(dataDir);
+  return dataDir;
+}
+
+/**
+ * tsx runs the script in a child of its own, so each process gets its own group: killing the group
+ * leaves no orphan holding the LevelDB lock or a port.
+ */
+function start(script: string, args: string[], dataDir: string, env: Record<string, string>) {
+  const child = spawn(join(BIN, 'tsx'), [script, ...args], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      // node_modules/.bin first: its `node` is Node 22, the machine's is older.
+      PATH: `${BIN}${delimiter}${process.env.PATH ?? ''}`,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      // A developer's own DynamoDB must not stand in for the DATA_DIR under test.
+      DYNAMODB_ENDPOINT: '',
+      ...env,
+    },
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const output = { stdout: '', stderr: '' };
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  return { child, output, exited };
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+async function runCli(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const { child, output, exited } = start('functions/cli/admin.ts', args, dataDir, env);
+  const timer = setTimeout(() => killGroup(child), 20_000);
+  const code = await exited;
+  clearTimeout(timer);
+  return { code, ...output };
+}
+
+/** Runs a command that must succeed and returns its parsed JSON. */
+async function cli<T>(dataDir: string, ...args: string[]): Promise<T> {
+  const result = await runCli(dataDir, args);
+  expect(result, `admin ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
+  return JSON.parse(result.stdout) as T;
+}
+
+interface RunningServer {
+  url: string;
+  demoKey: string;
+  /** SIGTERM, then the exit code once the server has closed its store. */
+  stop(): Promise<number | null>;
+}
+
+async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const { child, output, exited } = start('functions/local/server.ts', [], dataDir, { PORT: '0', ...env });
+  const banner = /listening on (http:\/\/\S+)[\s\S]*?(lk_live_[A-Za-z0-9_-]{66})/;
+  const deadline = Date.now() + 30_000;
+  let match = banner.exec(output.stdout);
+  while (!match) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      killGroup(child);
+      throw new Error(`The server did not start:\n${output.stdout}\n${output.stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    match = banner.exec(output.stdout);
+  }
+  return {
+    url: match[1] as string,
+    demoKey: match[2] as string,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => killGroup(child), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+afterAll(async () => {
+  for (const child of children) killGroup(child);
+  await Promise.all(dataDirs.map((dataDir) => rm(dataDir, { recursive: true, force: true })));
+});
+
+// --- shapes printed by the CLI ----------------------------------------------------------------
+
+interface CreatedAccount {
+  accountId: string;
+  name: string;
+  apiKey: string;
+  keyId: string;
+  balance: number;
+}
+
+interface KeyView {
+  keyId: string;
+  label: string | null;
+  scopes: string[] | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+interface IssuedKey extends KeyView {
+  apiKey: string;
+}
+
+interface Usage {
+  balance: number;
+  granted: number;
+  totals: Record<string, Record<string, number>>;
+  recent: LedgerEntry[];
+}
+
+const createAccount = (dataDir: string, ...options: string[]) =>
+  cli<CreatedAccount>(dataDir, 'accounts', 'create', '--name', 'Acme', ...options);
+
+// --- tests ----------------------------------------------------------------------------------------
+
+describe('without a server running, the CLI opens the embedded DynamoDB itself', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await freshDataDir();
+  });
+
+  it('creates an account with its first key, then shows it with balance and keys but no hash', async () => {
+    const created = await cli<CreatedAccount>(
+      dataDir,
+      ...['accounts', 'create', '--name', 'Acme', '--credits', '50', '--rate-limit', '5'],
+      ...['--rate-window-seconds', '30', '--scopes', 'emails,profiles'],
+    );
+    expect(created).toEqual({
+      accountId: expect.stringMatching(/^acct_[0-9a-f]{32}$/),
+      name: 'Acme',
+      status: 'active',
+      rateLimit: { limit: 5, windowSeconds: 30 },
+      balance: 50,
+      apiKey: expect.stringMatching(/^lk_live_[A-Za-z0-9_-]{66}$/),
+      keyId: expect.stringMatching(/^key_[0-9a-f]{16}$/),
+    });
+
+    const shown = await cli<Record<string, unknown>>(dataDir, 'accounts', 'show', created.accountId);
+    expect(shown).toEqual({
+      accountId: created.accountId,
+      name: 'Acme',
+      status: 'active',
+      rateLimit: { limit: 5, windowSeconds: 30 },
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      balance: 50,
+      keys: [
+        {
+          keyId: created.keyId,
+          preview: `${created.apiKey.slice(0, 12)}…`,
+          label: null,
+          scopes: ['emails', 'profiles'],
+          createdAt: expect.any(String),
+          expiresAt: null,
+          revokedAt: null,
+          lastUsedAt: null,
+        },
+      ],
+    });
+    expect(JSON.stringify(shown)).not.toContain(hashApiKey(created.apiKey));
+    expect(await cli(dataDir, 'accounts', 'list')).toContainEqual(
+      expect.objectContaining({ accountId: created.accountId, name: 'Acme' }),
+    );
+  });
+
+  it('takes the rate limit from DEFAULT_RATE_LIMIT and DEFAULT_RATE_WINDOW_SECONDS, and no credits', async () => {
+    const result = await runCli(dataDir, ['accounts', 'create', '--name', 'Defaults'], {
+      DEFAULT_RATE_LIMIT: '7',
+      DEFAULT_RATE_WINDOW_SECONDS: '15',
+    });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      rateLimit: { limit: 7, windowSeconds: 15 },
+      balance: 0,
+    });
+  });
+
+  it('grants credits on top of the balance and counts them as granted', async () => {
+    const { accountId } = await createAccount(dataDir, '--credits', '50');
+    expect(await cli(dataDir, 'credits', 'grant', accountId, '25')).toEqual({ accountId, balance: 75 });
+    expect(await cli(dataDir, 'accounts', 'show', accountId)).toMatchObject({ balance: 75 });
+    expect(await cli(dataDir, 'usage', accountId)).toMatchObject({ balance: 75, granted: 75 });
+  });
+
+  it('issues a key with scopes, expiry and label, lists it, and revokes it', async () => {
+    const { accountId, keyId: firstKeyId } = await createAccount(dataDir);
+    const issued = await cli<IssuedKey>(
+      dataDir,
+      ...['keys', 'issue', accountId, '--scopes', 'emails', '--label', 'ci'],
+      ...['--expires-at', '2099-01-01T12:00:00+02:00'],
+    );
+    expect(issued).toMatchObject({
+      accountId,
+      apiKey: expect.stringMatching(/^lk_live_/),
+      keyId: expect.stringMatching(/^key_/),
+      label: 'ci',
+      scopes: ['emails'],
+      expiresAt: '2099-01-01T10:00:00.000Z',
+      revokedAt: null,
+    });
+
+    const listed = await cli<KeyView[]>(dataDir, 'keys', 'list', accountId);
+    expect(listed.map((key) => key.keyId).sort()).toEqual([firstKeyId, issued.keyId].sort());
+    expect(listed.every((key) => !('keyHash' in key) && !('apiKey' in key))).toBe(true);
+
+    const revoked = await cli<KeyView>(dataDir, 'keys', 'revoke', accountId, issued.keyId);
+    expect(revoked).toMatchObject({ keyId: issued.keyId, revokedAt: expect.stringMatching(/Z$/) });
+    const after = await cli<KeyView[]>(dataDir, 'keys', 'list', accountId);
+    expect(after.find((key) => key.keyId === issued.keyId)?.revokedAt).toBe(revoked.revokedAt);
+    expect(after.find((key) => key.keyId === firstKeyId)?.revokedAt).toBeNull();
+  });
+
+  it('suspends and resumes an account', async () => {
+    const { accountId } = await createAccount(dataDir);
+    expect(await cli(dataDir, 'accounts', 'suspend', accountId)).toMatchObject({
+      accountId,
+      status: 'suspended',
+    });
+    expect(await cli(dataDir, 'accounts', 'show', accountId)).toMatchObject({ status: 'suspended' });
+    expect(await cli(dataDir, 'accounts', 'resume', accountId)).toMatchObject({
+      accountId,
+      status: 'active',
+    });
+    expect(await cli(dataDir, 'accounts', 'show', accountId)).toMatchObject({ status: 'active' });
+  });
+
+  it.each([
+    ['a count with trailing letters', ['credits', 'grant', 'acct_x', '12abc'], /"12abc"/],
+    ['a negative count', ['accounts', 'create', '--name', 'x', '--credits=-5'], /"-5"/],
+    ['a fractional count', ['usage', 'acct_x', '--recent', '1.5'], /"1\.5"/],
+    ['a count in exponent notation', ['credits', 'grant', 'acct_x', '1e3'], /"1e3"/],
+    ['a zero grant', ['credits', 'grant', 'acct_x', '0'], /"0"/],
+    ['a zero rate limit', ['accounts', 'create', '--name', 'x', '--rate-limit', '0'], /"0"/],
+    ['a window over a day', ['accounts', 'create', '--name', 'x', '--rate-window-seconds', '86401'], /86401/],
+    [
+      'an unknown scope',
+      ['accounts', 'create', '--name', 'x', '--scopes', 'emails,nope'],
+      /Unknown scope "nope"/,
+    ],
+    ['a blank name', ['accounts', 'create', '--name', ' '], /--name/],
+    ['an expiry that is not ISO 8601', ['keys', 'issue', 'acct_x', '--expires-at', 'tomorrow'], /ISO 8601/],
+    ['an expiry in the past', ['keys', 'issue', 'acct_x', '--expires-at', '2020-01-01'], /not in the future/],
+    ['an unknown command', ['accounts', 'delete', 'acct_x'], /unknown command/],
+    ['a missing argument', ['credits', 'grant', 'acct_x'], /missing required argument/],
+  ])('refuses %s with one line on stderr and exit code 1', async (_, args, message) => {
+    const result = await runCli(dataDir, args);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trimEnd()).not.toContain('\n');
+  });
+
+  it('creates nothing when an argument is refused', async () => {
+    const refused = await runCli(dataDir, ['accounts', 'create', '--name', 'Refused', '--scopes', 'nope']);
+    expect(refused.code).toBe(1);
+    const accounts = await cli<{ name: string }[]>(dataDir, 'accounts', 'list');
+    expect(accounts.map((account) => account.name)).not.toContain('Refused');
+  });
+
+  it.each(['accounts show', 'accounts suspend', 'accounts resume', 'keys list', 'keys issue', 'usage'])(
+    'answers "%s" of an unknown account with "No account …" and exit code 1',
+    async (command) => {
+      const result = await runCli(dataDir, [...command.split(' '), 'acct_missing']);
+      expect(result).toEqual({ code: 1, stdout: '', stderr: 'No account acct_missing.\n' });
+    },
+  );
+
+  it('answers a grant or a revoke on an unknown account with "No account …"', async () => {
+    for (const args of [
+      ['credits', 'grant', 'acct_missing', '5'],
+      ['keys', 'revoke', 'acct_missing', 'key_0000000000000000'],
+    ]) {
+      expect(await runCli(dataDir, args)).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'No account acct_missing.\n',
+      });
+    }
+  });
+
+  it('answers a revoke of a key the account does not hold with "No key …"', async () => {
+    const { accountId } = await createAccount(dataDir);
+    const result = await runCli(dataDir, ['keys', 'revoke', accountId, 'key_0000000000000000']);
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'No key key_0000000000000000 on this account.\n' });
+  });
+});
+
+describe('beside a running server, which holds the DATA_DIR lock', () => {
+  let dataDir: string;
+  let server: RunningServer;
+  /** The test's own way in, through the server's endpoint file as the CLI finds it. */
+  let direct: OpenedStore;
+  let repositories: Repositories;
+
+  const lookup = async (apiKey: string) => {
+    const response = await fetch(`${server.url}/v1/emails/disposable?email=a%40b.com`, {
+      headers: { Authorization: `Bearer ${apiKey}` },
+    });
+    await response.arrayBuffer();
+    return response;
+  };
+
+  beforeAll(async () => {
+    dataDir = await freshDataDir();
+    // No key cache, so the server sees each CLI change on the next request.
+    server = await startServer(dataDir, { KEY_CACHE_SECONDS: '0' });
+    direct = await openStore(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), 'cli');
+    repositories = createRepositories(direct.store);
+  });
+  afterAll(async () => {
+    await direct?.close();
+    await server?.stop();
+  });
+
+  it('provisions in the store the server uses: the server accepts the key the CLI printed', async () => {
+    const { apiKey } = await createAccount(dataDir, '--credits', '10');
+    expect((await lookup(apiKey)).status).toBe(200);
+  });
+
+  it('revoked keys are refused and scoped keys reach only their families', async () => {
+    const { accountId, apiKey, keyId } = await createAccount(dataDir);
+    const profilesOnly = await cli<IssuedKey>(dataDir, 'keys', 'issue', accountId, '--scopes', 'profiles');
+    expect((await lookup(profilesOnly.apiKey)).status).toBe(403);
+    const emails = await cli<IssuedKey>(dataDir, 'keys', 'issue', accountId, '--scopes', 'emails');
+    expect((await lookup(emails.apiKey)).status).toBe(200);
+
+    await cli(dataDir, 'keys', 'revoke', accountId, keyId);
+    expect((await lookup(apiKey)).status).toBe(401);
+    expect((await lookup(emails.apiKey)).status).toBe(200);
+  });
+
+  it('a suspended account is refused until it is resumed', async () => {
+    const { accountId, apiKey } = await createAccount(dataDir);
+    await cli(dataDir, 'accounts', 'suspend', accountId);
+    expect((await lookup(apiKey)).status).toBe(403);
+    await cli(dataDir, 'accounts', 'resume', accountId);
+    expect((await lookup(apiKey)).status).toBe(200);
+  });
+
+  it('reports usage per operation with the most recent ledger entries first', async () => {
+    const { accountId, apiKey } = await createAccount(dataDir, '--credits', '10');
+    const requestIds: string[] = [];
+    for (let call = 0; call < 3; call++) {
+      const response = await lookup(apiKey);
+      expect(response.status).toBe(200);
+      requestIds.push(response.headers.get('x-request-id') as string);
+    }
+    // Free calls are recorded after the answer; wait until all three are written.
+    await vi.waitFor(async () => expect(await repositories.ledger.entries(accountId)).toHaveLength(3));
+
+    const report = await cli<Usage>(dataDir, 'usage', accountId);
+    expect(report).toMatchObject({ accountId, balance: 10, granted: 10 });
+    expect(report.totals).toEqual({
+      'emails.disposable': { calls: 3, charged: 3, refunded: 0, pending: 0, credits: 0 },
+    });
+    expect(report.recent.map((entry) => entry.requestId)).toEqual(requestIds.toReversed());
+    expect(report.recent[0]).toMatchObject({
+      operation: 'emails.disposable',
+      status: 'charged',
+      httpStatus: 200,
+    });
+
+    const newest = await cli<Usage>(dataDir, 'usage', accountId, '--recent', '1');
+    expect(newest.recent).toEqual(report.recent.slice(0, 1));
+    expect(newest.totals).toEqual(report.totals);
+  });
+
+  it('reconciles a debit left pending by a crashed request, but not before the deadline has passed', async () => {
+    const { accountId } = await createAccount(dataDir, '--credits', '10');
+    // What a billed request leaves behind when its process dies between the debit and settlement.
+    const requestId = `req_crashed_${accountId}`;
+    const open = await repositories.ledger.begin({
+      requestId,
+      accountId,
+      operation: pricedOperation.id,
+      cost: 3,
+    });
+    expect(await repositories.ledger.debit(open)).toEqual({ allowed: true, balance: 7 });
+
+    expect(await cli(dataDir, 'reconcile')).toEqual({ settled: 0, entries: [] });
+    expect((await cli<Usage>(dataDir, 'usage', accountId)).totals[pricedOperation.id]).toEqual({
+      calls: 1,
+      charged: 0,
+      refunded: 0,
+      pending: 1,
+      credits: 0,
+    });
+
+    const reconciled = await cli<{ settled: number; entries: LedgerEntry[] }>(
+      dataDir,
+      ...['reconcile', '--older-than-seconds', '0'],
+    );
+    expect(reconciled).toEqual({
+      settled: 1,
+      entries: [
+        expect.objectContaining({ requestId, status: 'refunded', refundReason: 'reconciled', cost: 3 }),
+      ],
+    });
+    const report = await cli<Usage>(dataDir, 'usage', accountId);
+    expect(report.balance).toBe(10);
+    expect(report.totals[pricedOperation.id]).toEqual({
+      calls: 1,
+      charged: 0,
+      refunded: 1,
+      pending: 0,
+      credits: 0,
+    });
+  });
+});
