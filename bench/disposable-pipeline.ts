@@ -218,7 +218,7 @@ async function main(): Promise<void> {
       store,
       clock: systemClock,
       logger: createLogger('silent'),
-      runners: createAllRunners(),
+      runners: createAllRunners,
     });
     const { apiKey } = await provisionAccount(service.repositories, {
       name: 'benchmark',

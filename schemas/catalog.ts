@@ -7,7 +7,12 @@
 import type { z } from 'zod';
 import type { PagingStyle } from './envelope.js';
 import type { ErrorCode } from './errors.js';
+import { companyOperations } from './operations/companies.js';
 import { disposableCheck } from './operations/emails.js';
+import { jobOperations } from './operations/jobs.js';
+import { postOperations } from './operations/posts.js';
+import { profileOperations } from './operations/profiles.js';
+import { searchOperations } from './operations/search.js';
 
 export const families = ['profiles', 'companies', 'posts', 'jobs', 'search', 'emails', 'websites'] as const;
 export type Family = (typeof families)[number];
@@ -33,7 +38,11 @@ export interface OperationDefinition {
   /** Parameters of which exactly one must be sent (empty when the operation has no such choice). */
   identifiers: readonly string[];
   query: z.ZodObject;
+  /** What to tell a caller who sends a parameter the operation does not take (e.g. includeContact). */
+  parameterHints?: Readonly<Record<string, string>>;
   data: z.ZodType;
+  /** Fields a run adds to `meta` besides `creditCost` and `paging` (profile details). */
+  meta?: z.ZodObject;
   paging: PagingStyle;
   /** Default price in credits; `PRICE_OVERRIDES` may change it per deployment. */
   price: number;
@@ -47,6 +56,13 @@ export interface OperationDefinition {
   statuses: readonly number[];
 }
 
-export const catalog = [disposableCheck] as const satisfies readonly OperationDefinition[];
+export const catalog = [
+  ...profileOperations,
+  ...companyOperations,
+  ...postOperations,
+  ...searchOperations,
+  ...jobOperations,
+  disposableCheck,
+] as const satisfies readonly OperationDefinition[];
 
 export type OperationId = (typeof catalog)[number]['id'];

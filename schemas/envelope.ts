@@ -48,11 +48,17 @@ export interface RunMeta {
 }
 
 /** The envelope schema of one operation, as published in OpenAPI and MCP output schemas. */
-export function successEnvelopeSchema(data: z.ZodType, paging: PagingStyle, creditCost: number) {
+export function successEnvelopeSchema(
+  data: z.ZodType,
+  paging: PagingStyle,
+  creditCost: number,
+  extraMeta?: z.ZodObject,
+) {
   const creditCostSchema = creditCost === 0 ? z.literal(0) : z.number().int().min(0).max(MAX_SAFE_CREDITS);
   const meta = z.object({
     creditCost: creditCostSchema,
     ...(paging === 'none' ? {} : { paging: pagingSchemas[paging] }),
+    ...extraMeta?.shape,
   });
   return z.object({ data, meta });
 }

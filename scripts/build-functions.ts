@@ -49,7 +49,7 @@ const built = await Promise.all(
         "import { createOperationHandler } from '../../functions/rest/lambda.js';",
         `import { createRunners } from '../../shared/operations/${operation.family}.js';`,
         '',
-        `export const handler = createOperationHandler('${operation.id}', createRunners());`,
+        `export const handler = createOperationHandler('${operation.id}', createRunners);`,
         '',
       ].join('\n'),
     );

@@ -41,6 +41,8 @@ const configSchema = z.object({
   DEFAULT_RATE_WINDOW_SECONDS: integer(1, 86_400).default(60),
   /** Credits the demo account starts with the first time `npm start` creates it. */
   DEMO_ACCOUNT_CREDITS: integer(0, Number.MAX_SAFE_INTEGER).default(1000),
+  /** Key that signs paging cursors (32+ characters); unset: a random one kept in the table. */
+  CURSOR_SECRET: z.string().min(32).optional(),
   /** JSON object of operation id to price in credits, e.g. {"emails.verify":3}. */
   PRICE_OVERRIDES: priceOverrides.default({}),
 });

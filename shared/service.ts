@@ -13,15 +13,17 @@ import type { Config } from './config.js';
 import { createRestApp } from './http/create-app.js';
 import { RollingWindowLimiter } from './limits/rolling-window.js';
 import { createLogger, type Logger } from './logger.js';
-import { type Runner, registerOperations } from './pipeline/operation.js';
+import { type Runner, type RunnerRuntime, registerOperations } from './pipeline/operation.js';
 import { LookupPipeline } from './pipeline/run-lookup.js';
 import type { Store } from './store/dynamo.js';
+
+export type RunnerFactory = (runtime: RunnerRuntime) => Record<string, Runner<never>>;
 
 export interface ServiceOptions {
   config: Config;
   store: Store;
-  /** Run functions by operation id; every operation served must have one. */
-  runners: Record<string, Runner<never>>;
+  /** Builds the run functions by operation id; every operation served must have one. */
+  runners: RunnerFactory;
   /** The operations to serve; all of the catalog by default. */
   operations?: readonly OperationDefinition[];
   clock?: Clock;
@@ -58,7 +60,7 @@ export function createService(options: ServiceOptions) {
   });
   const operations = registerOperations(
     options.operations ?? catalog,
-    options.runners,
+    options.runners({ store: options.store, clock, config: options.config }),
     options.config.PRICE_OVERRIDES,
   );
   const app = createRestApp({ operations, pipeline, logger, documentation: options.documentation });

@@ -17,7 +17,7 @@ const opened = await openStore(config, 'server');
 const service = createService({
   config,
   store: opened.store,
-  runners: createAllRunners(),
+  runners: createAllRunners,
   documentation: true,
 });
 const demoKey = await issueDemoKey(service.repositories);

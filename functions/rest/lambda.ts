@@ -8,8 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { handle, type LambdaEvent } from 'hono/aws-lambda';
 import { catalog, type OperationId } from '../../schemas/catalog.js';
 import { loadConfig } from '../../shared/config.js';
-import type { Runner } from '../../shared/pipeline/operation.js';
-import { createService } from '../../shared/service.js';
+import { createService, type RunnerFactory } from '../../shared/service.js';
 import { createStore } from '../../shared/store/dynamo.js';
 
 /** The contract API Gateway holds us to, typed from @types/aws-lambda rather than Hono's subset. */
@@ -22,10 +21,7 @@ type RestApiEvent = LambdaEvent & { multiValueHeaders: Record<string, string[]> 
  * config, the DynamoDB client (and its kept-alive connections), the key cache and the app live as
  * long as the warm container; a bad setting fails the init phase, naming the variable.
  */
-export function createOperationHandler(
-  operationId: OperationId,
-  runners: Record<string, Runner<never>>,
-): RestHandler {
+export function createOperationHandler(operationId: OperationId, runners: RunnerFactory): RestHandler {
   const definition = catalog.find((operation) => operation.id === operationId);
   if (!definition) throw new Error(`Operation ${operationId} is not in the catalog.`);
   const config = loadConfig();

@@ -58,7 +58,9 @@ export function registerOperationDocs<E extends Env>(
         description: 'The result.',
         headers: successHeaders(price > 0),
         content: {
-          'application/json': { schema: successEnvelopeSchema(definition.data, definition.paging, price) },
+          'application/json': {
+            schema: successEnvelopeSchema(definition.data, definition.paging, price, definition.meta),
+          },
         },
       },
       ...errors,

@@ -3,13 +3,14 @@
  */
 import type { disposableCheck } from '../../schemas/operations/emails.js';
 import { type DisposableDomains, packagedDisposableDomains } from '../emails/disposable-domains.js';
-import type { RunnerMap } from '../pipeline/operation.js';
+import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
 
 export interface EmailDependencies {
   disposableDomains: DisposableDomains;
 }
 
 export function createRunners(
+  _runtime: RunnerRuntime,
   deps: EmailDependencies = { disposableDomains: packagedDisposableDomains },
 ): RunnerMap<typeof disposableCheck> {
   return {

@@ -5,10 +5,13 @@ import type { z } from 'zod';
 import type { OperationDefinition } from '../../schemas/catalog.js';
 import type { RunMeta } from '../../schemas/envelope.js';
 import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Store } from '../store/dynamo.js';
 
 export interface RunContext {
   /** Aborted when the operation's deadline passes. */
   signal: AbortSignal;
+  operationId: string;
   requestId: string;
   accountId: string;
   clock: Clock;
@@ -17,6 +20,13 @@ export interface RunContext {
 export interface RunResult {
   data: unknown;
   meta?: RunMeta;
+}
+
+/** What run functions may be built from: the process's store, clock and config. */
+export interface RunnerRuntime {
+  store: Store;
+  clock: Clock;
+  config: Config;
 }
 
 export type Runner<Input = never> = (input: Input, context: RunContext) => Promise<RunResult>;

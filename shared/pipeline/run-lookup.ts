@@ -220,7 +220,13 @@ export class LookupPipeline {
     try {
       const run = operation.run as (input: unknown, context: unknown) => Promise<RunResult>;
       const result = await Promise.race([
-        run(input, { signal: controller.signal, requestId, accountId, clock: this.deps.clock }),
+        run(input, {
+          signal: controller.signal,
+          operationId: definition.id,
+          requestId,
+          accountId,
+          clock: this.deps.clock,
+        }),
         deadline,
       ]);
       const data = definition.data.safeParse(result.data);

@@ -19,7 +19,7 @@ export function validateInput(
 ): unknown {
   const details: ErrorDetail[] = [];
   const known = new Set(Object.keys(operation.query.shape));
-  const values = collectValues(raw, known, details);
+  const values = collectValues(operation, raw, known, details);
 
   const identifierDetail = checkIdentifiers(operation, values, variant);
   if (identifierDetail) details.push(identifierDetail);
@@ -39,13 +39,19 @@ export function validateInput(
   return (parsed as { data: unknown }).data;
 }
 
-function collectValues(raw: RawInput, known: Set<string>, details: ErrorDetail[]): Record<string, unknown> {
+function collectValues(
+  operation: OperationDefinition,
+  raw: RawInput,
+  known: Set<string>,
+  details: ErrorDetail[],
+): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   const names = raw.kind === 'query' ? new Set(raw.params.keys()) : new Set(Object.keys(raw.values));
   for (const name of names) {
     const field = printableField(name);
     if (!known.has(name)) {
-      details.push({ field, code: 'unknown_parameter', message: `Unknown parameter ${field}.` });
+      const hint = operation.parameterHints?.[name] ?? `Unknown parameter ${field}.`;
+      details.push({ field, code: 'unknown_parameter', message: hint });
       continue;
     }
     if (raw.kind === 'arguments') {

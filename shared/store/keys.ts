@@ -29,6 +29,9 @@ export const itemKeys = {
     sk: `LEDGER#${new Date(createdAtMs).toISOString()}#${requestId}`,
   }),
   ledgerPrefix: 'LEDGER#',
+  cursor: (cursorId: string): ItemKey => ({ pk: `CURSOR#${cursorId}`, sk: 'CURSOR' }),
+  /** Service-wide settings kept in the table (e.g. the generated cursor secret). */
+  setting: (name: string): ItemKey => ({ pk: `SETTING#${name}`, sk: 'SETTING' }),
 } as const;
 
 /** Item types, stored as `type` so scans can filter on them. */
@@ -39,4 +42,6 @@ export const itemTypes = {
   accountKey: 'accountKey',
   rateWindow: 'rateWindow',
   ledger: 'ledger',
+  cursor: 'cursor',
+  setting: 'setting',
 } as const;

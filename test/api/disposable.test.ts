@@ -3,7 +3,7 @@
  * lists for it, with its exact body and headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog } from '../../schemas/catalog.js';
+import { disposableCheck } from '../../schemas/operations/emails.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { createService } from '../../shared/service.js';
@@ -279,8 +279,8 @@ describe('503', () => {
       store,
       clock: new ManualClock(),
       logger: createLogger('silent'),
-      runners: { 'emails.disposable': (async () => ({ data: {} })) as never },
-      operations: catalog,
+      runners: () => ({ 'emails.disposable': (async () => ({ data: {} })) as never }),
+      operations: [disposableCheck],
     });
     const response = await service.app.request(`${PATH}?email=a%40b.com`, {
       headers: { Authorization: `Bearer ${apiKey}` },

@@ -105,7 +105,7 @@ describe('request log', () => {
       store: harness.store,
       clock: harness.clock,
       logger: createLogger('info', sink),
-      runners: createAllRunners(),
+      runners: createAllRunners,
       operations: catalog,
     });
     const response = await service.app.request('/v1/emails/disposable?email=a%40b.com', {

@@ -72,7 +72,7 @@ beforeAll(async () => {
   local = createService({
     config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
     store,
-    runners: createAllRunners(),
+    runners: createAllRunners,
     logger: createLogger('silent'),
   });
   // The bundle reads its configuration from the environment when it is first imported.

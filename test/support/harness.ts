@@ -43,7 +43,11 @@ export async function startHarness(options: HarnessOptions = {}) {
     store,
     clock,
     logger: createLogger('silent'),
-    runners: { ...createAllRunners(), 'test.priced': pricedRunner as Runner<never>, ...options.runners },
+    runners: (runtime) => ({
+      ...createAllRunners(runtime),
+      'test.priced': pricedRunner as Runner<never>,
+      ...options.runners,
+    }),
     operations: options.operations ?? [...catalog, pricedOperation],
     documentation: true,
   });

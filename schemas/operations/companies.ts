@@ -1,0 +1,181 @@
+/**
+ * Company lookups: keyword and domain search (offset-paged), details, and the company's posts,
+ * similar companies, people, products and jobs.
+ */
+import { z } from 'zod';
+import { companySizeParam, hasJobsParam, idListParam, keywordsParam, offsetParam } from '../parameters.js';
+import {
+  companyDetailsSchema,
+  companySearchItemSchema,
+  jobSummarySchema,
+  postSchema,
+  productSchema,
+  profileSummarySchema,
+} from '../records.js';
+import {
+  byIdentifier,
+  companyIdentifiers,
+  dataLookup,
+  listOf,
+  PAGE_SIZE,
+  pageSizeHint,
+} from './data-lookup.js';
+
+const offsetPaged = `Pages of ${PAGE_SIZE}: set offset to meta.paging.nextOffset (0 to 10000) with the same keywords and filters. Every page is billed, empty ones included.`;
+
+const DOMAIN = /^(?=.{3,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/;
+
+export const companySearch = dataLookup({
+  id: 'companies.search',
+  family: 'companies',
+  group: 'companies',
+  summary: 'Search companies by keyword',
+  description:
+    'Companies ranked by relevance to the keywords. Filters: location and industry take comma-separated ids ' +
+    'from location and industry search (any listed id matches; a location matches branches too), companySize ' +
+    'takes codes B to I, hasJobs takes only true; different filters must all match. The result does not carry ' +
+    `the company publicId: look the company up by slug for it. ${offsetPaged}`,
+  variants: [{ path: '/v1/companies/search' }],
+  identifiers: [],
+  query: z.object({
+    keywords: keywordsParam,
+    offset: offsetParam.optional(),
+    location: idListParam('location', 10).optional(),
+    industry: idListParam('industry', 10).optional(),
+    companySize: companySizeParam.optional(),
+    hasJobs: hasJobsParam.optional(),
+  }),
+  parameterHints: { count: pageSizeHint, limit: pageSizeHint },
+  data: listOf('companies', companySearchItemSchema),
+  paging: 'offset',
+  price: 1,
+  mcpTool: 'search_companies_by_keyword',
+});
+
+export const companyDomainSearch = dataLookup({
+  id: 'companies.search-by-domain',
+  family: 'companies',
+  group: 'companies',
+  summary: 'Search companies by website domain',
+  description: `Companies whose website is on the domain or one of its subdomains. ${offsetPaged}`,
+  variants: [{ path: '/v1/companies/search/by-domain' }],
+  identifiers: [],
+  query: z.object({
+    domain: z
+      .string()
+      .max(253)
+      .transform((domain) => domain.toLowerCase().replace(/\.$/, ''))
+      .pipe(z.string().regex(DOMAIN, 'domain must be a domain name such as example.com')),
+    offset: offsetParam.optional(),
+  }),
+  parameterHints: { count: pageSizeHint, limit: pageSizeHint },
+  data: listOf('companies', companySearchItemSchema),
+  paging: 'offset',
+  price: 1,
+  mcpTool: 'search_companies_by_domain',
+});
+
+const COMPANY_IDS = ['slug', 'url', 'publicId'] as const;
+
+export const companyDetails = dataLookup({
+  id: 'companies.details',
+  family: 'companies',
+  group: 'companies',
+  summary: 'Company details',
+  description:
+    'Company page details, including data.publicId, the id people search takes as currentCompany or pastCompany.',
+  variants: byIdentifier('/v1/companies/details', COMPANY_IDS),
+  identifiers: COMPANY_IDS,
+  query: z.object(companyIdentifiers(...COMPANY_IDS)),
+  data: companyDetailsSchema,
+  paging: 'none',
+  price: 1,
+  mcpTool: 'get_company_details',
+});
+
+/** A list about one company, by slug (and by URL where the tool catalog takes one). */
+function companyList<
+  const Id extends string,
+  const Name extends string,
+  const Ids extends readonly ('slug' | 'url')[],
+>(spec: {
+  id: Id;
+  path: string;
+  list: Name;
+  item: z.ZodType;
+  summary: string;
+  mcpTool: string;
+  identifiers: Ids;
+}) {
+  return dataLookup({
+    id: spec.id,
+    family: 'companies',
+    group: 'companies',
+    summary: spec.summary,
+    description: `${spec.summary}: up to ${PAGE_SIZE}, as data.${spec.list}.`,
+    variants: byIdentifier(spec.path, spec.identifiers),
+    identifiers: spec.identifiers,
+    query: z.object(companyIdentifiers(...spec.identifiers)),
+    data: listOf(spec.list, spec.item),
+    paging: 'none',
+    price: 1,
+    mcpTool: spec.mcpTool,
+  });
+}
+
+export const companyPosts = companyList({
+  id: 'companies.posts',
+  path: '/v1/companies/posts',
+  list: 'posts',
+  item: postSchema,
+  summary: "The company's latest posts",
+  mcpTool: 'get_company_posts',
+  identifiers: ['slug'],
+});
+export const similarCompanies = companyList({
+  id: 'companies.similar',
+  path: '/v1/companies/similar',
+  list: 'companies',
+  item: companySearchItemSchema,
+  summary: 'Similar companies',
+  mcpTool: 'get_similar_companies',
+  identifiers: ['slug', 'url'],
+});
+export const companyPeople = companyList({
+  id: 'companies.people',
+  path: '/v1/companies/people',
+  list: 'people',
+  item: profileSummarySchema,
+  summary: 'People who work at the company',
+  mcpTool: 'get_company_people',
+  identifiers: ['slug'],
+});
+export const companyProducts = companyList({
+  id: 'companies.products',
+  path: '/v1/companies/products',
+  list: 'products',
+  item: productSchema,
+  summary: "The company's products",
+  mcpTool: 'get_company_products',
+  identifiers: ['slug'],
+});
+export const companyJobs = companyList({
+  id: 'companies.jobs',
+  path: '/v1/companies/jobs',
+  list: 'jobs',
+  item: jobSummarySchema,
+  summary: "The company's open jobs",
+  mcpTool: 'get_company_jobs',
+  identifiers: ['slug'],
+});
+
+export const companyOperations = [
+  companySearch,
+  companyDomainSearch,
+  companyDetails,
+  companyPosts,
+  similarCompanies,
+  companyPeople,
+  companyProducts,
+  companyJobs,
+] as const;

@@ -1,0 +1,81 @@
+/**
+ * What every data lookup (profiles, companies, posts, searches, jobs) has in common: its statuses,
+ * deadline, settlement, and the identifier variants of its paths.
+ */
+import { z } from 'zod';
+import type { OperationDefinition, OperationVariant } from '../catalog.js';
+import {
+  companyPublicIdParam,
+  companySlugParam,
+  companyUrlParam,
+  postSlugParam,
+  postUrlParam,
+  profilePublicIdParam,
+  profileUrlParam,
+  usernameParam,
+} from '../parameters.js';
+
+export const DATA_LOOKUP_STATUSES = [
+  200, 400, 401, 402, 403, 404, 405, 406, 415, 429, 500, 502, 503, 504,
+] as const;
+
+type DataLookupInput = Omit<OperationDefinition, 'statuses' | 'runtime' | 'settlement'> &
+  Partial<Pick<OperationDefinition, 'runtime'>>;
+
+/**
+ * A data lookup. A 404 keeps the charge: "nothing matched" is a conclusive answer the source had to
+ * be asked for, like an email find that finds nothing; failures of ours or the source's are refunded.
+ */
+export function dataLookup<const D extends DataLookupInput>(definition: D) {
+  return {
+    runtime: { timeoutMs: 10_000, memoryMb: 256, needs: [] },
+    settlement: { chargedErrors: ['resource_not_found'] },
+    statuses: DATA_LOOKUP_STATUSES,
+    ...definition,
+  } as const;
+}
+
+const pathNames: Record<string, string> = { username: 'username', url: 'url', publicId: 'id', slug: 'slug' };
+
+/** `/base/by-username`, `/base/by-url`, … one path per identifier. */
+export function byIdentifier(base: string, identifiers: readonly string[]): OperationVariant[] {
+  return identifiers.map((identifier) => ({ path: `${base}/by-${pathNames[identifier]}`, identifier }));
+}
+
+const profileIdentifierParams = {
+  username: usernameParam.optional(),
+  url: profileUrlParam.optional(),
+  publicId: profilePublicIdParam.optional(),
+};
+const companyIdentifierParams = {
+  slug: companySlugParam.optional(),
+  url: companyUrlParam.optional(),
+  publicId: companyPublicIdParam.optional(),
+};
+const postIdentifierParams = { url: postUrlParam.optional(), slug: postSlugParam.optional() };
+
+/** The identifier parameters an operation takes, as optional fields (exactly one is checked). */
+export function profileIdentifiers<const K extends keyof typeof profileIdentifierParams>(...names: K[]) {
+  return pickParams(profileIdentifierParams, names);
+}
+export function companyIdentifiers<const K extends keyof typeof companyIdentifierParams>(...names: K[]) {
+  return pickParams(companyIdentifierParams, names);
+}
+export function postIdentifiers<const K extends keyof typeof postIdentifierParams>(...names: K[]) {
+  return pickParams(postIdentifierParams, names);
+}
+
+function pickParams<P extends Record<string, z.ZodType>, K extends keyof P>(
+  params: P,
+  names: K[],
+): Pick<P, K> {
+  return Object.fromEntries(names.map((name) => [name, params[name]])) as Pick<P, K>;
+}
+
+/** The one-item list of an operation's data, e.g. `{ positions: [...] }`. */
+export function listOf<const N extends string, T extends z.ZodType>(name: N, item: T) {
+  return z.object({ [name]: z.array(item) } as { [K in N]: z.ZodArray<T> });
+}
+
+export const PAGE_SIZE = 10;
+export const pageSizeHint = `The page size is fixed at ${PAGE_SIZE}; do not send count or limit.`;

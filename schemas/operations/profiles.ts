@@ -1,0 +1,260 @@
+/**
+ * Profile lookups: details, contact, sections, activity (cursor-paged) and similar profiles.
+ */
+import { z } from 'zod';
+import { cursorParam, startParam, usernameParam } from '../parameters.js';
+import {
+  certificationSchema,
+  commentSchema,
+  companyInterestSchema,
+  contactSchema,
+  courseSchema,
+  educationSchema,
+  positionSchema,
+  postSchema,
+  profileDetailsSchema,
+  profileSummarySchema,
+  reactionSchema,
+  sectionStatuses,
+  skillSchema,
+  volunteerExperienceSchema,
+} from '../records.js';
+import {
+  byIdentifier,
+  dataLookup,
+  listOf,
+  PAGE_SIZE,
+  pageSizeHint,
+  profileIdentifiers,
+} from './data-lookup.js';
+
+const PROFILE_IDS = ['username', 'url', 'publicId'] as const;
+const PROFILE_IDS_NO_PUBLIC_ID = ['username', 'url'] as const;
+
+export const profileDetails = dataLookup({
+  id: 'profiles.details',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Profile details',
+  description:
+    'Name, headline, location, summary, work experience, education and a preview of skill names. ' +
+    'meta.sections says per section whether it is complete, empty, incomplete (a preview) or unavailable ' +
+    '(withheld by the source); meta.skills.hasMore says whether more skills exist. Contact details and ' +
+    'company interests have their own endpoints.',
+  variants: byIdentifier('/v1/profiles/details', PROFILE_IDS),
+  identifiers: PROFILE_IDS,
+  query: z.object(profileIdentifiers(...PROFILE_IDS)),
+  parameterHints: {
+    includeContact:
+      'includeContact is not supported on profile details; use /v1/profiles/contact/by-username.',
+  },
+  data: profileDetailsSchema,
+  meta: z.object({
+    sections: z.record(z.string(), z.enum(sectionStatuses)),
+    skills: z.object({ hasMore: z.boolean().nullable() }),
+  }),
+  paging: 'none',
+  price: 2,
+  mcpTool: 'get_profile_details',
+});
+
+export const profileContact = dataLookup({
+  id: 'profiles.contact',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Profile contact details',
+  description: 'Email addresses, phone numbers, websites and social handles the profile publishes.',
+  variants: byIdentifier('/v1/profiles/contact', PROFILE_IDS_NO_PUBLIC_ID),
+  identifiers: PROFILE_IDS_NO_PUBLIC_ID,
+  query: z.object(profileIdentifiers(...PROFILE_IDS_NO_PUBLIC_ID)),
+  data: contactSchema,
+  paging: 'none',
+  price: 3,
+  mcpTool: 'get_profile_contact',
+});
+
+/** A profile section returned whole, by username or URL. */
+function profileSection<const Id extends string, const Name extends string>(spec: {
+  id: Id;
+  path: string;
+  list: Name;
+  item: z.ZodType;
+  summary: string;
+  mcpTool: string;
+}) {
+  return dataLookup({
+    id: spec.id,
+    family: 'profiles',
+    group: 'profiles',
+    summary: spec.summary,
+    description: `${spec.summary}, complete, as data.${spec.list}.`,
+    variants: byIdentifier(spec.path, PROFILE_IDS_NO_PUBLIC_ID),
+    identifiers: PROFILE_IDS_NO_PUBLIC_ID,
+    query: z.object(profileIdentifiers(...PROFILE_IDS_NO_PUBLIC_ID)),
+    data: listOf(spec.list, spec.item),
+    paging: 'none',
+    price: 1,
+    mcpTool: spec.mcpTool,
+  });
+}
+
+export const profileExperience = profileSection({
+  id: 'profiles.experience',
+  path: '/v1/profiles/experience',
+  list: 'positions',
+  item: positionSchema,
+  summary: 'Profile work experience',
+  mcpTool: 'get_profile_full_experience',
+});
+export const profileEducation = profileSection({
+  id: 'profiles.education',
+  path: '/v1/profiles/education',
+  list: 'education',
+  item: educationSchema,
+  summary: 'Profile education',
+  mcpTool: 'get_profile_education',
+});
+export const profileCertifications = profileSection({
+  id: 'profiles.certifications',
+  path: '/v1/profiles/certifications',
+  list: 'certifications',
+  item: certificationSchema,
+  summary: 'Profile certifications',
+  mcpTool: 'get_profile_certifications',
+});
+export const profileCourses = profileSection({
+  id: 'profiles.courses',
+  path: '/v1/profiles/courses',
+  list: 'courses',
+  item: courseSchema,
+  summary: 'Profile courses',
+  mcpTool: 'get_profile_courses',
+});
+export const profileVolunteerExperience = profileSection({
+  id: 'profiles.volunteer-experience',
+  path: '/v1/profiles/volunteer-experience',
+  list: 'volunteerExperience',
+  item: volunteerExperienceSchema,
+  summary: 'Profile volunteer experience',
+  mcpTool: 'get_profile_volunteer_experience',
+});
+
+const startPaged = `Pages of ${PAGE_SIZE}: send start=0 first, then meta.paging.nextStart until hasMore is false.`;
+
+export const profileSkills = dataLookup({
+  id: 'profiles.skills',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Profile skills',
+  description: `Skills with endorsement counts. ${startPaged}`,
+  variants: byIdentifier('/v1/profiles/skills', PROFILE_IDS_NO_PUBLIC_ID),
+  identifiers: PROFILE_IDS_NO_PUBLIC_ID,
+  query: z.object({ ...profileIdentifiers(...PROFILE_IDS_NO_PUBLIC_ID), start: startParam.optional() }),
+  parameterHints: { count: pageSizeHint, limit: pageSizeHint },
+  data: listOf('skills', skillSchema),
+  paging: 'start',
+  price: 1,
+  mcpTool: 'get_profile_skills',
+});
+
+export const profileCompanyInterests = dataLookup({
+  id: 'profiles.company-interests',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Companies the profile follows',
+  description: `Followed companies. ${startPaged}`,
+  variants: byIdentifier('/v1/profiles/company-interests', PROFILE_IDS),
+  identifiers: PROFILE_IDS,
+  query: z.object({ ...profileIdentifiers(...PROFILE_IDS), start: startParam.optional() }),
+  parameterHints: { count: pageSizeHint, limit: pageSizeHint },
+  data: listOf('companyInterests', companyInterestSchema),
+  paging: 'start',
+  price: 1,
+  mcpTool: 'get_profile_company_interests',
+});
+
+const cursorPaged =
+  'Omit cursor on the first request; while meta.paging.hasMore is true, copy nextCursor unchanged into cursor. ' +
+  'Pages may be short or empty while more exist. Cursors expire within 15 minutes. Every page is billed.';
+
+/** A profile's activity stream, by username, paged by cursor. */
+function profileActivity<const Id extends string, const Name extends string>(spec: {
+  id: Id;
+  path: string;
+  list: Name;
+  item: z.ZodType;
+  summary: string;
+  mcpTool: string;
+}) {
+  return dataLookup({
+    id: spec.id,
+    family: 'profiles',
+    group: 'profile-activity',
+    summary: spec.summary,
+    description: `${spec.summary}, newest first, as data.${spec.list}. ${cursorPaged}`,
+    variants: [{ path: spec.path }],
+    identifiers: [],
+    query: z.object({ username: usernameParam, cursor: cursorParam.optional() }),
+    parameterHints: { count: pageSizeHint, limit: pageSizeHint },
+    data: listOf(spec.list, spec.item),
+    paging: 'cursor',
+    price: 1,
+    mcpTool: spec.mcpTool,
+  });
+}
+
+export const profilePosts = profileActivity({
+  id: 'profiles.posts',
+  path: '/v1/profiles/posts',
+  list: 'posts',
+  item: postSchema,
+  summary: 'Posts the profile wrote',
+  mcpTool: 'get_profile_posts',
+});
+export const profileComments = profileActivity({
+  id: 'profiles.comments',
+  path: '/v1/profiles/comments',
+  list: 'comments',
+  item: commentSchema,
+  summary: 'Comments the profile wrote',
+  mcpTool: 'get_profile_comments',
+});
+export const profileReactions = profileActivity({
+  id: 'profiles.reactions',
+  path: '/v1/profiles/reactions',
+  list: 'reactions',
+  item: reactionSchema,
+  summary: 'Reactions the profile made to posts (reactions to comments are excluded)',
+  mcpTool: 'get_profile_reactions',
+});
+
+export const similarProfiles = dataLookup({
+  id: 'profiles.similar',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Similar profiles',
+  description: 'Up to 10 profiles similar to this one, as data.profiles.',
+  variants: [{ path: '/v1/profiles/similar' }],
+  identifiers: [],
+  query: z.object({ username: usernameParam }),
+  data: listOf('profiles', profileSummarySchema),
+  paging: 'none',
+  price: 1,
+  mcpTool: 'get_similar_profiles',
+});
+
+export const profileOperations = [
+  profileDetails,
+  profileContact,
+  profileExperience,
+  profileEducation,
+  profileSkills,
+  profileCertifications,
+  profileCourses,
+  profileCompanyInterests,
+  profileVolunteerExperience,
+  profilePosts,
+  profileComments,
+  profileReactions,
+  similarProfiles,
+] as const;

@@ -1,0 +1,58 @@
+/**
+ * Run functions of the company family.
+ */
+import type { companyOperations } from '../../schemas/operations/companies.js';
+import { offsetPage, PAGE_SIZE } from '../paging/pages.js';
+import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
+import { companyRef, type DataDependencies, defaultDataDependencies } from './data-runtime.js';
+
+export function createRunners(
+  runtime: RunnerRuntime,
+  { source }: Pick<DataDependencies, 'source'> = defaultDataDependencies(runtime),
+): RunnerMap<(typeof companyOperations)[number]> {
+  const slugOf = (input: { slug?: string; url?: string }) => (input.slug ?? input.url) as string;
+  return {
+    'companies.search': async (input, { signal }) => {
+      const offset = input.offset ?? 0;
+      const filters = {
+        keywords: input.keywords,
+        locationIds: input.location,
+        industryIds: input.industry,
+        companySizes: input.companySize,
+        hasJobs: input.hasJobs === 'true' ? true : undefined,
+      };
+      const page = offsetPage(
+        offset,
+        await source.searchCompanies(filters, { start: offset, count: PAGE_SIZE }, signal),
+      );
+      return { data: { companies: page.items }, meta: { paging: page.paging } };
+    },
+    'companies.search-by-domain': async ({ domain, offset = 0 }, { signal }) => {
+      const window = await source.searchCompaniesByDomain(
+        domain,
+        { start: offset, count: PAGE_SIZE },
+        signal,
+      );
+      const page = offsetPage(offset, window);
+      return { data: { companies: page.items }, meta: { paging: page.paging } };
+    },
+    'companies.details': async (input, { signal }) => ({
+      data: await source.companyDetails(companyRef(input), signal),
+    }),
+    'companies.posts': async (input, { signal }) => ({
+      data: { posts: await source.companyPosts(slugOf(input), signal) },
+    }),
+    'companies.similar': async (input, { signal }) => ({
+      data: { companies: await source.similarCompanies(slugOf(input), signal) },
+    }),
+    'companies.people': async (input, { signal }) => ({
+      data: { people: await source.companyPeople(slugOf(input), signal) },
+    }),
+    'companies.products': async (input, { signal }) => ({
+      data: { products: await source.companyProducts(slugOf(input), signal) },
+    }),
+    'companies.jobs': async (input, { signal }) => ({
+      data: { jobs: await source.companyJobs(slugOf(input), signal) },
+    }),
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * Run functions of the job family.
+ */
+import type { jobOperations } from '../../schemas/operations/jobs.js';
+import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
+import { type DataDependencies, defaultDataDependencies } from './data-runtime.js';
+
+export function createRunners(
+  runtime: RunnerRuntime,
+  { source }: Pick<DataDependencies, 'source'> = defaultDataDependencies(runtime),
+): RunnerMap<(typeof jobOperations)[number]> {
+  return {
+    'jobs.search': async ({ keywords }, { signal }) => ({
+      data: { jobs: await source.searchJobs(keywords, signal) },
+    }),
+    'jobs.details': async ({ url }, { signal }) => ({ data: await source.job(url, signal) }),
+  };
+}

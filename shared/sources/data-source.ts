@@ -1,0 +1,173 @@
+/**
+ * The data-source port: one method per lookup, plain inputs, an AbortSignal, typed results. An
+ * adapter throws ResourceNotFoundError when nothing matches, UpstreamError when its source answers
+ * something invalid, and UpstreamTimeoutError when it answers too late (shared/errors.ts).
+ *
+ * Records may carry provider-private fields (SourceFields); the public schemas strip them.
+ */
+import type { CompanySizeCode, ReactionType } from '../../schemas/parameters.js';
+import type {
+  Certification,
+  Comment,
+  CompanyDetails,
+  CompanyInterest,
+  CompanySearchItem,
+  Contact,
+  Course,
+  Education,
+  IdName,
+  JobDetails,
+  JobSummary,
+  Position,
+  Post,
+  Product,
+  ProfileSummary,
+  Reaction,
+  School,
+  SearchAllItem,
+  SectionStatus,
+  Skill,
+  TypeaheadItem,
+  VolunteerExperience,
+} from '../../schemas/records.js';
+
+/** Fields a source keeps for itself; never public. */
+export interface SourceFields {
+  internalId: string;
+  fetchedAt: string;
+  sourceTag: string;
+}
+
+export type SourceRecord<T> = T & Partial<SourceFields>;
+
+export type ProfileRef = { username: string } | { publicId: string };
+export type CompanyRef = { slug: string } | { publicId: string };
+
+/** A window of a list that pages by position (start- and offset-based paging). */
+export interface WindowRequest {
+  start: number;
+  count: number;
+}
+
+export interface Window<T> {
+  items: T[];
+  /** Items in the whole list. */
+  total: number;
+}
+
+/** A page of an activity stream; `next` is the adapter's opaque position, null at the end. */
+export interface StreamPage<T> {
+  items: T[];
+  next: string | null;
+}
+
+export interface ProfileDetailsResult {
+  profile: SourceRecord<
+    ProfileSummary & {
+      summary: string | null;
+      experience: Position[];
+      education: Education[];
+      skills: string[];
+    }
+  >;
+  /** Per section: complete, empty, incomplete (the details hold a preview) or unavailable (withheld). */
+  sections: Record<string, SectionStatus>;
+  /** true when more skills exist than the preview, false when complete, null when unknown. */
+  skillsHasMore: boolean | null;
+}
+
+export interface ProfileLists {
+  positions: Position;
+  education: Education;
+  certifications: Certification;
+  courses: Course;
+  volunteerExperience: VolunteerExperience;
+}
+export type ProfileListName = keyof ProfileLists;
+
+export interface ActivityItems {
+  posts: Post;
+  comments: Comment;
+  reactions: Reaction;
+}
+export type ActivityKind = keyof ActivityItems;
+
+export interface CompanySearchFilters {
+  keywords: string;
+  locationIds?: string[];
+  industryIds?: string[];
+  companySizes?: CompanySizeCode[];
+  hasJobs?: boolean;
+}
+
+export interface PeopleSearchFilters {
+  keywords: string;
+  /** Company publicIds; both together narrow the result. */
+  currentCompany?: string;
+  pastCompany?: string;
+}
+
+export interface DataSource {
+  profileDetails(ref: ProfileRef, signal: AbortSignal): Promise<ProfileDetailsResult>;
+  profileContact(ref: ProfileRef, signal: AbortSignal): Promise<SourceRecord<Contact>>;
+  profileList<L extends ProfileListName>(
+    ref: ProfileRef,
+    list: L,
+    signal: AbortSignal,
+  ): Promise<SourceRecord<ProfileLists[L]>[]>;
+  profileSkills(
+    ref: ProfileRef,
+    window: WindowRequest,
+    signal: AbortSignal,
+  ): Promise<Window<SourceRecord<Skill>>>;
+  profileCompanyInterests(
+    ref: ProfileRef,
+    window: WindowRequest,
+    signal: AbortSignal,
+  ): Promise<Window<SourceRecord<CompanyInterest>>>;
+  /** One page of a profile's activity from `position` (null: the start). */
+  profileActivity<K extends ActivityKind>(
+    username: string,
+    kind: K,
+    position: string | null,
+    signal: AbortSignal,
+  ): Promise<StreamPage<SourceRecord<ActivityItems[K]>>>;
+  similarProfiles(username: string, signal: AbortSignal): Promise<SourceRecord<ProfileSummary>[]>;
+
+  companyDetails(ref: CompanyRef, signal: AbortSignal): Promise<SourceRecord<CompanyDetails>>;
+  companyPosts(slug: string, signal: AbortSignal): Promise<SourceRecord<Post>[]>;
+  similarCompanies(slug: string, signal: AbortSignal): Promise<SourceRecord<CompanySearchItem>[]>;
+  companyPeople(slug: string, signal: AbortSignal): Promise<SourceRecord<ProfileSummary>[]>;
+  companyProducts(slug: string, signal: AbortSignal): Promise<SourceRecord<Product>[]>;
+  companyJobs(slug: string, signal: AbortSignal): Promise<SourceRecord<JobSummary>[]>;
+  searchCompanies(
+    filters: CompanySearchFilters,
+    window: WindowRequest,
+    signal: AbortSignal,
+  ): Promise<Window<SourceRecord<CompanySearchItem>>>;
+  searchCompaniesByDomain(
+    domain: string,
+    window: WindowRequest,
+    signal: AbortSignal,
+  ): Promise<Window<SourceRecord<CompanySearchItem>>>;
+
+  post(slug: string, signal: AbortSignal): Promise<SourceRecord<Post>>;
+  postComments(slug: string, signal: AbortSignal): Promise<SourceRecord<Comment>[]>;
+  postReactions(
+    slug: string,
+    reactionType: ReactionType | 'ALL',
+    signal: AbortSignal,
+  ): Promise<SourceRecord<Reaction>[]>;
+
+  searchSchools(keywords: string, signal: AbortSignal): Promise<SourceRecord<School>[]>;
+  searchPeople(filters: PeopleSearchFilters, signal: AbortSignal): Promise<SourceRecord<ProfileSummary>[]>;
+  searchAll(keywords: string, signal: AbortSignal): Promise<SourceRecord<SearchAllItem>[]>;
+  searchPostsByHashtag(hashtag: string, signal: AbortSignal): Promise<SourceRecord<Post>[]>;
+  searchPosts(keywords: string, signal: AbortSignal): Promise<SourceRecord<Post>[]>;
+  searchLocations(keywords: string, signal: AbortSignal): Promise<SourceRecord<IdName>[]>;
+  searchIndustries(query: string, signal: AbortSignal): Promise<SourceRecord<IdName>[]>;
+  serviceCategories(signal: AbortSignal): Promise<SourceRecord<IdName>[]>;
+  typeahead(query: string, signal: AbortSignal): Promise<SourceRecord<TypeaheadItem>[]>;
+  searchJobs(keywords: string, signal: AbortSignal): Promise<SourceRecord<JobSummary>[]>;
+  job(jobId: string, signal: AbortSignal): Promise<SourceRecord<JobDetails>>;
+}

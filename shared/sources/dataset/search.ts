@@ -1,0 +1,79 @@
+/**
+ * Keyword relevance for every search of the dataset (people, companies, schools, posts, jobs,
+ * locations, industries, typeahead, all results), written once. Scoring is deliberately simple and
+ * explainable: an exact name beats a name prefix, which beats name words, which beat a hit anywhere
+ * in the describing text. Ties fall to a weight (followers, reactions), then a stable key, so the
+ * same query always answers in the same order.
+ */
+
+export interface SearchDoc {
+  /** Names the query may equal or start: the strongest evidence. */
+  names: readonly string[];
+  /** Describing text a keyword may hit (description, headline, specialties…). */
+  texts: readonly (string | null)[];
+  /** Higher wins a tie in relevance. */
+  weight: number;
+  /** Last tie-break: a stable, unique id. */
+  key: string;
+}
+
+export const Relevance = { none: 0, text: 1, nameWords: 2, namePrefix: 3, exactName: 4 } as const;
+
+/** Case, accents and punctuation do not matter: "Café-München" reads as "cafe munchen". */
+export function normalizeText(value: string): string {
+  return value
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+const wordsOf = (normalized: string) => (normalized ? normalized.split(' ') : []);
+
+/** Every query term starts some word ("soft dev" covers "Software Development"). */
+const covers = (terms: readonly string[], words: readonly string[]) =>
+  terms.every((term) => words.some((word) => word.startsWith(term)));
+
+export function relevance(query: string, doc: SearchDoc): number {
+  const normalized = normalizeText(query);
+  const terms = wordsOf(normalized);
+  if (terms.length === 0) return Relevance.none;
+  const names = doc.names.map(normalizeText);
+  if (names.includes(normalized)) return Relevance.exactName;
+  if (names.some((name) => name.startsWith(normalized))) return Relevance.namePrefix;
+  const nameWords = names.flatMap(wordsOf);
+  if (covers(terms, nameWords)) return Relevance.nameWords;
+  const textWords = doc.texts.flatMap((text) => (text ? wordsOf(normalizeText(text)) : []));
+  return covers(terms, [...nameWords, ...textWords]) ? Relevance.text : Relevance.none;
+}
+
+export interface Scored<T> {
+  item: T;
+  score: number;
+  weight: number;
+  key: string;
+}
+
+/** Best first: higher score, then higher weight, then the smaller key (plain comparison, no locale). */
+export function byScore<T>(a: Scored<T>, b: Scored<T>): number {
+  return b.score - a.score || b.weight - a.weight || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+/** Items with a positive score, best first. Also orders "similar" lists, which score differently. */
+export function ordered<T>(scored: Scored<T>[]): T[] {
+  return scored
+    .filter((entry) => entry.score > 0)
+    .sort(byScore)
+    .map((entry) => entry.item);
+}
+
+/** The items the query matches, most relevant first; nothing matched is an empty list. */
+export function rank<T>(items: readonly T[], query: string, describe: (item: T) => SearchDoc): T[] {
+  return ordered(
+    items.map((item) => {
+      const doc = describe(item);
+      return { item, score: relevance(query, doc), weight: doc.weight, key: doc.key };
+    }),
+  );
+}

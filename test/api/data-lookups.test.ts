@@ -1,0 +1,189 @@
+/**
+ * Every v1 data lookup through the real app, dataset and DynamoDB: a success per path variant with
+ * the exact envelope (and no provider-private field), a 404 (or, for searches, an empty success),
+ * and a refused input. Paging walks live in paging.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { successEnvelopeSchema } from '../../schemas/envelope.js';
+import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
+import { expectError } from '../support/assertions.js';
+import { type Harness, startHarness } from '../support/harness.js';
+
+let harness: Harness;
+let apiKey: string;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  ({ apiKey } = await harness.provision({ credits: 10_000 }));
+});
+afterAll(() => harness.close());
+
+const profile = fx.richProfile;
+const identifierValues: Record<string, Record<string, string>> = {
+  profiles: {
+    username: profile.username,
+    url: `https://www.linkedin.com/in/${profile.username}/`,
+    publicId: profile.publicId,
+  },
+  companies: {
+    slug: fx.richCompany.slug,
+    url: `https://www.linkedin.com/company/${fx.richCompany.slug}/`,
+    publicId: fx.richCompany.publicId,
+  },
+  posts: { slug: fx.post.slug, url: `https://www.linkedin.com/posts/${fx.post.slug}/` },
+  jobs: { url: `https://www.linkedin.com/jobs/view/${fx.jobId}/` },
+};
+const unknownIdentifiers: Record<string, Record<string, string>> = {
+  profiles: {
+    username: 'nobody-at-all',
+    url: 'https://www.linkedin.com/in/nobody-at-all',
+    publicId: `ACoAA${'Z'.repeat(30)}`,
+  },
+  companies: {
+    slug: 'no-such-company',
+    url: 'https://www.linkedin.com/company/no-such-company',
+    publicId: '999999999',
+  },
+  posts: {
+    slug: 'nobody_nothing-activity-1111111111111111111-Zzzz',
+    url: 'https://www.linkedin.com/posts/nobody_nothing-activity-1111111111111111111-Zzzz',
+  },
+  jobs: { url: 'https://www.linkedin.com/jobs/view/1000000001/' },
+};
+
+/** Parameters besides the identifier, per operation; searches name theirs here. */
+const otherParameters: Record<string, Record<string, string>> = {
+  'profiles.posts': { username: profile.username },
+  'profiles.comments': { username: profile.username },
+  'profiles.reactions': { username: profile.username },
+  'profiles.similar': { username: profile.username },
+  'companies.search': { keywords: fx.broadCompanyKeyword },
+  'companies.search-by-domain': { domain: fx.sharedDomain.domain },
+  'posts.reactions': { reactionType: 'ALL' },
+  'search.schools': { keywords: fx.schoolKeyword },
+  'search.people': { keywords: fx.peopleNarrowing.keywords },
+  'search.all': { keywords: 'northwind' },
+  'search.posts-by-hashtag': { hashtag: fx.hashtag },
+  'search.posts': { keywords: 'scaling' },
+  'search.locations': { keywords: fx.locationKeyword },
+  'search.industries': { query: fx.industryQuery },
+  'search.service-categories': {},
+  'search.typeahead': { query: 'north' },
+  'jobs.search': { keywords: 'engineer' },
+};
+
+/** A query matching nothing, for searches (an empty success, never a 404). */
+const noMatch: Record<string, Record<string, string>> = {
+  'companies.search': { keywords: 'zzqxv-nothing' },
+  'companies.search-by-domain': { domain: 'nothing-here.example' },
+  'search.schools': { keywords: 'zzqxv-nothing' },
+  'search.people': { keywords: 'zzqxv-nothing' },
+  'search.all': { keywords: 'zzqxv-nothing' },
+  'search.posts-by-hashtag': { hashtag: 'zzqxvnothing' },
+  'search.posts': { keywords: 'zzqxv-nothing' },
+  'search.locations': { keywords: 'zzqxv-nothing' },
+  'search.industries': { query: 'zzqxv-nothing' },
+  'search.typeahead': { query: 'zzqxv-nothing' },
+  'jobs.search': { keywords: 'zzqxv-nothing' },
+};
+
+const dataOperations = catalog.filter(
+  (operation) => operation.family !== 'emails',
+) as readonly OperationDefinition[];
+const query = (parameters: Record<string, string>) => new URLSearchParams(parameters).toString();
+
+function requestsOf(operation: OperationDefinition, values: Record<string, Record<string, string>>) {
+  return operation.variants.map((variant) => {
+    const parameters = { ...otherParameters[operation.id] };
+    // Activity and similar profiles take the username as a plain parameter, not a path variant.
+    if (parameters.username) parameters.username = values.profiles?.username as string;
+    if (variant.identifier)
+      parameters[variant.identifier] = values[operation.family]?.[variant.identifier] as string;
+    return { variant: variant.path, url: `${variant.path}?${query(parameters)}` };
+  });
+}
+
+const PRIVATE_FIELDS = ['internalId', 'fetchedAt', 'sourceTag'];
+
+describe.each(dataOperations.map((operation) => [operation.id, operation] as const))('%s', (_, operation) => {
+  const envelope = successEnvelopeSchema(
+    operation.data,
+    operation.paging,
+    operation.price,
+    operation.meta,
+  ).strict();
+
+  it.each(requestsOf(operation, identifierValues))(
+    'answers $variant with the exact envelope',
+    async ({ url }) => {
+      const response = await harness.get(url, apiKey);
+      expect(response.status, url).toBe(200);
+      const text = await response.text();
+      const body = JSON.parse(text);
+      expect(envelope.safeParse(body).error).toBeUndefined();
+      expect(body.meta.creditCost).toBe(operation.price);
+      expect(Object.keys(body)).toEqual(['data', 'meta']);
+      expect(Number(response.headers.get('x-credits-remaining'))).toBeGreaterThan(0);
+      for (const field of PRIVATE_FIELDS) expect(text).not.toContain(`"${field}"`);
+      const lists = Object.values(body.data).filter(Array.isArray);
+      for (const list of lists) expect(list.length).toBeGreaterThan(0);
+    },
+  );
+
+  if (noMatch[operation.id]) {
+    it('answers a search that matches nothing with an empty list, not an error', async () => {
+      const [path] = operation.variants.map((variant) => variant.path);
+      const response = await harness.get(
+        `${path}?${query(noMatch[operation.id] as Record<string, string>)}`,
+        apiKey,
+      );
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { data: Record<string, unknown[]> };
+      expect(Object.values(body.data)).toEqual([[]]);
+    });
+  } else if (operation.id !== 'search.service-categories') {
+    it.each(requestsOf(operation, unknownIdentifiers))(
+      'answers $variant for an unknown identifier with 404, charged',
+      async ({ url }) => {
+        const before = await harness.get(`/v1/search/service-categories`, apiKey);
+        const balance = Number(before.headers.get('x-credits-remaining'));
+        const response = await harness.get(url, apiKey);
+        await expectError(response, 404, 'resource_not_found');
+        expect(Number(response.headers.get('x-credits-remaining'))).toBe(balance - operation.price);
+      },
+    );
+  }
+
+  it('refuses an unknown parameter without charging', async () => {
+    const [first] = requestsOf(operation, identifierValues);
+    const response = await harness.get(`${first?.url}&bogus=1`, apiKey);
+    const body = await expectError(response, 400, 'invalid_request');
+    expect(body.error.details).toContainEqual(
+      expect.objectContaining({ field: 'bogus', code: 'unknown_parameter' }),
+    );
+    expect(response.headers.get('x-credits-remaining')).toBeNull();
+  });
+
+  if (operation.identifiers.length > 1) {
+    it('refuses two identifiers, and none, with identifier_count', async () => {
+      const variant = operation.variants[0];
+      const values = identifierValues[operation.family] as Record<string, string>;
+      const [one, two] = operation.identifiers as [string, string];
+      const both = {
+        ...otherParameters[operation.id],
+        [one]: values[one] as string,
+        [two]: values[two] as string,
+      };
+      const none = { ...otherParameters[operation.id] };
+      for (const parameters of [both, none]) {
+        const body = await expectError(
+          await harness.get(`${variant?.path}?${query(parameters)}`, apiKey),
+          400,
+          'invalid_request',
+        );
+        expect(body.error.details).toContainEqual(expect.objectContaining({ code: 'identifier_count' }));
+      }
+    });
+  }
+});
