@@ -1,0 +1,122 @@
+/**
+ * The service's own programs as child processes, for tests: the operator CLI (one process per
+ * command, JSON on stdout) and the local server (`npm start`), each on a DATA_DIR of the test's.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'node_modules', '.bin');
+const children = new Set<ChildProcess>();
+const dataDirs: string[] = [];
+
+export async function freshDataDir(): Promise<string> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'lookup-data-'));
+  dataDirs.push(dataDir);
+  return dataDir;
+}
+
+/**
+ * tsx runs the script in a child of its own, so each process gets its own group: killing the group
+ * leaves no orphan holding the LevelDB lock or a port.
+ */
+function start(script: string, args: string[], dataDir: string, env: Record<string, string>) {
+  const child = spawn(join(BIN, 'tsx'), [script, ...args], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      // node_modules/.bin first: its `node` is Node 22, the machine's is older.
+      PATH: `${BIN}${delimiter}${process.env.PATH ?? ''}`,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      // A developer's own DynamoDB must not stand in for the DATA_DIR under test.
+      DYNAMODB_ENDPOINT: '',
+      ...env,
+    },
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const output = { stdout: '', stderr: '' };
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  return { child, output, exited };
+}
+
+export function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runCli(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  const { child, output, exited } = start('functions/cli/admin.ts', args, dataDir, env);
+  const timer = setTimeout(() => killGroup(child), 20_000);
+  const code = await exited;
+  clearTimeout(timer);
+  return { code, ...output };
+}
+
+/** Runs a command that must succeed and returns its parsed JSON. */
+export async function cli<T>(dataDir: string, ...args: string[]): Promise<T> {
+  const result = await runCli(dataDir, args);
+  expect(result, `admin ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
+  return JSON.parse(result.stdout) as T;
+}
+
+export interface RunningServer {
+  url: string;
+  demoKey: string;
+  /** SIGTERM, then the exit code once the server has closed its store. */
+  stop(): Promise<number | null>;
+}
+
+export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const { child, output, exited } = start('functions/local/server.ts', [], dataDir, { PORT: '0', ...env });
+  const banner = /listening on (http:\/\/\S+)[\s\S]*?(lk_live_[A-Za-z0-9_-]{66})/;
+  const deadline = Date.now() + 30_000;
+  let match = banner.exec(output.stdout);
+  while (!match) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      killGroup(child);
+      throw new Error(`The server did not start:\n${output.stdout}\n${output.stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    match = banner.exec(output.stdout);
+  }
+  return {
+    url: match[1] as string,
+    demoKey: match[2] as string,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => killGroup(child), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Kills every process a test file started and removes its folders; register with afterAll. */
+export async function cleanUpProcesses(): Promise<void> {
+  for (const child of children) killGroup(child);
+  await Promise.all(dataDirs.splice(0).map((dataDir) => rm(dataDir, { recursive: true, force: true })));
+}
