@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { PagingStyle } from './envelope.js';
 import type { ErrorCode } from './errors.js';
 import { companyOperations } from './operations/companies.js';
-import { disposableCheck } from './operations/emails.js';
+import { disposableCheck, emailFind, emailVerify } from './operations/emails.js';
 import { jobOperations } from './operations/jobs.js';
 import { postOperations } from './operations/posts.js';
 import { profileOperations } from './operations/profiles.js';
@@ -63,6 +63,8 @@ export const catalog = [
   ...searchOperations,
   ...jobOperations,
   disposableCheck,
+  emailVerify,
+  emailFind,
 ] as const satisfies readonly OperationDefinition[];
 
 export type OperationId = (typeof catalog)[number]['id'];

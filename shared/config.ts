@@ -3,6 +3,7 @@
  * and a bad value fails start-up naming the variable. The README's configuration table mirrors this.
  */
 import { z } from 'zod';
+import { parseAllowHosts } from './net/address-policy.js';
 
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -17,6 +18,64 @@ const priceOverrides = z
     }
   })
   .pipe(z.record(z.string(), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)));
+
+/** A comma-separated list, trimmed, empty entries dropped. */
+const list = z.string().transform((text) =>
+  text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== ''),
+);
+
+/**
+ * Yahoo-family mailboxes answer every SMTP probe alike, so verification cannot tell them apart: the
+ * spec's one unsupported consumer provider (its country domains and two alias domains).
+ */
+const UNSUPPORTED_EMAIL_DOMAINS = [
+  'yahoo.com',
+  'yahoo.co.uk',
+  'yahoo.fr',
+  'yahoo.de',
+  'yahoo.it',
+  'yahoo.es',
+  'yahoo.ca',
+  'yahoo.com.au',
+  'yahoo.co.jp',
+  'yahoo.co.in',
+  'yahoo.in',
+  'yahoo.com.br',
+  'yahoo.com.mx',
+  'yahoo.com.ar',
+  'yahoo.co.nz',
+  'yahoo.ie',
+  'yahoo.se',
+  'yahoo.no',
+  'yahoo.dk',
+  'yahoo.fi',
+  'yahoo.gr',
+  'yahoo.pl',
+  'yahoo.ro',
+  'yahoo.at',
+  'yahoo.be',
+  'yahoo.nl',
+  'yahoo.ch',
+  'yahoo.pt',
+  'yahoo.cz',
+  'yahoo.hu',
+  'yahoo.com.tr',
+  'yahoo.co.il',
+  'yahoo.com.sg',
+  'yahoo.com.hk',
+  'yahoo.com.tw',
+  'yahoo.co.id',
+  'yahoo.com.ph',
+  'yahoo.com.my',
+  'yahoo.co.th',
+  'yahoo.com.vn',
+  'yahoo.co.za',
+  'ymail.com',
+  'rocketmail.com',
+];
 
 const configSchema = z.object({
   /** Interface `npm start` listens on. */
@@ -43,6 +102,47 @@ const configSchema = z.object({
   DEMO_ACCOUNT_CREDITS: integer(0, Number.MAX_SAFE_INTEGER).default(1000),
   /** Key that signs paging cursors (32+ characters); unset: a random one kept in the table. */
   CURSOR_SECRET: z.string().min(32).optional(),
+  /**
+   * Name we greet mail servers with. Must be a domain we own whose A record's reverse DNS matches the
+   * sending IP; the default is reserved (RFC 2606) so it can never be someone else's name.
+   */
+  SMTP_HELO_NAME: z.string().min(1).max(253).default('verifier.invalid'),
+  /** Envelope sender of probes (no message is ever sent); a mailbox at our own domain. */
+  SMTP_MAIL_FROM: z.string().min(3).max(254).default('probe@verifier.invalid'),
+  /** Port of mail servers: 25 on the internet; another value for tests and relays. */
+  SMTP_PORT: integer(1, 65_535).default(25),
+  /** Resolvers for MX lookups, comma-separated `ip` or `ip:port`; unset: the system's. */
+  DNS_SERVERS: list.optional(),
+  /** `host:port` of a SOCKS5 proxy for port-25 egress (AWS Lambda cannot send on 25 directly). */
+  SMTP_SOCKS_PROXY: z
+    .string()
+    .regex(/^[^\s:]+:\d{1,5}$/, 'must be host:port')
+    .optional(),
+  /** Concurrent SMTP sessions per MX host across every process. */
+  SMTP_MAX_SESSIONS_PER_MX: integer(1, 100).default(2),
+  /** Time budget of one verification or find, well inside the 45 s lookup deadline. */
+  SMTP_BUDGET_SECONDS: integer(1, 40).default(30),
+  /** Time a mail server gets for each reply (and to accept the connection). */
+  SMTP_STEP_TIMEOUT_SECONDS: integer(1, 30).default(10),
+  /** How long email find remembers a domain's catch-all status and working pattern. */
+  EMAIL_DOMAIN_CACHE_SECONDS: integer(0, 30 * 86_400).default(7 * 86_400),
+  /** Domains verify and find refuse with 422 email_unverifiable (comma-separated). */
+  UNSUPPORTED_EMAIL_DOMAINS: list.default(UNSUPPORTED_EMAIL_DOMAINS),
+  /**
+   * UNSAFE, tests only: exact `host:port` pairs of mail servers that may be dialled although they
+   * resolve to non-public addresses (loopback SMTP servers). Logged as a warning at start-up.
+   */
+  UNSAFE_SMTP_ALLOW_HOSTS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return parseAllowHosts(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** JSON object of operation id to price in credits, e.g. {"emails.verify":3}. */
   PRICE_OVERRIDES: priceOverrides.default({}),
 });

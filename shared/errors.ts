@@ -157,6 +157,28 @@ export class ServiceUnavailableError extends ApiError {
   }
 }
 
+/** Seconds a client is asked to wait when a mail server is at our concurrency limit. */
+export const CAPACITY_RETRY_AFTER_SECONDS = 10;
+
+export class CapacityExceededError extends ApiError {
+  constructor(message: string) {
+    super('capacity_exceeded', {
+      message: `${message} Retry later; no credits were used.`,
+      retryable: true,
+      headers: { 'Retry-After': String(CAPACITY_RETRY_AFTER_SECONDS) },
+    });
+  }
+}
+
+export class EmailUnverifiableError extends ApiError {
+  constructor(domain: string) {
+    super('email_unverifiable', {
+      message: `Mailboxes at ${domain} cannot be verified over SMTP; no credits were used.`,
+      retryable: false,
+    });
+  }
+}
+
 export class UpstreamTimeoutError extends ApiError {
   constructor(message = 'The lookup ran out of time.', cause?: unknown) {
     super('upstream_timeout', { message, retryable: true, cause });

@@ -45,6 +45,7 @@ export function createService(options: ServiceOptions) {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(options.config.LOG_LEVEL);
   const repositories = createRepositories(options.store, clock);
+  warnAboutUnsafeSettings(options.config, logger);
   const pipeline = new LookupPipeline({
     authenticator: new Authenticator(
       repositories.keys,
@@ -60,7 +61,7 @@ export function createService(options: ServiceOptions) {
   });
   const operations = registerOperations(
     options.operations ?? catalog,
-    options.runners({ store: options.store, clock, config: options.config }),
+    options.runners({ store: options.store, clock, config: options.config, logger }),
     options.config.PRICE_OVERRIDES,
   );
   const app = createRestApp({ operations, pipeline, logger, documentation: options.documentation });
@@ -72,4 +73,14 @@ export type Service = ReturnType<typeof createService>;
 /** The longest deadline of any operation: a pending ledger entry older than this is abandoned. */
 export function longestDeadlineMs(operations: readonly OperationDefinition[] = catalog): number {
   return Math.max(...operations.map((operation) => operation.runtime.timeoutMs));
+}
+
+/** Settings that weaken a security boundary are for tests; say so loudly wherever they are set. */
+function warnAboutUnsafeSettings(config: Config, logger: Logger): void {
+  if (config.UNSAFE_SMTP_ALLOW_HOSTS.size > 0) {
+    logger.warn(
+      { UNSAFE_SMTP_ALLOW_HOSTS: [...config.UNSAFE_SMTP_ALLOW_HOSTS] },
+      'UNSAFE_SMTP_ALLOW_HOSTS is set: these mail servers are dialled although their addresses are not public',
+    );
+  }
 }

@@ -64,3 +64,119 @@ export const disposableCheck = {
   runtime: { timeoutMs: 5_000, memoryMb: 256, needs: [] },
   statuses: [200, 400, 401, 403, 405, 406, 415, 429, 500, 503],
 } as const;
+
+export const verificationStatuses = ['valid', 'invalid', 'unverifiable'] as const;
+export const verificationReasons = [
+  'accepted',
+  'limited',
+  'rejected',
+  'catch_all',
+  'no_mx',
+  'mx_error',
+  'timeout',
+  'spam_block',
+] as const;
+export type VerificationStatus = (typeof verificationStatuses)[number];
+export type VerificationReason = (typeof verificationReasons)[number];
+
+const mxHost = z.string().max(253).nullable();
+
+export const verificationSchema = z.object({
+  email: z.string().min(3).max(254),
+  user: z.string().max(254).nullable(),
+  domain: z.string().min(3).max(253),
+  mx: mxHost,
+  status: z.enum(verificationStatuses),
+  reason: z.enum(verificationReasons),
+  isCatchAll: z.boolean(),
+  isDisposable: z.boolean(),
+});
+
+const EMAIL_STATUSES = [200, 400, 401, 402, 403, 404, 405, 406, 415, 422, 429, 500, 502, 503, 504] as const;
+/** Inside the 45 s tool deadline, with room for settlement. */
+const SMTP_RUNTIME = { timeoutMs: 40_000, memoryMb: 256, needs: ['smtp'] } as const;
+
+export const emailVerify = {
+  id: 'emails.verify',
+  family: 'emails',
+  group: 'emails-smtp',
+  summary: 'Verify that a mailbox exists',
+  description:
+    "Asks the recipient's mail server whether it accepts the address, without sending a message. " +
+    'valid: the server accepted it; invalid: rejected, or the domain has no mail server; unverifiable: the ' +
+    'server cannot confirm (catch-all domains, greylisting and rate limits, blocks of our sender, timeouts). ' +
+    'Conclusive answers and unverifiable ones keep the charge; our own failures are refunded. Mailboxes of ' +
+    'one consumer provider are unsupported (422 email_unverifiable, refunded).',
+  variants: [{ path: '/v1/emails/verify' }],
+  identifiers: [],
+  query: z.object({ email: emailParam }),
+  data: verificationSchema,
+  paging: 'none',
+  price: 2,
+  settlement: { chargedErrors: [] },
+  mcpTool: undefined,
+  runtime: SMTP_RUNTIME,
+  statuses: EMAIL_STATUSES,
+} as const;
+
+const nameParam = (name: string) =>
+  z
+    .string()
+    .min(1)
+    .max(64, `${name} must be at most 64 characters`)
+    .regex(/\p{L}/u, `${name} must contain a letter`);
+
+const DOMAIN = /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/i;
+
+export const findStatuses = ['found', 'catch_all', 'not_found', 'no_mx'] as const;
+
+export const emailFind = {
+  id: 'emails.find',
+  family: 'emails',
+  group: 'emails-smtp',
+  summary: 'Find an email address from a name and a domain',
+  description:
+    'Generates up to 16 candidate addresses from the name, most common patterns first, and verifies them ' +
+    'in one SMTP session until one is valid, the domain proves catch-all (no address is returned: it ' +
+    'accepts everything), or the domain has no mail server. Without lastName only first-name addresses ' +
+    'are tried. One charge covers all candidates; a search that finds nothing is charged.',
+  variants: [{ path: '/v1/emails/find' }],
+  identifiers: [],
+  query: z.object({
+    firstName: nameParam('firstName'),
+    lastName: nameParam('lastName').optional(),
+    domain: z
+      .string()
+      .min(3)
+      .max(253, 'domain must be at most 253 characters')
+      .regex(DOMAIN, 'domain must be letters and digits with dots and hyphens inside, e.g. example.com')
+      .transform((domain, ctx) => {
+        const normalized = normalizeEmailDomain(`x@${domain}`);
+        if (normalized === null) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'domain is not a valid domain name',
+            params: { detailCode: 'invalid_format' },
+          });
+          return z.NEVER;
+        }
+        return normalized;
+      }),
+  }),
+  data: z.object({
+    email: z.string().min(3).max(254).nullable(),
+    status: z.enum(findStatuses),
+    isCatchAll: z.boolean(),
+    isDisposable: z.boolean(),
+    candidatesChecked: z.number().int().min(0).max(16),
+    verification: z
+      .object({ mx: mxHost, status: z.enum(verificationStatuses), reason: z.enum(verificationReasons) })
+      .nullable(),
+  }),
+  paging: 'none',
+  price: 10,
+  settlement: { chargedErrors: [] },
+  mcpTool: undefined,
+  runtime: SMTP_RUNTIME,
+  statuses: EMAIL_STATUSES,
+} as const;

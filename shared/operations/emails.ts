@@ -1,21 +1,57 @@
 /**
- * Run functions of the email family.
+ * Run functions of the email family: the free disposable check, and verify and find over SMTP.
  */
-import type { disposableCheck } from '../../schemas/operations/emails.js';
+import type { disposableCheck, emailFind, emailVerify } from '../../schemas/operations/emails.js';
 import { type DisposableDomains, packagedDisposableDomains } from '../emails/disposable-domains.js';
+import { DomainMemory } from '../emails/domain-memory.js';
+import { findEmail } from '../emails/find-email.js';
+import { MxCapacity } from '../emails/mx-capacity.js';
+import { MxResolver } from '../emails/mx-resolver.js';
+import { type EmailCheckDependencies, verifyEmail } from '../emails/verify-email.js';
 import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
 
 export interface EmailDependencies {
   disposableDomains: DisposableDomains;
+  checks: EmailCheckDependencies & { memory: DomainMemory };
+}
+
+export function defaultEmailDependencies({ store, clock, config, logger }: RunnerRuntime): EmailDependencies {
+  const budgetMs = config.SMTP_BUDGET_SECONDS * 1000;
+  const [proxyHost, proxyPort] = config.SMTP_SOCKS_PROXY?.split(':') ?? [];
+  return {
+    disposableDomains: packagedDisposableDomains,
+    checks: {
+      disposableDomains: packagedDisposableDomains,
+      unsupportedDomains: new Set(config.UNSUPPORTED_EMAIL_DOMAINS),
+      budgetMs,
+      resolver: new MxResolver({ servers: config.DNS_SERVERS }),
+      // A lease outlives the longest session, so a crashed holder's slot frees itself soon after.
+      capacity: new MxCapacity(store, clock, config.SMTP_MAX_SESSIONS_PER_MX, budgetMs + 15_000),
+      memory: new DomainMemory(store, clock, config.EMAIL_DOMAIN_CACHE_SECONDS * 1000),
+      logger,
+      settings: {
+        heloName: config.SMTP_HELO_NAME,
+        mailFrom: config.SMTP_MAIL_FROM,
+        port: config.SMTP_PORT,
+        stepTimeoutMs: config.SMTP_STEP_TIMEOUT_SECONDS * 1000,
+        socksProxy: proxyHost && proxyPort ? { host: proxyHost, port: Number(proxyPort) } : undefined,
+        allowHosts: config.UNSAFE_SMTP_ALLOW_HOSTS,
+      },
+    },
+  };
 }
 
 export function createRunners(
-  _runtime: RunnerRuntime,
-  deps: EmailDependencies = { disposableDomains: packagedDisposableDomains },
-): RunnerMap<typeof disposableCheck> {
+  runtime: RunnerRuntime,
+  deps: EmailDependencies = defaultEmailDependencies(runtime),
+): RunnerMap<typeof disposableCheck | typeof emailVerify | typeof emailFind> {
   return {
     'emails.disposable': async ({ email }) => ({
       data: { domain: email.domain, isDisposable: deps.disposableDomains.has(email.domain) },
     }),
+    'emails.verify': async ({ email }, { signal }) => ({
+      data: await verifyEmail(deps.checks, email, signal),
+    }),
+    'emails.find': async (input, { signal }) => ({ data: await findEmail(deps.checks, input, signal) }),
   };
 }

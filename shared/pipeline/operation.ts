@@ -6,6 +6,7 @@ import type { OperationDefinition } from '../../schemas/catalog.js';
 import type { RunMeta } from '../../schemas/envelope.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
 import type { Store } from '../store/dynamo.js';
 
 export interface RunContext {
@@ -27,6 +28,7 @@ export interface RunnerRuntime {
   store: Store;
   clock: Clock;
   config: Config;
+  logger: Logger;
 }
 
 export type Runner<Input = never> = (input: Input, context: RunContext) => Promise<RunResult>;

@@ -30,6 +30,10 @@ export const itemKeys = {
   }),
   ledgerPrefix: 'LEDGER#',
   cursor: (cursorId: string): ItemKey => ({ pk: `CURSOR#${cursorId}`, sk: 'CURSOR' }),
+  /** One of the concurrency slots of an MX host (emails/mx-capacity.ts). */
+  mxSlot: (host: string, slot: number): ItemKey => ({ pk: `MXSLOT#${host}`, sk: `SLOT#${slot}` }),
+  /** What the last email find learned about a domain: catch-all, and the pattern that worked. */
+  emailDomain: (domain: string): ItemKey => ({ pk: `EMAILDOMAIN#${domain}`, sk: 'EMAILDOMAIN' }),
   /** Service-wide settings kept in the table (e.g. the generated cursor secret). */
   setting: (name: string): ItemKey => ({ pk: `SETTING#${name}`, sk: 'SETTING' }),
 } as const;
@@ -44,4 +48,6 @@ export const itemTypes = {
   ledger: 'ledger',
   cursor: 'cursor',
   setting: 'setting',
+  mxSlot: 'mxSlot',
+  emailDomain: 'emailDomain',
 } as const;

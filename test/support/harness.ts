@@ -7,7 +7,7 @@ import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { type NewAccount, provisionAccount } from '../../shared/accounts/provisioning.js';
 import type { Clock } from '../../shared/clock.js';
 import { loadConfig } from '../../shared/config.js';
-import { createLogger } from '../../shared/logger.js';
+import { createLogger, type Logger } from '../../shared/logger.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import type { Runner } from '../../shared/pipeline/operation.js';
 import { createService } from '../../shared/service.js';
@@ -25,6 +25,8 @@ export interface HarnessOptions {
   /** An already running DynamoDB endpoint (restart tests); a fresh in-memory one otherwise. */
   endpoint?: string;
   table?: string;
+  /** Read the logs back (silent by default). */
+  logger?: Logger;
 }
 
 export async function startHarness(options: HarnessOptions = {}) {
@@ -42,7 +44,7 @@ export async function startHarness(options: HarnessOptions = {}) {
     config,
     store,
     clock,
-    logger: createLogger('silent'),
+    logger: options.logger ?? createLogger('silent'),
     runners: (runtime) => ({
       ...createAllRunners(runtime),
       'test.priced': pricedRunner as Runner<never>,

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { expect, it } from 'vitest';
 import { endpointTable, replaceBlock } from '../../scripts/endpoint-table.js';
 
-it('lists every catalog path with its parameters, price, paging and MCP tool', async () => {
+it('lists every catalog path with its parameters, price and paging', async () => {
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
   expect(replaceBlock(readme, endpointTable())).toBe(readme);
   expect(readme).toContain('| `GET /v1/profiles/details/by-id` | `publicId` | 2 |');

@@ -1,0 +1,775 @@
+/**
+ * One SMTP dialogue with one mail-exchanger address, for recipient verification only.
+ *
+ * The caller has already resolved the MX host and checked every address (the MX guard); this
+ * module never resolves a name for the target: `address` must be an IP literal and is dialled
+ * as given (through SOCKS5 it is sent to the proxy as an IP too, so the proxy resolves nothing).
+ * Only an operator-configured SOCKS proxy host may be a name.
+ *
+ * The dialogue: banner (220) → EHLO (HELO when EHLO is refused with 5xx) → STARTTLS when
+ * offered, then EHLO again → MAIL FROM / RCPT TO / RSET as the caller asks → QUIT. There is no
+ * DATA command and no way to send one: addresses are checked for CR, LF and angle brackets so
+ * that a crafted address cannot smuggle a command onto the wire either.
+ *
+ * One command at a time (no PIPELINING): round-trip counts stay honest and every reply belongs
+ * to exactly one command. Calls made while another is in flight are queued, never interleaved.
+ *
+ * Failures are typed and carry the step they happened in:
+ * - `SmtpTimeoutError`: a step exceeded its own timeout (connect, greeting, or any command).
+ * - `SmtpAbortedError`: the caller's AbortSignal fired. Deliberately not a timeout: the signal
+ *   may be an overall budget (then `cause` is the signal's reason, a `TimeoutError`
+ *   DOMException for `AbortSignal.timeout`) or a cancelled request, and only the caller knows
+ *   which verdict that deserves.
+ * - `SmtpConnectionError`: refused, reset, or closed by the server mid-dialogue; `cause` is the
+ *   socket error when there is one.
+ * - `SmtpProtocolError`: the server said something we cannot use (an unexpected banner or
+ *   greeting reply, a malformed, oversized or unsolicited reply); `reply` is kept when there
+ *   is one, so a 554 banner naming a blocklist can still be classified.
+ * Every failure destroys the socket; the session is then closed for good.
+ *
+ * TLS: certificate errors do not fail verification by default (`tlsRejectUnauthorized`
+ * false). MX certificates are often self-signed, expired or issued for another name, and
+ * sending MTAs accept them too (opportunistic TLS, RFC 3207 §4.1 / RFC 7435); we send no
+ * message content, so encryption protects only the addresses probed. `tlsAuthorized` reports
+ * what the certificate check said, for logs.
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+import { SocksClient } from 'socks';
+
+/** One parsed server reply. */
+export interface SmtpReply {
+  /** The three-digit reply code (RFC 5321 §4.2). */
+  readonly code: number;
+  /**
+   * The RFC 3463 status code (`class.subject.detail`) from the start of the first line, or null.
+   * Never invented from the basic code; ignored when its class disagrees with the reply code
+   * (a text starting with an IP address such as `5.1.2.3` is not a status code).
+   */
+  readonly enhancedCode: string | null;
+  /** Each line's text after the code and separator, as received. */
+  readonly lines: string[];
+  /** The lines without the repeated enhanced code, joined by one space: for logs and matching. */
+  readonly text: string;
+}
+
+/** Where a session was when something happened. */
+export type SmtpStep =
+  | 'connect'
+  | 'greeting'
+  | 'ehlo'
+  | 'helo'
+  | 'starttls'
+  | 'tls'
+  | 'mail'
+  | 'rcpt'
+  | 'rset'
+  | 'quit';
+
+export interface SmtpTimeouts {
+  /** TCP connect, plus the SOCKS5 handshake when a proxy is used. */
+  readonly connectMs: number;
+  /** From connected to the complete 220 banner. */
+  readonly greetingMs: number;
+  /** Each command's reply (EHLO, HELO, STARTTLS, MAIL, RCPT, RSET, QUIT) and the TLS handshake. */
+  readonly commandMs: number;
+}
+
+export interface SmtpSessionOptions {
+  /** An IP literal, already checked by the caller's MX guard. Names are refused. */
+  readonly address: string;
+  readonly port: number;
+  /** The MX host name: TLS SNI (unless it is an IP literal) and error messages. */
+  readonly serverName: string;
+  /** Our EHLO/HELO name: a domain we own whose reverse DNS matches our egress address. */
+  readonly heloName: string;
+  readonly timeouts: SmtpTimeouts;
+  /** Aborts whatever is in flight (SmtpAbortedError) and closes the session. */
+  readonly signal: AbortSignal;
+  /** SOCKS5 egress (no authentication). The target IP is sent to it as an IP. */
+  readonly socksProxy?: { readonly host: string; readonly port: number } | undefined;
+  /**
+   * Fail the session on an invalid server certificate. Default false: see the module header.
+   */
+  readonly tlsRejectUnauthorized?: boolean;
+}
+
+/**
+ * RFC 5321 §4.5.3.1.5 caps a reply line at 512 octets; real servers exceed it a little (long
+ * Microsoft and Google texts), so 8 KiB leaves room and still bounds what we buffer.
+ */
+export const SMTP_MAX_LINE_BYTES = 8 * 1024;
+/** A whole reply, all lines: a hostile server cannot make us buffer more than this. */
+export const SMTP_MAX_REPLY_BYTES = 64 * 1024;
+/** RFC 5321 §4.5.3.1.3: a path is at most 256 octets including the angle brackets. */
+const MAX_PATH_LENGTH = 254;
+
+export interface SmtpErrorOptions {
+  cause?: unknown;
+}
+
+/** Base of every failure of a session: always says in which step it happened. */
+export abstract class SmtpError extends Error {
+  readonly step: SmtpStep;
+
+  constructor(step: SmtpStep, message: string, options: SmtpErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.step = step;
+  }
+}
+
+/** Refused, reset, or closed by the server (or by us) before the step completed. */
+export class SmtpConnectionError extends SmtpError {}
+
+/** A step took longer than its own timeout; the socket has been destroyed. */
+export class SmtpTimeoutError extends SmtpError {
+  readonly timeoutMs: number;
+
+  constructor(step: SmtpStep, timeoutMs: number, options: SmtpErrorOptions = {}) {
+    super(step, `No answer within ${timeoutMs} ms during ${step}.`, options);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The caller's AbortSignal fired; `cause` is the signal's reason. */
+export class SmtpAbortedError extends SmtpError {
+  constructor(step: SmtpStep, options: SmtpErrorOptions = {}) {
+    super(step, `The SMTP session was aborted during ${step}.`, options);
+  }
+}
+
+export type SmtpProtocolProblem =
+  /** A well-formed reply with a code this step cannot continue with (e.g. a 554 banner). */
+  | 'unexpected_reply'
+  /** A line that is not `NNN[ -]text`, or a multi-line reply whose codes disagree. */
+  | 'malformed_reply'
+  | 'line_too_long'
+  | 'reply_too_large'
+  /** A reply nobody asked for (e.g. a 421 while idle, or bytes trailing another reply). */
+  | 'unsolicited_reply'
+  /** Bytes after the STARTTLS 220, before the handshake: a command-injection attempt. */
+  | 'data_after_starttls';
+
+export class SmtpProtocolError extends SmtpError {
+  readonly problem: SmtpProtocolProblem;
+  /** The offending reply when one was parsed. */
+  readonly reply: SmtpReply | null;
+
+  constructor(
+    step: SmtpStep,
+    problem: SmtpProtocolProblem,
+    message: string,
+    options: SmtpErrorOptions & { reply?: SmtpReply | null } = {},
+  ) {
+    super(step, message, options);
+    this.problem = problem;
+    this.reply = options.reply ?? null;
+  }
+}
+
+/** `class.subject.detail` at the very start of a text, followed by a space or the end. */
+const ENHANCED_CODE_PATTERN = /^([245])\.(\d{1,3})\.(\d{1,3})(?=\s|$)/;
+/** RFC 5321 §4.2: a code, then a space (last line), a hyphen (more lines follow) or nothing. */
+const REPLY_LINE_PATTERN = /^([2-5]\d\d)(?:([ -])(.*))?$/s;
+
+function enhancedCodeOf(code: number, firstLine: string): string | null {
+  const match = ENHANCED_CODE_PATTERN.exec(firstLine);
+  if (!match || match[1] !== String(code).charAt(0)) return null;
+  return `${match[1]}.${match[2]}.${match[3]}`;
+}
+
+function buildReply(code: number, lines: string[]): SmtpReply {
+  const enhancedCode = enhancedCodeOf(code, lines[0] ?? '');
+  // Servers repeat the enhanced code on every line (RFC 2034 §4); it is kept once, in its field.
+  const strip = (line: string): string =>
+    enhancedCode !== null && enhancedCodeOf(code, line) === enhancedCode
+      ? line.slice(enhancedCode.length)
+      : line;
+  const text = lines.map(strip).join(' ').replace(/\s+/g, ' ').trim();
+  return { code, enhancedCode, lines, text };
+}
+
+class ReplyFormatError extends Error {
+  constructor(
+    readonly problem: SmtpProtocolProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Incremental reply parser with the size guards; bytes in, complete replies out. */
+class ReplyReader {
+  private pending: Buffer = Buffer.alloc(0);
+  private lines: string[] = [];
+  private code = 0;
+  private replyBytes = 0;
+
+  /** True when part of a reply has been received but not its last line. */
+  get hasBufferedBytes(): boolean {
+    return this.pending.length > 0 || this.lines.length > 0;
+  }
+
+  /** Throws ReplyFormatError; the reader is unusable afterwards (the session is torn down). */
+  push(chunk: Buffer): SmtpReply[] {
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    const replies: SmtpReply[] = [];
+    for (;;) {
+      const end = this.pending.indexOf(0x0a);
+      if (end < 0) break;
+      if (end > SMTP_MAX_LINE_BYTES) {
+        throw new ReplyFormatError(
+          'line_too_long',
+          `A reply line is longer than ${SMTP_MAX_LINE_BYTES} bytes.`,
+        );
+      }
+      const raw = this.pending.subarray(0, end);
+      this.pending = this.pending.subarray(end + 1);
+      this.replyBytes += end + 1;
+      if (this.replyBytes > SMTP_MAX_REPLY_BYTES) {
+        throw new ReplyFormatError(
+          'reply_too_large',
+          `A reply is larger than ${SMTP_MAX_REPLY_BYTES} bytes.`,
+        );
+      }
+      const reply = this.line(raw.toString('utf8').replace(/\r$/, ''));
+      if (reply) replies.push(reply);
+    }
+    // A line that never ends must not grow without bound either.
+    if (this.pending.length > SMTP_MAX_LINE_BYTES) {
+      throw new ReplyFormatError(
+        'line_too_long',
+        `A reply line is longer than ${SMTP_MAX_LINE_BYTES} bytes.`,
+      );
+    }
+    return replies;
+  }
+
+  private line(line: string): SmtpReply | null {
+    const match = REPLY_LINE_PATTERN.exec(line);
+    if (!match) {
+      throw new ReplyFormatError(
+        'malformed_reply',
+        `Not an SMTP reply line: ${JSON.stringify(line.slice(0, 80))}.`,
+      );
+    }
+    const code = Number(match[1]);
+    if (this.lines.length > 0 && code !== this.code) {
+      throw new ReplyFormatError(
+        'malformed_reply',
+        `A multi-line reply changed its code from ${this.code} to ${code}.`,
+      );
+    }
+    this.code = code;
+    this.lines.push(match[3] ?? '');
+    if (match[2] === '-') return null;
+    const reply = buildReply(code, this.lines);
+    this.lines = [];
+    this.replyBytes = 0;
+    return reply;
+  }
+}
+
+/**
+ * Parses one complete reply as it appears on the wire (CRLF or LF line ends), with the same
+ * rules and limits as a live session. For tests, fixtures and logs.
+ */
+export function parseSmtpReply(wire: string): SmtpReply {
+  const reader = new ReplyReader();
+  const text = wire.endsWith('\n') ? wire : `${wire}\r\n`;
+  const replies = reader.push(Buffer.from(text, 'utf8'));
+  const [reply] = replies;
+  if (!reply || replies.length > 1 || reader.hasBufferedBytes) {
+    throw new TypeError('Expected exactly one complete SMTP reply.');
+  }
+  return reply;
+}
+
+/** Refuses anything that could end the command line early or leave the angle brackets. */
+function assertPath(address: string, allowEmpty: boolean): void {
+  if (address.length === 0 && allowEmpty) return;
+  if (address.length === 0 || address.length > MAX_PATH_LENGTH || /[\s<>\p{Cc}]/u.test(address)) {
+    throw new TypeError(
+      `Refusing to send the address ${JSON.stringify(address.slice(0, 80))} in an SMTP command.`,
+    );
+  }
+}
+
+function assertOptions(options: SmtpSessionOptions): void {
+  if (net.isIP(options.address) === 0) {
+    // The MX guard has checked addresses, not names: dialling a name here would bypass it.
+    throw new TypeError(`SmtpSession dials IP addresses only, got ${JSON.stringify(options.address)}.`);
+  }
+  if (!Number.isInteger(options.port) || options.port < 1 || options.port > 65535) {
+    throw new TypeError(`Invalid SMTP port ${options.port}.`);
+  }
+  if (!/^[^\s\p{Cc}]{1,255}$/u.test(options.heloName)) {
+    throw new TypeError(`Invalid HELO name ${JSON.stringify(options.heloName)}.`);
+  }
+  for (const [name, value] of Object.entries(options.timeouts)) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new TypeError(`Invalid SMTP timeout ${name}: ${value}.`);
+    }
+  }
+}
+
+function isPositive(reply: SmtpReply): boolean {
+  return reply.code >= 200 && reply.code < 300;
+}
+
+function describe(reply: SmtpReply): string {
+  return `${reply.code} ${reply.text}`.slice(0, 200);
+}
+
+/** TCP (optionally through SOCKS5) to the target, bounded by connectMs and the signal. */
+function connect(options: SmtpSessionOptions): Promise<net.Socket> {
+  const { address, port, socksProxy, signal } = options;
+  const timeoutMs = options.timeouts.connectMs;
+  const where = socksProxy
+    ? `${address}:${port} through SOCKS5 ${socksProxy.host}:${socksProxy.port}`
+    : `${address}:${port}`;
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const startedAt = performance.now();
+    // Our own socket even through SOCKS (existing_socket), so a timeout or abort can destroy it.
+    const socket = net.connect({
+      host: socksProxy?.host ?? address,
+      port: socksProxy?.port ?? port,
+      noDelay: true,
+    });
+    const finish = (error?: SmtpError): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      socket.off('error', onError);
+      socket.off('close', onClose);
+      if (error) {
+        socket.destroy();
+        reject(error);
+      } else {
+        resolve(socket);
+      }
+    };
+    const onAbort = (): void => finish(new SmtpAbortedError('connect', { cause: signal.reason }));
+    const onError = (error: Error): void =>
+      finish(
+        new SmtpConnectionError('connect', `Could not connect to ${where}: ${error.message}`, {
+          cause: error,
+        }),
+      );
+    const onClose = (): void =>
+      finish(new SmtpConnectionError('connect', `The connection to ${where} closed.`));
+    const timer = setTimeout(() => finish(new SmtpTimeoutError('connect', timeoutMs)), timeoutMs);
+    signal.addEventListener('abort', onAbort, { once: true });
+    socket.on('error', onError);
+    socket.on('close', onClose);
+    socket.once('connect', () => {
+      if (!socksProxy) {
+        finish();
+        return;
+      }
+      SocksClient.createConnection({
+        existing_socket: socket,
+        proxy: { host: socksProxy.host, port: socksProxy.port, type: 5 },
+        command: 'connect',
+        destination: { host: address, port },
+        // Our own timer is the real bound; this only keeps the library's from outliving it.
+        timeout: Math.max(1, Math.ceil(timeoutMs - (performance.now() - startedAt))),
+      }).then(
+        () => finish(),
+        (error: unknown) =>
+          finish(
+            new SmtpConnectionError(
+              'connect',
+              `The SOCKS5 proxy did not connect ${where}: ${error instanceof Error ? error.message : String(error)}`,
+              { cause: error },
+            ),
+          ),
+      );
+    });
+  });
+}
+
+interface Pending {
+  readonly step: SmtpStep;
+  /** False while waiting for the TLS handshake: any reply then is unsolicited. */
+  readonly expectsReply: boolean;
+  readonly timer: NodeJS.Timeout;
+  resolve(reply: SmtpReply | null): void;
+  reject(error: SmtpError): void;
+}
+
+export class SmtpSession {
+  readonly address: string;
+  readonly port: number;
+  readonly serverName: string;
+
+  private readonly options: SmtpSessionOptions;
+  private socket: net.Socket;
+  /** The plain socket under TLS, destroyed with it. */
+  private plainSocket: net.Socket | null = null;
+  private reader = new ReplyReader();
+  private pending: Pending | null = null;
+  /** Why the session can no longer talk; set once, by the first failure or by close(). */
+  private terminal: SmtpError | null = null;
+  private step: SmtpStep = 'greeting';
+  /** Serializes commands: one on the wire at a time. */
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly onAbort = (): void => {
+    this.fail(new SmtpAbortedError(this.step, { cause: this.options.signal.reason }));
+  };
+  private readonly onData = (chunk: Buffer): void => this.receive(chunk);
+  private readonly onError = (error: Error): void => {
+    this.fail(
+      new SmtpConnectionError(
+        this.step,
+        `Connection to ${this.describeServer()} failed during ${this.step}: ${error.message}`,
+        {
+          cause: error,
+        },
+      ),
+    );
+  };
+  private readonly onClose = (): void => {
+    this.fail(
+      new SmtpConnectionError(
+        this.step,
+        `${this.describeServer()} closed the connection during ${this.step}.`,
+      ),
+    );
+  };
+
+  #roundTrips = 0;
+  #recipientsSinceReset = 0;
+  #secure = false;
+  #tlsAuthorized: boolean | null = null;
+  #tlsAuthorizationError: string | null = null;
+  #extensions: ReadonlySet<string> = new Set();
+  #greeting: 'EHLO' | 'HELO' = 'EHLO';
+  #banner: SmtpReply | null = null;
+
+  private constructor(socket: net.Socket, options: SmtpSessionOptions) {
+    this.options = options;
+    this.address = options.address;
+    this.port = options.port;
+    this.serverName = options.serverName;
+    this.socket = socket;
+    this.listen(socket);
+    options.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /**
+   * Connects, reads the banner, greets (EHLO, or HELO when EHLO is refused with 5xx) and
+   * upgrades with STARTTLS when offered. Throws an SmtpError subclass (a TypeError for invalid
+   * options, before any connection); never leaves a socket open.
+   */
+  static async open(options: SmtpSessionOptions): Promise<SmtpSession> {
+    assertOptions(options);
+    if (options.signal.aborted) throw new SmtpAbortedError('connect', { cause: options.signal.reason });
+    const session = new SmtpSession(await connect(options), options);
+    try {
+      // The signal may have fired between the connect and the listener above.
+      if (options.signal.aborted) session.onAbort();
+      await session.handshake();
+      return session;
+    } catch (error) {
+      session.close();
+      throw error;
+    }
+  }
+
+  /** Commands sent that waited for a reply, plus the banner (the TLS handshake is not counted). */
+  get roundTrips(): number {
+    return this.#roundTrips;
+  }
+
+  /** RCPT commands sent since the session opened or the last successful RSET. */
+  get recipientsSinceReset(): number {
+    return this.#recipientsSinceReset;
+  }
+
+  /** True once STARTTLS has completed. */
+  get secure(): boolean {
+    return this.#secure;
+  }
+
+  /** Whether the server certificate verified (null without TLS); informational by default. */
+  get tlsAuthorized(): boolean | null {
+    return this.#tlsAuthorized;
+  }
+
+  /** Why the certificate did not verify (e.g. `DEPTH_ZERO_SELF_SIGNED_CERT`), for logs. */
+  get tlsAuthorizationError(): string | null {
+    return this.#tlsAuthorizationError;
+  }
+
+  /** EHLO keywords from the latest greeting, upper case; empty after HELO. */
+  get extensions(): ReadonlySet<string> {
+    return this.#extensions;
+  }
+
+  /** Which greeting the server accepted. */
+  get greeting(): 'EHLO' | 'HELO' {
+    return this.#greeting;
+  }
+
+  /** The 220 banner. */
+  get banner(): SmtpReply {
+    if (!this.#banner) throw new Error('The session has no banner before open() completes.');
+    return this.#banner;
+  }
+
+  /** True once the session failed or was closed; every later command throws. */
+  get closed(): boolean {
+    return this.terminal !== null;
+  }
+
+  /** `MAIL FROM:<address>`; an empty address sends the null reverse-path `<>`. */
+  mailFrom(address: string): Promise<SmtpReply> {
+    assertPath(address, true);
+    return this.command('mail', `MAIL FROM:<${address}>`);
+  }
+
+  /** `RCPT TO:<address>`; the reply is returned whatever its code, for the classifier. */
+  rcptTo(address: string): Promise<SmtpReply> {
+    assertPath(address, false);
+    return this.command('rcpt', `RCPT TO:<${address}>`, () => {
+      // Counted when sent: limits such as Outlook's second-RCPT 452 count attempts.
+      this.#recipientsSinceReset += 1;
+    });
+  }
+
+  /** `RSET`: ends the transaction; a 2xx reply resets `recipientsSinceReset`. */
+  async rset(): Promise<SmtpReply> {
+    const reply = await this.command('rset', 'RSET');
+    if (isPositive(reply)) this.#recipientsSinceReset = 0;
+    return reply;
+  }
+
+  /**
+   * `QUIT`, best effort, then close. Resolves with the reply, or null when the session was
+   * already closed or the server did not answer in time; never throws.
+   */
+  async quit(): Promise<SmtpReply | null> {
+    if (this.terminal) return null;
+    try {
+      return await this.command('quit', 'QUIT');
+    } catch {
+      return null;
+    } finally {
+      this.close();
+    }
+  }
+
+  /** Destroys the connection now; idempotent. A command in flight rejects. */
+  close(): void {
+    this.fail(new SmtpConnectionError(this.step, 'The session was closed by the client.'));
+  }
+
+  private async handshake(): Promise<void> {
+    const banner = await this.exchange('greeting', null, this.options.timeouts.greetingMs);
+    this.#banner = banner;
+    if (banner.code !== 220) {
+      throw new SmtpProtocolError(
+        'greeting',
+        'unexpected_reply',
+        `${this.describeServer()} greeted with ${describe(banner)}.`,
+        {
+          reply: banner,
+        },
+      );
+    }
+    await this.hello(true);
+    if (this.#extensions.has('STARTTLS')) await this.startTls();
+  }
+
+  private async hello(allowHelo: boolean): Promise<void> {
+    const ehlo = await this.command('ehlo', `EHLO ${this.options.heloName}`);
+    if (isPositive(ehlo)) {
+      // The first line is the server's name; each further line is one extension keyword.
+      this.#extensions = new Set(
+        ehlo.lines.slice(1).map((line) => (line.trim().split(/\s+/)[0] ?? '').toUpperCase()),
+      );
+      this.#greeting = 'EHLO';
+      return;
+    }
+    // RFC 5321 §3.2: a server that does not know EHLO answers 5xx; a 4xx is not a refusal of EHLO.
+    if (allowHelo && ehlo.code >= 500) {
+      const helo = await this.command('helo', `HELO ${this.options.heloName}`);
+      if (isPositive(helo)) {
+        this.#extensions = new Set();
+        this.#greeting = 'HELO';
+        return;
+      }
+      throw new SmtpProtocolError('helo', 'unexpected_reply', `HELO was refused: ${describe(helo)}.`, {
+        reply: helo,
+      });
+    }
+    throw new SmtpProtocolError('ehlo', 'unexpected_reply', `EHLO was refused: ${describe(ehlo)}.`, {
+      reply: ehlo,
+    });
+  }
+
+  private async startTls(): Promise<void> {
+    const reply = await this.command('starttls', 'STARTTLS');
+    // RFC 3207 §4: after a refusal the client may go on in plain text. We do: no message content
+    // is sent, and a refusal is the server's choice, not a verdict on the mailbox.
+    if (reply.code !== 220) return;
+    if (this.reader.hasBufferedBytes) {
+      // Plain text after the 220 would be read as if it came over TLS (the STARTTLS command
+      // injection of CVE-2011-0411): the session ends instead.
+      const error = new SmtpProtocolError(
+        'starttls',
+        'data_after_starttls',
+        'Plain-text bytes followed the STARTTLS reply.',
+      );
+      this.fail(error);
+      throw error;
+    }
+    const plain = this.socket;
+    this.unlisten(plain);
+    // Errors surface on the TLS socket; this only keeps a late one on the plain socket harmless.
+    plain.on('error', () => {});
+    const secure = tls.connect({
+      socket: plain,
+      // SNI takes host names only (RFC 6066 §3); an IP literal serverName sends none.
+      servername: net.isIP(this.serverName) === 0 ? this.serverName : undefined,
+      rejectUnauthorized: this.options.tlsRejectUnauthorized ?? false,
+    });
+    this.plainSocket = plain;
+    this.socket = secure;
+    this.reader = new ReplyReader();
+    this.listen(secure);
+    await this.wait('tls', this.options.timeouts.commandMs, false, () => {
+      secure.once('secureConnect', () => this.settle(null));
+    });
+    this.#secure = true;
+    this.#tlsAuthorized = secure.authorized;
+    const authorizationError: unknown = secure.authorizationError;
+    this.#tlsAuthorizationError =
+      authorizationError === undefined || authorizationError === null ? null : String(authorizationError);
+    // RFC 3207 §4.2: everything learnt before TLS is discarded; greet again, EHLO only.
+    this.#extensions = new Set();
+    await this.hello(false);
+  }
+
+  private command(step: SmtpStep, line: string, onSend?: () => void): Promise<SmtpReply> {
+    const run = (): Promise<SmtpReply> => this.exchange(step, line, this.options.timeouts.commandMs, onSend);
+    const result = this.tail.then(run, run);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Sends one line (or nothing, for the banner) and waits for exactly one reply. */
+  private async exchange(
+    step: SmtpStep,
+    line: string | null,
+    timeoutMs: number,
+    onSend?: () => void,
+  ): Promise<SmtpReply> {
+    const reply = await this.wait(step, timeoutMs, true, () => {
+      this.#roundTrips += 1;
+      onSend?.();
+      if (line !== null) this.socket.write(`${line}\r\n`);
+    });
+    if (!reply) throw new Error('A reply wait resolved without a reply.');
+    return reply;
+  }
+
+  private wait(
+    step: SmtpStep,
+    timeoutMs: number,
+    expectsReply: boolean,
+    start: () => void,
+  ): Promise<SmtpReply | null> {
+    if (this.terminal) return Promise.reject(this.closedError(step));
+    this.step = step;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.fail(new SmtpTimeoutError(step, timeoutMs)), timeoutMs);
+      this.pending = { step, expectsReply, timer, resolve, reject };
+      start();
+    });
+  }
+
+  private settle(reply: SmtpReply | null): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = null;
+    clearTimeout(pending.timer);
+    pending.resolve(reply);
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.terminal) return;
+    let replies: SmtpReply[];
+    try {
+      replies = this.reader.push(chunk);
+    } catch (error) {
+      if (!(error instanceof ReplyFormatError)) throw error;
+      this.fail(new SmtpProtocolError(this.step, error.problem, error.message));
+      return;
+    }
+    for (const reply of replies) {
+      if (this.pending?.expectsReply) {
+        this.settle(reply);
+        continue;
+      }
+      // Without pipelining, a second reply can only be out of turn: the next command's answer
+      // would be misattributed, so the session ends here with the reply kept for the caller.
+      this.fail(
+        new SmtpProtocolError(this.step, 'unsolicited_reply', `Unsolicited reply: ${describe(reply)}.`, {
+          reply,
+        }),
+      );
+      return;
+    }
+  }
+
+  /** First failure wins: records it, destroys the sockets, rejects the command in flight. */
+  private fail(error: SmtpError): void {
+    if (this.terminal) return;
+    this.terminal = error;
+    this.options.signal.removeEventListener('abort', this.onAbort);
+    this.socket.destroy();
+    this.plainSocket?.destroy();
+    const pending = this.pending;
+    if (pending) {
+      this.pending = null;
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+  }
+
+  /** The error for a command attempted after the session ended, labelled with that command. */
+  private closedError(step: SmtpStep): SmtpError {
+    const terminal = this.terminal;
+    if (terminal instanceof SmtpAbortedError) return new SmtpAbortedError(step, { cause: terminal.cause });
+    if (terminal instanceof SmtpProtocolError && terminal.reply) {
+      return new SmtpProtocolError(step, terminal.problem, terminal.message, {
+        reply: terminal.reply,
+        cause: terminal,
+      });
+    }
+    return new SmtpConnectionError(step, `The session is closed: ${terminal?.message ?? 'unknown reason'}`, {
+      cause: terminal,
+    });
+  }
+
+  private listen(socket: net.Socket): void {
+    socket.on('data', this.onData);
+    socket.on('error', this.onError);
+    socket.on('close', this.onClose);
+  }
+
+  private unlisten(socket: net.Socket): void {
+    socket.off('data', this.onData);
+    socket.off('error', this.onError);
+    socket.off('close', this.onClose);
+  }
+
+  private describeServer(): string {
+    return `${this.serverName} (${this.address}:${this.port})`;
+  }
+}

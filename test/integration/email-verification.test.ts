@@ -1,0 +1,328 @@
+/**
+ * Email verify and find through the real app against real servers on loopback: a DNS server
+ * (dns2) answering MX, null MX, no MX and SERVFAIL, and SMTP servers that accept, reject, greylist,
+ * block, are catch-all, drop the connection, stall, and refuse a second recipient. Each case checks
+ * the exact verification object, the charge or refund, and the ledger entry.
+ */
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../shared/logger.js';
+import { expectError } from '../support/assertions.js';
+import { type DnsServerHandle, startDnsServer } from '../support/dns-server.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { ADDRESSES, type MailServers, startMailServers } from '../support/mail-servers.js';
+
+let dns: DnsServerHandle;
+let mail: MailServers;
+let harness: Harness;
+
+const host = (address: string) => ({ a: [address] });
+const zone = {
+  'accept.test': { mx: [[10, 'mx.accept.test']] as [number, string][] },
+  'mx.accept.test': host(ADDRESSES.smtp),
+  'catchall.test': { mx: [[10, 'mx.catchall.test']] as [number, string][] },
+  'mx.catchall.test': host(ADDRESSES.smtp),
+  'greylist.test': { mx: [[10, 'mx.greylist.test']] as [number, string][] },
+  'mx.greylist.test': host(ADDRESSES.smtp),
+  'blocked.test': { mx: [[10, 'mx.blocked.test']] as [number, string][] },
+  'mx.blocked.test': host(ADDRESSES.smtp),
+  'limit.test': { mx: [[10, 'mx.limit.test']] as [number, string][] },
+  'mx.limit.test': host(ADDRESSES.smtp),
+  'stall.test': { mx: [[10, 'mx.stall.test']] as [number, string][] },
+  'mx.stall.test': host(ADDRESSES.stall),
+  'drop.test': { mx: [[10, 'mx.drop.test']] as [number, string][] },
+  'mx.drop.test': host(ADDRESSES.drop),
+  // The lowest preference does not answer (it stalls); the next one does.
+  'fallback.test': {
+    mx: [
+      [5, 'mx.stall.test'],
+      [10, 'mx.accept.test'],
+    ] as [number, string][],
+  },
+  'nullmx.test': { mx: [[0, '.']] as [number, string][] },
+  'nomail.test': {},
+  'implicit.test': host(ADDRESSES.smtp),
+  'servfail.test': { rcode: 'SERVFAIL' as const },
+  'private.test': { mx: [[10, 'mx.private.test']] as [number, string][] },
+  'mx.private.test': host('10.0.0.1'),
+};
+
+beforeAll(async () => {
+  mail = await startMailServers();
+  dns = await startDnsServer(zone);
+  harness = await startHarness({
+    env: {
+      DNS_SERVERS: dns.address,
+      SMTP_PORT: String(mail.port),
+      UNSAFE_SMTP_ALLOW_HOSTS: mail.allowHosts,
+      SMTP_STEP_TIMEOUT_SECONDS: '1',
+      SMTP_BUDGET_SECONDS: '8',
+      EMAIL_DOMAIN_CACHE_SECONDS: '3600',
+    },
+  });
+});
+afterAll(async () => {
+  await harness?.close();
+  await dns?.close();
+  await mail?.close();
+});
+
+async function account(credits = 100) {
+  const provisioned = await harness.provision({ credits });
+  const ledger = () => harness.repositories.ledger.entries(provisioned.account.accountId);
+  return { ...provisioned, ledger };
+}
+
+const verify = (apiKey: string, email: string) =>
+  harness.get(`/v1/emails/verify?${new URLSearchParams({ email })}`, apiKey);
+
+describe('GET /v1/emails/verify', () => {
+  it.each([
+    [
+      'an existing mailbox',
+      'Jane@accept.test',
+      { mx: 'mx.accept.test', status: 'valid', reason: 'accepted', isCatchAll: false },
+    ],
+    [
+      'an unknown mailbox (550 5.1.1)',
+      'nobody@accept.test',
+      { mx: 'mx.accept.test', status: 'invalid', reason: 'rejected', isCatchAll: false },
+    ],
+    [
+      'a catch-all domain',
+      'anyone@catchall.test',
+      { mx: 'mx.catchall.test', status: 'unverifiable', reason: 'catch_all', isCatchAll: true },
+    ],
+    [
+      'greylisting (451 4.7.1)',
+      'jane@greylist.test',
+      { mx: 'mx.greylist.test', status: 'unverifiable', reason: 'limited', isCatchAll: false },
+    ],
+    [
+      'a blocklist refusal of our sender (554 5.7.1)',
+      'jane@blocked.test',
+      { mx: 'mx.blocked.test', status: 'unverifiable', reason: 'spam_block', isCatchAll: false },
+    ],
+    [
+      'a second recipient refused with 452',
+      'mjansen@limit.test',
+      { mx: 'mx.limit.test', status: 'valid', reason: 'accepted', isCatchAll: false },
+    ],
+    [
+      'a server that drops the connection',
+      'jane@drop.test',
+      { mx: 'mx.drop.test', status: 'unverifiable', reason: 'mx_error', isCatchAll: false },
+    ],
+    [
+      'a server that stalls past the timeout',
+      'jane@stall.test',
+      { mx: 'mx.stall.test', status: 'unverifiable', reason: 'timeout', isCatchAll: false },
+    ],
+    [
+      'an MX that stalls, then the next one, which answers',
+      'jane@fallback.test',
+      { mx: 'mx.accept.test', status: 'invalid', reason: 'rejected', isCatchAll: false },
+    ],
+    [
+      'a null MX (RFC 7505)',
+      'jane@nullmx.test',
+      { mx: null, status: 'invalid', reason: 'no_mx', isCatchAll: false },
+    ],
+    [
+      'no MX and no address',
+      'jane@nomail.test',
+      { mx: null, status: 'invalid', reason: 'no_mx', isCatchAll: false },
+    ],
+    [
+      'no MX but an address (implicit MX)',
+      'jane@implicit.test',
+      { mx: 'implicit.test', status: 'invalid', reason: 'rejected', isCatchAll: false },
+    ],
+    [
+      'a DNS failure (SERVFAIL)',
+      'jane@servfail.test',
+      { mx: null, status: 'unverifiable', reason: 'mx_error', isCatchAll: false },
+    ],
+  ])('answers %s, charged 2', async (_, email, expected) => {
+    const subject = await account();
+    const response = await verify(subject.apiKey, email);
+    expect(response.status).toBe(200);
+    const [user, domain] = email.split('@') as [string, string];
+    expect(await response.json()).toEqual({
+      data: { email, user, domain: domain.toLowerCase(), isDisposable: false, ...expected },
+      meta: { creditCost: 2 },
+    });
+    expect(response.headers.get('x-credits-remaining')).toBe('98');
+    expect(await subject.ledger()).toEqual([
+      expect.objectContaining({ operation: 'emails.verify', cost: 2, status: 'charged', httpStatus: 200 }),
+    ]);
+  });
+
+  it.each(['jane@yahoo.com', 'jane@yahoo.co.uk', 'jane@ymail.com', 'jane@rocketmail.com'])(
+    'refuses %s with 422 email_unverifiable, not retryable, refunded',
+    async (email) => {
+      const subject = await account();
+      const response = await verify(subject.apiKey, email);
+      const body = await expectError(response, 422, 'email_unverifiable');
+      expect(body.error.retryable).toBe(false);
+      expect(response.headers.get('x-credits-remaining')).toBe('100');
+      expect(await subject.ledger()).toEqual([
+        expect.objectContaining({ status: 'refunded', refundReason: 'email_unverifiable' }),
+      ]);
+    },
+  );
+
+  it('never dials an MX that resolves to a non-public address without UNSAFE_SMTP_ALLOW_HOSTS', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const guarded = await startHarness({
+      endpoint: harness.endpoint,
+      env: { DNS_SERVERS: dns.address, SMTP_PORT: String(mail.port), SMTP_STEP_TIMEOUT_SECONDS: '1' },
+      logger: createLogger('warn', sink),
+    });
+    try {
+      const { apiKey } = await guarded.provision();
+      const before = { ...mail.connections };
+      for (const [email, reason] of [
+        ['jane@accept.test', 'loopback'],
+        ['jane@private.test', 'private'],
+      ] as const) {
+        const response = await guarded.get(`/v1/emails/verify?${new URLSearchParams({ email })}`, apiKey);
+        expect(((await response.json()) as { data: { reason: string } }).data.reason).toBe('mx_error');
+        expect(lines.join('')).toContain(`"reason":"${reason}"`);
+      }
+      expect(mail.connections).toEqual(before);
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
+const find = (apiKey: string, parameters: Record<string, string>) =>
+  harness.get(`/v1/emails/find?${new URLSearchParams(parameters)}`, apiKey);
+
+describe('GET /v1/emails/find', () => {
+  it('finds the third candidate in one SMTP connection, charged 10', async () => {
+    const subject = await account();
+    const before = mail.connections.smtp;
+    const response = await find(subject.apiKey, {
+      firstName: 'Marieke',
+      lastName: 'Jansen',
+      domain: 'accept.test',
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      data: {
+        email: 'mjansen@accept.test',
+        status: 'found',
+        isCatchAll: false,
+        isDisposable: false,
+        candidatesChecked: 3,
+        verification: { mx: 'mx.accept.test', status: 'valid', reason: 'accepted' },
+      },
+      meta: { creditCost: 10 },
+    });
+    expect(mail.connections.smtp - before).toBe(1);
+    expect(response.headers.get('x-credits-remaining')).toBe('90');
+  });
+
+  it('finds a name with accents and a particle', async () => {
+    const subject = await account();
+    const response = await find(subject.apiKey, {
+      firstName: 'Renée',
+      lastName: 'van der Berg',
+      domain: 'accept.test',
+    });
+    const body = (await response.json()) as { data: { email: string; status: string } };
+    expect(body.data).toMatchObject({ email: 'renee.vanderberg@accept.test', status: 'found' });
+  });
+
+  it('tries only first-name addresses without a last name', async () => {
+    const subject = await account();
+    const response = await find(subject.apiKey, { firstName: 'Jane', domain: 'accept.test' });
+    expect(((await response.json()) as { data: unknown }).data).toMatchObject({
+      email: 'jane@accept.test',
+      status: 'found',
+      candidatesChecked: 1,
+    });
+  });
+
+  it('answers a catch-all domain after one probe, with no address and no candidate checked', async () => {
+    const subject = await account();
+    const response = await find(subject.apiKey, {
+      firstName: 'Jane',
+      lastName: 'Doe',
+      domain: 'catchall.test',
+    });
+    expect(((await response.json()) as { data: unknown }).data).toEqual({
+      email: null,
+      status: 'catch_all',
+      isCatchAll: true,
+      isDisposable: false,
+      candidatesChecked: 0,
+      verification: { mx: 'mx.catchall.test', status: 'unverifiable', reason: 'catch_all' },
+    });
+    // The next find on the domain answers from what the first one learned, without a session.
+    const before = mail.connections.smtp;
+    const again = await find(subject.apiKey, { firstName: 'John', lastName: 'Roe', domain: 'catchall.test' });
+    expect(((await again.json()) as { data: { status: string } }).data.status).toBe('catch_all');
+    expect(mail.connections.smtp).toBe(before);
+  });
+
+  it('answers a domain without a mail server with no_mx, charged', async () => {
+    const subject = await account();
+    const response = await find(subject.apiKey, {
+      firstName: 'Jane',
+      lastName: 'Doe',
+      domain: 'nullmx.test',
+    });
+    expect(((await response.json()) as { data: unknown }).data).toMatchObject({
+      email: null,
+      status: 'no_mx',
+      candidatesChecked: 0,
+    });
+    expect(response.headers.get('x-credits-remaining')).toBe('90');
+  });
+
+  it('charges a search that finds nothing', async () => {
+    const subject = await account();
+    const response = await find(subject.apiKey, {
+      firstName: 'Nobody',
+      lastName: 'Here',
+      domain: 'accept.test',
+    });
+    const body = (await response.json()) as { data: { status: string; candidatesChecked: number } };
+    expect(body.data.status).toBe('not_found');
+    expect(body.data.candidatesChecked).toBe(16);
+    expect(response.headers.get('x-credits-remaining')).toBe('90');
+  });
+
+  it('refunds a find whose DNS fails', async () => {
+    const subject = await account();
+    const response = await find(subject.apiKey, {
+      firstName: 'Jane',
+      lastName: 'Doe',
+      domain: 'servfail.test',
+    });
+    await expectError(response, 502, 'upstream_error');
+    expect(response.headers.get('x-credits-remaining')).toBe('100');
+  });
+
+  it.each([
+    [{ firstName: '123', domain: 'accept.test' }, 'firstName', 'invalid_format'],
+    [{ firstName: 'Jane', lastName: '--', domain: 'accept.test' }, 'lastName', 'invalid_format'],
+    [{ firstName: 'J'.repeat(65), domain: 'accept.test' }, 'firstName', 'too_long'],
+    [{ firstName: 'Jane', domain: '-accept.test' }, 'domain', 'invalid_format'],
+    [{ firstName: 'Jane', domain: 'ab' }, 'domain', 'invalid_value'],
+    [{ firstName: 'Jane' }, 'domain', 'invalid_value'],
+  ])('refuses %j with a detail on %s', async (parameters, field, code) => {
+    const subject = await account();
+    const body = await expectError(await find(subject.apiKey, parameters), 400, 'invalid_request');
+    expect(body.error.details).toContainEqual(expect.objectContaining({ field, code }));
+  });
+});
