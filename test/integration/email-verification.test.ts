@@ -6,6 +6,7 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MxCapacity } from '../../shared/emails/mx-capacity.js';
 import { createLogger } from '../../shared/logger.js';
 import { expectError } from '../support/assertions.js';
 import { type DnsServerHandle, startDnsServer } from '../support/dns-server.js';
@@ -324,5 +325,37 @@ describe('GET /v1/emails/find', () => {
     const subject = await account();
     const body = await expectError(await find(subject.apiKey, parameters), 400, 'invalid_request');
     expect(body.error.details).toContainEqual(expect.objectContaining({ field, code }));
+  });
+});
+
+describe('per-MX concurrency', () => {
+  it('answers 503 capacity_exceeded with Retry-After, refunded, while every session slot of the MX is held', async () => {
+    const limited = await startHarness({
+      endpoint: harness.endpoint,
+      env: {
+        DNS_SERVERS: dns.address,
+        SMTP_PORT: String(mail.port),
+        UNSAFE_SMTP_ALLOW_HOSTS: mail.allowHosts,
+        SMTP_MAX_SESSIONS_PER_MX: '1',
+      },
+    });
+    const capacity = new MxCapacity(limited.store, limited.clock, 1, 60_000);
+    try {
+      const { apiKey, account: owner } = await limited.provision({ credits: 10 });
+      const held = await capacity.acquire('mx.accept.test');
+      expect(held).toBeDefined();
+      const response = await limited.get('/v1/emails/verify?email=jane%40accept.test', apiKey);
+      const body = await expectError(response, 503, 'capacity_exceeded');
+      expect(body.error.retryable).toBe(true);
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(response.headers.get('x-credits-remaining')).toBe('10');
+      expect(await limited.repositories.ledger.entries(owner.accountId)).toEqual([
+        expect.objectContaining({ status: 'refunded', refundReason: 'capacity_exceeded' }),
+      ]);
+      await held?.release();
+      expect((await limited.get('/v1/emails/verify?email=jane%40accept.test', apiKey)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 });
