@@ -15,6 +15,7 @@ import { classifyRcptReply, type RcptReason } from './reply-classifier.js';
 import {
   SmtpAbortedError,
   SmtpError,
+  SmtpProtocolError,
   type SmtpReply,
   SmtpSession,
   type SmtpStep,
@@ -42,8 +43,11 @@ export interface MailServerDependencies {
 export type Reach<T> =
   | { kind: 'no_mx' }
   | { kind: 'dns_error' }
-  /** No mail host could be dialled or answered in time; `mx` is the last one tried. */
-  | { kind: 'unreachable'; reason: 'mx_error' | 'timeout'; mx: string | null }
+  /**
+   * No mail host completed a dialogue; `mx` is the last one tried, `reason` why: it did not answer in
+   * time, it refused us (a blocklist banner), it asked us to come back later, or anything else.
+   */
+  | { kind: 'unreachable'; reason: 'mx_error' | 'timeout' | 'spam_block' | 'limited'; mx: string | null }
   | { kind: 'done'; mx: string; value: T };
 
 export interface RcptOutcome {
@@ -98,8 +102,7 @@ export async function reachMailServer<T>(
           { mx: host.exchange, address, reason: error.message },
           'mail host did not complete the dialogue',
         );
-        const slow = error instanceof SmtpTimeoutError || error instanceof SmtpAbortedError;
-        last = { kind: 'unreachable', reason: slow ? 'timeout' : 'mx_error', mx: host.exchange };
+        last = { kind: 'unreachable', reason: failureReason(error), mx: host.exchange };
         // Once recipients were being asked about, another host would only repeat the question.
         if (signal.aborted || (error instanceof SmtpError && RECIPIENT_STEPS.has(error.step))) return last;
       } finally {
@@ -138,8 +141,21 @@ async function dialableAddresses(
 
 const RECIPIENT_STEPS: ReadonlySet<SmtpStep> = new Set(['rcpt', 'rset']);
 
+/** Why a dialogue failed: too slow, a reply that refuses us or defers us, or a broken server. */
+function failureReason(error: SmtpError | NextHost): 'mx_error' | 'timeout' | 'spam_block' | 'limited' {
+  if (error instanceof SmtpTimeoutError || error instanceof SmtpAbortedError) return 'timeout';
+  const reply = error instanceof SmtpProtocolError ? error.reply : error instanceof NextHost ? error.reply : null;
+  if (!reply) return 'mx_error';
+  const { reason } = classifyRcptReply(reply);
+  return reason === 'spam_block' || reason === 'limited' ? reason : 'mx_error';
+}
+
 /** A 4xx or 5xx before any recipient: try the next MX host. */
-class NextHost extends Error {}
+class NextHost extends Error {
+  constructor(readonly reply: SmtpReply) {
+    super(`MAIL FROM answered ${reply.code} ${reply.text}`);
+  }
+}
 
 async function converse<T>(
   deps: MailServerDependencies,
@@ -166,7 +182,7 @@ async function converse<T>(
     const sender = await session.mailFrom(settings.mailFrom);
     if (sender.code >= 400) {
       session.close();
-      throw new NextHost(`MAIL FROM answered ${sender.code} ${sender.text}`);
+      throw new NextHost(sender);
     }
     return session;
   };

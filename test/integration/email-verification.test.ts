@@ -40,6 +40,8 @@ const zone = {
       [10, 'mx.accept.test'],
     ] as [number, string][],
   },
+  'banned.test': { mx: [[10, 'mx.banned.test']] as [number, string][] },
+  'mx.banned.test': host(ADDRESSES.banned),
   'nullmx.test': { mx: [[0, '.']] as [number, string][] },
   'nomail.test': {},
   'implicit.test': host(ADDRESSES.smtp),
@@ -118,6 +120,11 @@ describe('GET /v1/emails/verify', () => {
       'a server that stalls past the timeout',
       'jane@stall.test',
       { mx: 'mx.stall.test', status: 'unverifiable', reason: 'timeout', isCatchAll: false },
+    ],
+    [
+      'a banner refusing our sender as blocklisted',
+      'jane@banned.test',
+      { mx: 'mx.banned.test', status: 'unverifiable', reason: 'spam_block', isCatchAll: false },
     ],
     [
       'an MX that stalls, then the next one, which answers',

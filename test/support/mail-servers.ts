@@ -2,12 +2,18 @@
  * Mail servers on loopback for the verifier's tests, all on one port (SMTP_PORT is one setting) at
  * different loopback addresses: a real `smtp-server` whose answers depend on the recipient's domain
  * (127.0.0.1), one that accepts connections and never greets (127.0.0.2), and one that drops the
- * connection at the first RCPT (127.0.0.3). Each counts the connections it received.
+ * connection at the first RCPT (127.0.0.3), and one that refuses us in its banner as blocklisted
+ * (127.0.0.4). Each counts the connections it received.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 
-export const ADDRESSES = { smtp: '127.0.0.1', stall: '127.0.0.2', drop: '127.0.0.3' } as const;
+export const ADDRESSES = {
+  smtp: '127.0.0.1',
+  stall: '127.0.0.2',
+  drop: '127.0.0.3',
+  banned: '127.0.0.4',
+} as const;
 
 /** Mailboxes that exist at the `accept.test` family of domains. */
 export const MAILBOXES = new Set(['jane@accept.test', 'mjansen@accept.test', 'renee.vanderberg@accept.test']);
@@ -44,13 +50,13 @@ export interface MailServers {
   port: number;
   /** UNSAFE_SMTP_ALLOW_HOSTS for these servers. */
   allowHosts: string;
-  connections: { smtp: number; stall: number; drop: number };
+  connections: { smtp: number; stall: number; drop: number; banned: number };
   close(): Promise<void>;
 }
 
 export async function startMailServers(): Promise<MailServers> {
   const port = await freePort();
-  const connections = { smtp: 0, stall: 0, drop: 0 };
+  const connections = { smtp: 0, stall: 0, drop: 0, banned: 0 };
   const sockets = new Set<Socket>();
   /** RCPT commands per session since its last MAIL FROM (RSET is followed by a new MAIL FROM). */
   const rcptCounts = new Map<string, number>();
@@ -97,10 +103,17 @@ export async function startMailServers(): Promise<MailServers> {
     });
   });
 
+  const banned = createServer((socket) => {
+    connections.banned += 1;
+    sockets.add(socket);
+    socket.end('554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org\r\n');
+  });
+
   await Promise.all([
     new Promise<void>((resolve) => smtp.listen(port, ADDRESSES.smtp, resolve)),
     listen(stall, port, ADDRESSES.stall),
     listen(drop, port, ADDRESSES.drop),
+    listen(banned, port, ADDRESSES.banned),
   ]);
 
   return {
@@ -111,10 +124,19 @@ export async function startMailServers(): Promise<MailServers> {
     connections,
     async close() {
       for (const socket of sockets) socket.destroy();
+      const banned = createServer((socket) => {
+        connections.banned += 1;
+        sockets.add(socket);
+        socket.end(
+          '554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org\r\n',
+        );
+      });
+
       await Promise.all([
         new Promise<void>((resolve) => smtp.close(() => resolve())),
         new Promise<void>((resolve) => stall.close(() => resolve())),
         new Promise<void>((resolve) => drop.close(() => resolve())),
+        new Promise<void>((resolve) => banned.close(() => resolve())),
       ]);
     },
   };
