@@ -4,7 +4,8 @@
  * the same body, in the same process and run, interleaved in rounds so machine noise hits both alike.
  * A third, reference target sends the pipeline's two writes straight through the DynamoDB client.
  * Prints requests/s, p50 and p99 latency, the pipeline/bare ratio and the DynamoDB calls per request
- * (cold first request and steady state), then a one-line JSON summary. Results: docs/benchmarks.md.
+ * (cold first request and steady state) and the CPU used by it and by other processes during the
+ * measured phase, then a one-line JSON summary. Results: docs/benchmarks.md.
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -18,13 +19,20 @@ import { createService } from '../shared/service.js';
 import { createStore, ensureTable, type Store } from '../shared/store/dynamo.js';
 import { startEmbeddedDynamo } from '../shared/store/embedded-dynamodb.js';
 import { itemKeys, itemTypes } from '../shared/store/keys.js';
+import { bursts, countDynamoCalls } from './dynamo-call-counter.js';
 import {
-  bursts,
-  type CallCount,
-  countDynamoCalls,
-  type DynamoCallCounter,
-  isRead,
-} from './dynamo-call-counter.js';
+  formatCalls,
+  formatCpu,
+  type LatencyStats,
+  pad,
+  round,
+  runRounds,
+  type Sample,
+  stats,
+  summarizeCalls,
+  type Target,
+  watchCpu,
+} from './measure.js';
 
 const CONCURRENCY = 8;
 const WARMUP_PER_TARGET = 500;
@@ -35,131 +43,8 @@ const ORIGIN = 'http://bench.local';
 
 type TargetName = 'pipeline' | 'bare' | 'reference';
 
-interface Target {
-  name: TargetName;
-  /** Sends one request and returns its HTTP status (200 for the reference target). */
-  send(): Promise<number>;
-}
-
-interface Sample {
-  latenciesMs: number[];
-  elapsedMs: number;
-  failures: number;
-}
-
-interface LatencyStats {
-  requests: number;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  meanMs: number;
-  failures: number;
-}
-
-/** Runs `count` requests with `CONCURRENCY` in flight; bounded by `count`. */
-async function runBatch(target: Target, count: number, into: Sample): Promise<void> {
-  let started = 0;
-  const worker = async () => {
-    while (started < count) {
-      started += 1;
-      const begin = performance.now();
-      let status: number;
-      try {
-        status = await target.send();
-      } catch {
-        status = 0;
-      }
-      into.latenciesMs.push(performance.now() - begin);
-      if (status !== 200) into.failures += 1;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
-}
-
-/**
- * Interleaves the targets in rounds, rotating their order each round. Each round ends by waiting
- * for the target's fire-and-forget DynamoDB calls, and that wait counts towards its elapsed time.
- */
-async function runRounds(
-  targets: readonly Target[],
-  perTarget: number,
-  rounds: number,
-  phase: string,
-  counter: DynamoCallCounter,
-): Promise<Map<TargetName, Sample>> {
-  const samples = new Map<TargetName, Sample>(
-    targets.map((target) => [target.name, { latenciesMs: [], elapsedMs: 0, failures: 0 }]),
-  );
-  for (let round = 0; round < rounds; round += 1) {
-    const count = Math.floor(perTarget / rounds) + (round < perTarget % rounds ? 1 : 0);
-    for (let index = 0; index < targets.length; index += 1) {
-      const target = targets[(round + index) % targets.length] as Target;
-      const sample = samples.get(target.name) as Sample;
-      counter.setPhase(`${phase}:${target.name}`);
-      const begin = performance.now();
-      await runBatch(target, count, sample);
-      if (!(await counter.drain())) throw new Error(`DynamoDB calls of ${target.name} did not finish`);
-      sample.elapsedMs += performance.now() - begin;
-    }
-  }
-  counter.setPhase('idle');
-  return samples;
-}
-
-function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
-  return sorted[rank] as number;
-}
-
-function stats(sample: Sample): LatencyStats {
-  const sorted = [...sample.latenciesMs].sort((a, b) => a - b);
-  const total = sorted.reduce((sum, value) => sum + value, 0);
-  return {
-    requests: sorted.length,
-    requestsPerSecond: sorted.length / (sample.elapsedMs / 1000),
-    p50Ms: percentile(sorted, 0.5),
-    p99Ms: percentile(sorted, 0.99),
-    meanMs: total / sorted.length,
-    failures: sample.failures,
-  };
-}
-
-interface CallSummary {
-  reads: number;
-  writes: number;
-  byCommand: Record<string, number>;
-  byItem: Record<string, number>;
-}
-
-/** Calls per request (or totals when `requests` is 1). */
-function summarizeCalls(counts: readonly CallCount[], requests: number): CallSummary {
-  const summary: CallSummary = { reads: 0, writes: 0, byCommand: {}, byItem: {} };
-  for (const { command, item, count } of counts) {
-    const perRequest = count / requests;
-    if (isRead(command)) summary.reads += perRequest;
-    else summary.writes += perRequest;
-    summary.byCommand[command] = (summary.byCommand[command] ?? 0) + perRequest;
-    summary.byItem[`${command} ${item}`] = (summary.byItem[`${command} ${item}`] ?? 0) + perRequest;
-  }
-  return summary;
-}
-
-const round = (value: number, digits: number) => Number(value.toFixed(digits));
-
-function formatCalls(summary: CallSummary, digits: number): string {
-  const parts = Object.entries(summary.byItem)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([label, value]) => `${label} ${value.toFixed(digits)}`);
-  return `reads ${summary.reads.toFixed(digits)}, writes ${summary.writes.toFixed(digits)} (${parts.join('; ') || 'none'})`;
-}
-
-function pad(cells: readonly string[], widths: readonly number[]): string {
-  return cells.map((cell, index) => cell.padStart(widths[index] ?? 0)).join('  ');
-}
-
-/** The pipeline's two DynamoDB writes without the app: awaited rate-window update, unawaited put. */
-function referenceTarget(store: Store): Target {
+/** The pipeline's two DynamoDB writes without the app: rate-window update, then ledger put, both awaited. */
+function referenceTarget(store: Store): Target<TargetName> {
   const accountId = `acct_reference_${randomUUID().replaceAll('-', '')}`;
   return {
     name: 'reference',
@@ -182,7 +67,8 @@ function referenceTarget(store: Store): Target {
         }),
       );
       const requestId = `req_${randomUUID()}`;
-      store.doc
+      // Awaited, and a failure still answers, as the pipeline records a free call.
+      await store.doc
         .send(
           new PutCommand({
             TableName: store.table,
@@ -229,7 +115,7 @@ async function main(): Promise<void> {
     const bareApp = new Hono().get('/bare', (c) =>
       c.json({ data: { domain: 'example.com', isDisposable: false }, meta: { creditCost: 0 } }),
     );
-    const pipeline: Target = {
+    const pipeline: Target<TargetName> = {
       name: 'pipeline',
       async send() {
         const response = await service.app.fetch(
@@ -241,7 +127,7 @@ async function main(): Promise<void> {
         return response.status;
       },
     };
-    const bare: Target = {
+    const bare: Target<TargetName> = {
       name: 'bare',
       async send() {
         const response = await bareApp.fetch(new Request(`${ORIGIN}/bare`));
@@ -262,10 +148,24 @@ async function main(): Promise<void> {
       if (status !== 200) throw new Error(`cold ${target.name} request answered ${status}`);
     }
 
-    const warmup = await runRounds(targets, WARMUP_PER_TARGET, WARMUP_ROUNDS, 'warmup', counter);
+    const warmup = await runRounds(targets, {
+      perTarget: WARMUP_PER_TARGET,
+      rounds: WARMUP_ROUNDS,
+      concurrency: CONCURRENCY,
+      phase: 'warmup',
+      counter,
+    });
+    const cpu = watchCpu();
     const measuredStart = performance.now();
-    const measured = await runRounds(targets, MEASURED_PER_TARGET, ROUNDS, 'measured', counter);
+    const measured = await runRounds(targets, {
+      perTarget: MEASURED_PER_TARGET,
+      rounds: ROUNDS,
+      concurrency: CONCURRENCY,
+      phase: 'measured',
+      counter,
+    });
     const measuredSeconds = (performance.now() - measuredStart) / 1000;
+    const cpuShare = cpu();
 
     const results = Object.fromEntries(
       targets.map((target) => [target.name, stats(measured.get(target.name) as Sample)]),
@@ -327,7 +227,7 @@ async function main(): Promise<void> {
         widths,
       ),
       '',
-      "(reference = the pipeline path's DynamoDB writes alone: awaited rate-window UpdateItem + unawaited PutItem)",
+      "(reference = the pipeline path's DynamoDB writes alone: awaited rate-window UpdateItem, then awaited PutItem)",
       '',
       'DynamoDB calls on the pipeline path:',
       `  cold (first request, total): ${formatCalls(coldCalls, 0)}`,
@@ -339,6 +239,7 @@ async function main(): Promise<void> {
           .map(([item, sizes]) => `${item} [${sizes.join(', ')}]`)
           .join('; ') || 'none'
       }`,
+      formatCpu(cpuShare),
       failures > 0 ? `FAILURES: ${failures} requests did not answer 200` : 'all requests answered 200',
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
@@ -384,6 +285,10 @@ async function main(): Promise<void> {
           ),
           getItemBursts: refreshBursts,
         },
+      },
+      cpuDuringMeasured: {
+        ownPercent: round(cpuShare.ownPercent, 1),
+        othersPercent: cpuShare.othersPercent === undefined ? undefined : round(cpuShare.othersPercent, 1),
       },
       failures,
     };
