@@ -13,6 +13,7 @@ import { jobOperations } from './operations/jobs.js';
 import { postOperations } from './operations/posts.js';
 import { profileOperations } from './operations/profiles.js';
 import { searchOperations } from './operations/search.js';
+import { websiteOperations } from './operations/websites.js';
 
 export const families = ['profiles', 'companies', 'posts', 'jobs', 'search', 'emails', 'websites'] as const;
 export type Family = (typeof families)[number];
@@ -65,6 +66,7 @@ export const catalog = [
   disposableCheck,
   emailVerify,
   emailFind,
+  ...websiteOperations,
 ] as const satisfies readonly OperationDefinition[];
 
 export type OperationId = (typeof catalog)[number]['id'];

@@ -77,6 +77,19 @@ const UNSUPPORTED_EMAIL_DOMAINS = [
   'rocketmail.com',
 ];
 
+/** UNSAFE_*_ALLOW_HOSTS: exact host:port pairs; a malformed entry fails start-up naming it. */
+const allowHosts = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    try {
+      return parseAllowHosts(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
 const configSchema = z.object({
   /** Interface `npm start` listens on. */
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -132,17 +145,30 @@ const configSchema = z.object({
    * UNSAFE, tests only: exact `host:port` pairs of mail servers that may be dialled although they
    * resolve to non-public addresses (loopback SMTP servers). Logged as a warning at start-up.
    */
-  UNSAFE_SMTP_ALLOW_HOSTS: z
+  UNSAFE_SMTP_ALLOW_HOSTS: allowHosts,
+  /** The identifying User-Agent website tools send. */
+  WEBSITE_USER_AGENT: z
     .string()
-    .optional()
-    .transform((value, ctx) => {
-      try {
-        return parseAllowHosts(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+    .min(1)
+    .default(
+      'LookupServiceBot/1.0 (+https://lookup-service.invalid/bot; website tools of a data lookup API)',
+    ),
+  /** Processing budget of one website request; the spec's is 35 s. */
+  WEBSITE_BUDGET_SECONDS: integer(1, 35).default(35),
+  /** Requests one page may send (document, redirects and subresources). */
+  WEBSITE_MAX_REQUESTS: integer(1, 10_000).default(300),
+  /** Distinct hosts one page may contact. */
+  WEBSITE_MAX_HOSTS: integer(1, 1_000).default(30),
+  /** Whether email discovery obeys robots.txt for the pages it follows (never for the submitted page). */
+  WEBSITE_RESPECT_ROBOTS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  /**
+   * UNSAFE, tests only: exact `host:port` pairs that bypass the website address and port rules
+   * (pages served on loopback). Logged as a warning when the website runtime starts.
+   */
+  UNSAFE_WEBSITE_ALLOW_HOSTS: allowHosts,
   /** JSON object of operation id to price in credits, e.g. {"emails.verify":3}. */
   PRICE_OVERRIDES: priceOverrides.default({}),
 });

@@ -144,7 +144,8 @@ const RECIPIENT_STEPS: ReadonlySet<SmtpStep> = new Set(['rcpt', 'rset']);
 /** Why a dialogue failed: too slow, a reply that refuses us or defers us, or a broken server. */
 function failureReason(error: SmtpError | NextHost): 'mx_error' | 'timeout' | 'spam_block' | 'limited' {
   if (error instanceof SmtpTimeoutError || error instanceof SmtpAbortedError) return 'timeout';
-  const reply = error instanceof SmtpProtocolError ? error.reply : error instanceof NextHost ? error.reply : null;
+  const reply =
+    error instanceof SmtpProtocolError ? error.reply : error instanceof NextHost ? error.reply : null;
   if (!reply) return 'mx_error';
   const { reason } = classifyRcptReply(reply);
   return reason === 'spam_block' || reason === 'limited' ? reason : 'mx_error';

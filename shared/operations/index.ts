@@ -10,6 +10,7 @@ import * as jobs from './jobs.js';
 import * as posts from './posts.js';
 import * as profiles from './profiles.js';
 import * as search from './search.js';
+import * as websites from './websites.js';
 
 export function createAllRunners(runtime: RunnerRuntime): Record<string, Runner<never>> {
   return {
@@ -19,5 +20,6 @@ export function createAllRunners(runtime: RunnerRuntime): Record<string, Runner<
     ...search.createRunners(runtime),
     ...jobs.createRunners(runtime),
     ...emails.createRunners(runtime),
+    ...websites.createRunners(runtime),
   };
 }

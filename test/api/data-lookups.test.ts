@@ -89,7 +89,7 @@ const noMatch: Record<string, Record<string, string>> = {
 };
 
 const dataOperations = catalog.filter(
-  (operation) => operation.family !== 'emails',
+  (operation) => operation.family !== 'emails' && operation.family !== 'websites',
 ) as readonly OperationDefinition[];
 const query = (parameters: Record<string, string>) => new URLSearchParams(parameters).toString();
 

@@ -1,0 +1,49 @@
+/**
+ * Run functions of the website family. The browser runtime (egress proxy + Chromium) starts on the
+ * first website request and lives as long as the process: one browser per warm process.
+ */
+import type { websiteOperations } from '../../schemas/operations/websites.js';
+import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
+import { createWebsiteRuntime, type WebsiteRuntime } from '../websites/website-runtime.js';
+import {
+  discoverEmails,
+  pageContent,
+  pageText,
+  type WebsiteDependencies,
+} from '../websites/website-tools.js';
+
+export function defaultWebsiteDependencies({ config, logger }: RunnerRuntime): WebsiteDependencies {
+  let runtime: Promise<WebsiteRuntime> | undefined;
+  return {
+    runtime: () => {
+      runtime ??= createWebsiteRuntime({
+        allowHosts: config.UNSAFE_WEBSITE_ALLOW_HOSTS,
+        logger,
+        userAgent: config.WEBSITE_USER_AGENT,
+      }).catch((error: unknown) => {
+        runtime = undefined;
+        throw error;
+      });
+      return runtime;
+    },
+    settings: {
+      allowHosts: config.UNSAFE_WEBSITE_ALLOW_HOSTS,
+      budgetMs: config.WEBSITE_BUDGET_SECONDS * 1000,
+      maxRequests: config.WEBSITE_MAX_REQUESTS,
+      maxHosts: config.WEBSITE_MAX_HOSTS,
+      respectRobots: config.WEBSITE_RESPECT_ROBOTS,
+      robotsAgent: config.WEBSITE_USER_AGENT.split('/')[0] ?? 'LookupServiceBot',
+    },
+  };
+}
+
+export function createRunners(
+  runtime: RunnerRuntime,
+  deps: WebsiteDependencies = defaultWebsiteDependencies(runtime),
+): RunnerMap<(typeof websiteOperations)[number]> {
+  return {
+    'websites.content': async ({ url }, { signal }) => ({ data: await pageContent(deps, url, signal) }),
+    'websites.text': async ({ url }, { signal }) => ({ data: await pageText(deps, url, signal) }),
+    'websites.emails': async ({ url }, { signal }) => ({ data: await discoverEmails(deps, url, signal) }),
+  };
+}

@@ -1,0 +1,470 @@
+/**
+ * Headless Chromium for the website tools: one browser per warm process (launched lazily, relaunched
+ * after a crash), one fresh browser context per request, and every byte it sends forced through the
+ * egress proxy (egress-proxy.ts), which is the SSRF boundary. `@sparticuz/chromium` + `puppeteer-core`
+ * give the same headless-shell binary locally, in tests and on Lambda.
+ *
+ * Flags, and what each closes (FIELD-NOTES "Headless Chromium and SSRF", measured with Chromium 153
+ * behind a recording proxy):
+ * - `--proxy-server=<proxy>` alone let localhost, `*.localhost`, 127/8, [::1], [::ffff:127.0.0.1],
+ *   decimal IPs, 169.254.169.254, WebSockets and WebRTC TURN-TCP go direct;
+ *   `--proxy-bypass-list=<-loopback>` removes the implicit loopback bypass and sent all of those through
+ *   the proxy.
+ * - `--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1`: Chromium does no DNS of its own (a name
+ *   can only reach the network as `CONNECT name:443` / `GET http://name/` to the proxy, which resolves
+ *   it once and dials the checked address), so no name can be rebound between two resolutions.
+ * - `--force-webrtc-ip-handling-policy=disable_non_proxied_udp`: WebRTC UDP bypassed the proxy until set.
+ * - `--disable-quic`: no HTTP/3 over UDP, which an HTTP proxy cannot carry.
+ * - `--block-new-web-contents`: window.open and popups fail (measured here: window.open returns null
+ *   and no target is created); popups that appear anyway are closed.
+ * - `--disable-features=DnsOverHttps`, `--disable-background-networking`, `--disable-component-update`,
+ *   `--disable-sync`, `--no-first-run`: no background fetches of the browser's own (several are no-ops in
+ *   the headless shell, kept so a full Chromium behaves the same).
+ * - `pipe: true`: DevTools over a pipe, so no remote-debugging port listens on loopback for a page to
+ *   find (the proxy would refuse it anyway: loopback, and not port 80/443).
+ * - Removed from `chromium.args`: `--single-process` (measured here: creating a second browser context
+ *   crashes the browser, puppeteer#2608; Sparticuz added it for a Lambda launch error, chromium#80, so
+ *   verify a deployed function), `--disable-web-security` and `--allow-running-insecure-content` (same
+ *   origin policy and mixed-content blocking stay on; they are the page's limits, not ours to lift).
+ * - `--no-sandbox`/`--no-zygote` only when running as root or on Lambda: Chromium refuses to start its
+ *   sandbox as root and Lambda has no user namespaces (measured here: as uid 65534 the sandboxed binary
+ *   did not come up in this container either). Without a sandbox a renderer exploit runs with the
+ *   browser's rights, which is another reason the boundary is a separate process, not the browser.
+ *
+ * Request interception is a SECOND layer only: Puppeteer's interception misses WebSockets and
+ * worker/service-worker traffic and has redirect quirks (field notes). It refuses, per page, what the
+ * policy refuses by URL (scheme, credentials, port, literal addresses), anything but http(s) except
+ * data:/blob: subresources, requests beyond `maxRequests` and new hosts beyond `maxHosts`. Service-worker
+ * registration is refused in every frame, downloads are denied per context, dialogs are dismissed.
+ *
+ * The budget: `openPage` starts a timer; when it fires (or the caller's signal aborts) the context is
+ * closed, which ends every page, worker and socket of the request, and pending calls reject with
+ * `PageBudgetError`. Nothing of a request outlives its budget.
+ */
+import chromium from '@sparticuz/chromium';
+import puppeteer, { type Browser, type BrowserContext, type HTTPRequest, type Page } from 'puppeteer-core';
+import type { Logger } from '../logger.js';
+import { classifyDestination } from '../net/address-policy.js';
+import {
+  EGRESS_DENIAL_HEADER,
+  type EgressDenial,
+  type EgressDenyReason,
+  type EgressProxy,
+} from './egress-proxy.js';
+
+export interface BrowserSettings {
+  /** The proxy every request goes through; its denials explain refused navigations. */
+  readonly egress: Pick<EgressProxy, 'url' | 'denials'>;
+  /** The same allow-list the proxy has (interception applies the same policy). */
+  readonly allowHosts: ReadonlySet<string>;
+  readonly logger: Logger;
+}
+
+export interface OpenPageOptions {
+  /** Wall-clock budget from `openPage` to `close` (the API's website budget is 35 000 ms). */
+  readonly budgetMs: number;
+  readonly userAgent: string;
+  /** Requests the page's frames may send, the document and its redirects included. */
+  readonly maxRequests: number;
+  /** Distinct `host[:port]` the page's frames may contact. */
+  readonly maxHosts: number;
+  /** Aborting it ends the page like an exhausted budget. */
+  readonly signal?: AbortSignal;
+}
+
+export interface NavigationResult {
+  /** The page's URL after redirects (and after any same-document URL change during the idle wait). */
+  readonly finalUrl: string;
+  /** The main document's status (the target's; the proxy's own refusals throw instead). */
+  readonly status: number;
+  /** The main document's response headers, lower-cased names. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface PageHandle {
+  /** The page, for `evaluate` and friends; it is closed with the context when the budget ends. */
+  readonly page: Page;
+  /** Aborted when the budget ends, the caller's signal aborts or `close` is called. */
+  readonly signal: AbortSignal;
+  /** Milliseconds left of the budget (0 when spent). */
+  remainingMs(): number;
+  /**
+   * Navigates the main frame, waits for `load` and then for a short network idle, bounded by the
+   * budget. Throws `EgressDeniedError` when the URL or a redirect of the main document is refused,
+   * `PageBudgetError` when the budget ends, `NavigationFailedError` for any other failure.
+   */
+  goto(url: string): Promise<NavigationResult>;
+  /** Closes the context (idempotent). */
+  close(): Promise<void>;
+}
+
+/** The main document, or a redirect of it, was refused by the egress policy. */
+export class EgressDeniedError extends Error {
+  constructor(
+    readonly reason: EgressDenyReason,
+    /**
+     * The refused URL: the redirect target when `redirected`, except for a redirect to a local scheme
+     * that Chromium refuses itself (ERR_UNSAFE_REDIRECT), where it is the URL that redirected.
+     */
+    readonly url: string,
+    /** True when the submitted URL was allowed and a redirect of the main document was refused. */
+    readonly redirected: boolean,
+  ) {
+    super(`The ${redirected ? 'redirect target' : 'URL'} was refused by the egress policy: ${reason}`);
+    this.name = 'EgressDeniedError';
+  }
+}
+
+/** The page's budget ran out, or the caller aborted. */
+export class PageBudgetError extends Error {
+  constructor(message = 'The page did not finish within its time budget.', options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PageBudgetError';
+  }
+}
+
+/** The navigation failed for another reason: DNS, connection, TLS, the proxy's 502, a browser error. */
+export class NavigationFailedError extends Error {
+  constructor(
+    readonly url: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'NavigationFailedError';
+  }
+}
+
+/** After `load`, wait at most this long for the network to go quiet (within the budget). */
+const NETWORK_IDLE_CAP_MS = 2_000;
+const NETWORK_IDLE_TIME_MS = 300;
+const LAUNCH_TIMEOUT_MS = 30_000;
+const PROTOCOL_TIMEOUT_MS = 60_000;
+
+/** Flags of `chromium.args` this module removes; see the header for why. */
+const REMOVED_FLAGS = new Set([
+  '--single-process',
+  '--disable-web-security',
+  '--allow-running-insecure-content',
+  '--no-sandbox',
+  '--no-zygote',
+  '--headless',
+]);
+
+/** The Chromium command line beyond Puppeteer's defaults; see the module header for each flag. */
+function chromiumArgs(proxyUrl: string): string[] {
+  const base = chromium.args.filter((arg) => !REMOVED_FLAGS.has(arg.split('=')[0] ?? arg));
+  const asRoot = process.getuid?.() === 0;
+  const onLambda = process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
+  return [
+    ...base,
+    ...(asRoot || onLambda ? ['--no-sandbox', '--no-zygote'] : []),
+    `--proxy-server=${proxyUrl}`,
+    '--proxy-bypass-list=<-loopback>',
+    '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--disable-quic',
+    '--block-new-web-contents',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    // Puppeteer merges every --disable-features flag it is given into one.
+    '--disable-features=DnsOverHttps',
+  ];
+}
+
+/** Runs in every frame before the page's scripts: no service worker can be registered. */
+const FRAME_GUARD = `(() => {
+  const container = globalThis.ServiceWorkerContainer;
+  if (!container) return;
+  const refuse = () => Promise.reject(new DOMException('Service workers are disabled.', 'SecurityError'));
+  Object.defineProperty(container.prototype, 'register', { value: refuse, writable: false, configurable: false });
+})();`;
+
+/** One Chromium for the process, behind one egress proxy; see `createWebsiteRuntime` for the wiring. */
+export class WebsiteBrowser {
+  readonly #settings: BrowserSettings;
+  #browser: Browser | undefined;
+  #launching: Promise<Browser> | undefined;
+
+  constructor(settings: BrowserSettings) {
+    this.#settings = settings;
+  }
+
+  /** A new page in a new browser context, with the budget running from now. */
+  async openPage(options: OpenPageOptions): Promise<PageHandle> {
+    const deadline = Date.now() + options.budgetMs;
+    const remainingMs = () => Math.max(0, deadline - Date.now());
+    const controller = new AbortController();
+    const budgetTimer = setTimeout(() => controller.abort(new PageBudgetError()), options.budgetMs);
+    const onCallerAbort = () => controller.abort(new PageBudgetError('The request was aborted.'));
+    if (options.signal?.aborted) onCallerAbort();
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+    let context: BrowserContext | undefined;
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        clearTimeout(budgetTimer);
+        options.signal?.removeEventListener('abort', onCallerAbort);
+        if (!controller.signal.aborted) controller.abort(new PageBudgetError('The page was closed.'));
+        await context?.close().catch(() => undefined);
+      })();
+      return closing;
+    };
+    controller.signal.addEventListener('abort', () => void close(), { once: true });
+
+    try {
+      const browser = await this.#withinBudget(this.#ensureBrowser(), controller.signal);
+      const creating = browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+      // If the budget ends while the context is being created, close() runs before it exists: close
+      // the context whenever it arrives.
+      void creating.then(
+        async (created) => {
+          if (controller.signal.aborted) await created.close().catch(() => undefined);
+        },
+        () => undefined,
+      );
+      context = await this.#withinBudget(creating, controller.signal);
+      const page = await this.#withinBudget(this.#preparePage(context, options), controller.signal);
+      const expire = (cause: unknown) => controller.abort(new PageBudgetError(undefined, { cause }));
+      return this.#handle(page, options, controller.signal, remainingMs, expire, close);
+    } catch (error) {
+      await close();
+      if (controller.signal.aborted) throw controller.signal.reason;
+      throw error;
+    }
+  }
+
+  /** Closes the browser (tests, shutdown); the next `openPage` launches a new one. */
+  async close(): Promise<void> {
+    const browser = this.#browser ?? (await this.#launching?.catch(() => undefined));
+    this.#browser = undefined;
+    if (!browser) return;
+    await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+  }
+
+  async #ensureBrowser(): Promise<Browser> {
+    if (this.#browser?.connected) return this.#browser;
+    this.#launching ??= this.#launch().finally(() => {
+      this.#launching = undefined;
+    });
+    return this.#launching;
+  }
+
+  async #launch(): Promise<Browser> {
+    const { logger, egress } = this.#settings;
+    const started = performance.now();
+    const executablePath = await chromium.executablePath();
+    const browser = await puppeteer.launch({
+      executablePath,
+      headless: 'shell',
+      pipe: true,
+      args: chromiumArgs(egress.url),
+      // Puppeteer's defaults switch the popup blocker off; keep it on.
+      ignoreDefaultArgs: ['--disable-popup-blocking'],
+      defaultViewport: { width: 1280, height: 800 },
+      timeout: LAUNCH_TIMEOUT_MS,
+      protocolTimeout: PROTOCOL_TIMEOUT_MS,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    browser.once('disconnected', () => {
+      const expected = this.#browser !== browser;
+      if (!expected) this.#browser = undefined;
+      // A browser that lost its pipe but still runs would hold memory and sockets.
+      browser.process()?.kill('SIGKILL');
+      if (!expected) logger.warn('browser disconnected; the next page relaunches it');
+    });
+    this.#browser = browser;
+    logger.info({ ms: Math.round(performance.now() - started) }, 'browser launched');
+    return browser;
+  }
+
+  async #preparePage(context: BrowserContext, options: OpenPageOptions): Promise<Page> {
+    const page = await context.newPage();
+    // Popups that get past --block-new-web-contents are closed at once (their traffic still meets the proxy).
+    context.on('targetcreated', (target) => {
+      if (target.type() !== 'page' || target === page.target()) return;
+      void target
+        .page()
+        .then((popup) => popup?.close())
+        .catch(() => undefined);
+    });
+    page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+    await page.setUserAgent({ userAgent: options.userAgent });
+    await page.setBypassServiceWorker(true);
+    await page.evaluateOnNewDocument(FRAME_GUARD);
+    await page.setRequestInterception(true);
+    return page;
+  }
+
+  #handle(
+    page: Page,
+    options: OpenPageOptions,
+    signal: AbortSignal,
+    remainingMs: () => number,
+    expire: (cause: unknown) => void,
+    close: () => Promise<void>,
+  ): PageHandle {
+    const { allowHosts, logger, egress } = this.#settings;
+    const hosts = new Set<string>();
+    let requests = 0;
+    /** Main-frame navigations seen during the current goto, and the one interception refused. */
+    let mainUrls: string[] = [];
+    let mainDenial: { reason: EgressDenyReason; url: string } | undefined;
+
+    const decide = (request: HTTPRequest): Promise<void> => {
+      const abort = () => request.abort('blockedbyclient').catch(() => undefined);
+      const mainNavigation = request.isNavigationRequest() && request.frame() === page.mainFrame();
+      let url: URL;
+      try {
+        url = new URL(request.url());
+      } catch {
+        return abort();
+      }
+      if (url.protocol === 'data:' || url.protocol === 'blob:') {
+        return mainNavigation ? abort() : request.continue().catch(() => undefined);
+      }
+      if (mainNavigation) mainUrls.push(url.href);
+      const decision = classifyDestination(url, { allowHosts });
+      if (!decision.allowed) {
+        logger.warn({ host: decision.host, reason: decision.reason }, 'page request denied');
+        // Only a network destination makes the page's answer a refusal; mailto:, tel: and the like just don't load.
+        if (mainNavigation && ['http:', 'https:', 'file:'].includes(url.protocol)) {
+          mainDenial ??= { reason: decision.reason, url: url.href };
+        }
+        return abort();
+      }
+      requests += 1;
+      if (requests > options.maxRequests) {
+        logger.info(
+          { host: url.host, maxRequests: options.maxRequests },
+          'page request over the request cap',
+        );
+        return abort();
+      }
+      if (!hosts.has(url.host)) {
+        if (hosts.size >= options.maxHosts) {
+          logger.info({ host: url.host, maxHosts: options.maxHosts }, 'page request over the host cap');
+          return abort();
+        }
+        hosts.add(url.host);
+      }
+      return request.continue().catch(() => undefined);
+    };
+    page.on('request', (request) => void decide(request));
+    /** Maps a failed or refused navigation to the error the caller sees. */
+    const explain = (error: unknown, url: string, seenDenials: ReadonlySet<string>): Error => {
+      if (signal.aborted) return signal.reason instanceof Error ? signal.reason : new PageBudgetError();
+      if (mainDenial) return new EgressDeniedError(mainDenial.reason, mainDenial.url, mainDenial.url !== url);
+      // Chromium refuses a redirect to file:, data: and other local schemes itself, before interception
+      // sees it; every such scheme is refused by the policy too. The target is not reported, so `url`
+      // is the last URL of the main document, the one that redirected.
+      if (error instanceof Error && error.message.includes('net::ERR_UNSAFE_REDIRECT')) {
+        return new EgressDeniedError('scheme', mainUrls.at(-1) ?? url, true);
+      }
+      // A CONNECT the proxy refused surfaces as a tunnel failure; its denial names the reason.
+      const denial = proxyDenialFor(egress.denials, seenDenials, mainUrls);
+      if (denial) return new EgressDeniedError(denial.denial.reason, denial.url, denial.url !== url);
+      // Puppeteer's own timeout is the remaining budget: it may fire just before the budget timer.
+      if (error instanceof Error && error.name === 'TimeoutError') {
+        expire(error);
+        return signal.reason instanceof Error ? signal.reason : new PageBudgetError();
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      return new NavigationFailedError(url, `Navigation failed: ${message}`, { cause: error });
+    };
+
+    const goto = async (url: string): Promise<NavigationResult> => {
+      if (signal.aborted) throw signal.reason;
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch (error) {
+        throw new NavigationFailedError(url, 'Not a URL.', { cause: error });
+      }
+      const decision = classifyDestination(target, { allowHosts });
+      if (!decision.allowed) {
+        logger.warn({ host: decision.host, reason: decision.reason }, 'page navigation denied');
+        throw new EgressDeniedError(decision.reason, target.href, false);
+      }
+      mainUrls = [];
+      mainDenial = undefined;
+      const seenDenials = new Set(egress.denials.map((denial) => denial.id));
+
+      let response: Awaited<ReturnType<Page['goto']>>;
+      try {
+        // At least 1 ms: a timeout of 0 would mean none (the budget timer aborts at the deadline anyway).
+        response = await page.goto(target.href, {
+          waitUntil: 'load',
+          timeout: Math.max(1, remainingMs()),
+          signal,
+        });
+      } catch (error) {
+        throw explain(error, target.href, seenDenials);
+      }
+      if (mainDenial) throw explain(undefined, target.href, seenDenials);
+      if (!response) throw new NavigationFailedError(target.href, 'The navigation produced no document.');
+      const headers = response.headers();
+      const denialId = headers[EGRESS_DENIAL_HEADER];
+      const denial =
+        denialId === undefined ? undefined : egress.denials.find((entry) => entry.id === denialId);
+      if (denial) throw new EgressDeniedError(denial.reason, response.url(), response.url() !== target.href);
+
+      await page
+        .waitForNetworkIdle({
+          idleTime: NETWORK_IDLE_TIME_MS,
+          timeout: Math.max(1, Math.min(NETWORK_IDLE_CAP_MS, remainingMs())),
+          signal,
+        })
+        .catch(() => undefined);
+      if (signal.aborted) throw signal.reason;
+      // A client-side redirect (meta refresh, location=, a form) of the main document to a refused
+      // target, refused by interception or by the proxy.
+      if (mainDenial) throw explain(undefined, target.href, seenDenials);
+      const late = proxyDenialFor(egress.denials, seenDenials, mainUrls);
+      if (late) throw new EgressDeniedError(late.denial.reason, late.url, late.url !== target.href);
+      return { finalUrl: page.url(), status: response.status(), headers };
+    };
+
+    return { page, signal, remainingMs, goto, close };
+  }
+
+  /** Rejects with the budget's reason as soon as it ends, whatever the promise does. */
+  async #withinBudget<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+    if (signal.aborted) throw signal.reason;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race([
+        promise,
+        new Promise<never>((_, reject) => {
+          onAbort = () => reject(signal.reason);
+          signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+/** A proxy denial recorded during this navigation for one of its main-frame URLs. */
+function proxyDenialFor(
+  denials: readonly EgressDenial[],
+  seen: ReadonlySet<string>,
+  mainUrls: readonly string[],
+): { denial: EgressDenial; url: string } | undefined {
+  for (const denial of denials) {
+    if (seen.has(denial.id)) continue;
+    for (const text of mainUrls) {
+      const url = new URL(text);
+      const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+      const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+      if (denial.host === host && denial.port === port) return { denial, url: text };
+    }
+  }
+  return undefined;
+}
