@@ -159,6 +159,8 @@ const configSchema = z.object({
   WEBSITE_MAX_REQUESTS: integer(1, 10_000).default(300),
   /** Distinct hosts one page may contact. */
   WEBSITE_MAX_HOSTS: integer(1, 1_000).default(30),
+  /** Concurrent page loads per website host across every process; beyond it 503, refunded. */
+  WEBSITE_MAX_PAGES_PER_HOST: integer(1, 100).default(4),
   /** Whether email discovery obeys robots.txt for the pages it follows (never for the submitted page). */
   WEBSITE_RESPECT_ROBOTS: z
     .enum(['true', 'false'])

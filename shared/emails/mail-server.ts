@@ -7,9 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CapacityExceededError } from '../errors.js';
+import type { HostSlots } from '../limits/host-slots.js';
 import type { Logger } from '../logger.js';
 import { classifyDial } from '../net/address-policy.js';
-import type { MxCapacity } from './mx-capacity.js';
 import type { MailHost, MxResolver } from './mx-resolver.js';
 import { classifyRcptReply, type RcptReason } from './reply-classifier.js';
 import {
@@ -34,7 +34,7 @@ export interface SmtpSettings {
 
 export interface MailServerDependencies {
   resolver: MxResolver;
-  capacity: MxCapacity;
+  capacity: HostSlots;
   settings: SmtpSettings;
   logger: Logger;
 }

@@ -5,9 +5,9 @@ import type { disposableCheck, emailFind, emailVerify } from '../../schemas/oper
 import { type DisposableDomains, packagedDisposableDomains } from '../emails/disposable-domains.js';
 import { DomainMemory } from '../emails/domain-memory.js';
 import { findEmail } from '../emails/find-email.js';
-import { MxCapacity } from '../emails/mx-capacity.js';
 import { MxResolver } from '../emails/mx-resolver.js';
 import { type EmailCheckDependencies, verifyEmail } from '../emails/verify-email.js';
+import { HostSlots } from '../limits/host-slots.js';
 import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
 
 export interface EmailDependencies {
@@ -26,7 +26,7 @@ export function defaultEmailDependencies({ store, clock, config, logger }: Runne
       budgetMs,
       resolver: new MxResolver({ servers: config.DNS_SERVERS }),
       // A lease outlives the longest session, so a crashed holder's slot frees itself soon after.
-      capacity: new MxCapacity(store, clock, config.SMTP_MAX_SESSIONS_PER_MX, budgetMs + 15_000),
+      capacity: new HostSlots(store, clock, 'smtp', config.SMTP_MAX_SESSIONS_PER_MX, budgetMs + 15_000),
       memory: new DomainMemory(store, clock, config.EMAIL_DOMAIN_CACHE_SECONDS * 1000),
       logger,
       settings: {

@@ -3,6 +3,7 @@
  * first website request and lives as long as the process: one browser per warm process.
  */
 import type { websiteOperations } from '../../schemas/operations/websites.js';
+import { HostSlots } from '../limits/host-slots.js';
 import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
 import { createWebsiteRuntime, type WebsiteRuntime } from '../websites/website-runtime.js';
 import {
@@ -12,7 +13,12 @@ import {
   type WebsiteDependencies,
 } from '../websites/website-tools.js';
 
-export function defaultWebsiteDependencies({ config, logger }: RunnerRuntime): WebsiteDependencies {
+export function defaultWebsiteDependencies({
+  store,
+  clock,
+  config,
+  logger,
+}: RunnerRuntime): WebsiteDependencies {
   let runtime: Promise<WebsiteRuntime> | undefined;
   return {
     runtime: () => {
@@ -26,6 +32,14 @@ export function defaultWebsiteDependencies({ config, logger }: RunnerRuntime): W
       });
       return runtime;
     },
+    // A lease outlives the budget, so a crashed holder's slot frees itself soon after.
+    slots: new HostSlots(
+      store,
+      clock,
+      'web',
+      config.WEBSITE_MAX_PAGES_PER_HOST,
+      config.WEBSITE_BUDGET_SECONDS * 1000 + 15_000,
+    ),
     settings: {
       allowHosts: config.UNSAFE_WEBSITE_ALLOW_HOSTS,
       budgetMs: config.WEBSITE_BUDGET_SECONDS * 1000,

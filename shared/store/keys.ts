@@ -30,8 +30,11 @@ export const itemKeys = {
   }),
   ledgerPrefix: 'LEDGER#',
   cursor: (cursorId: string): ItemKey => ({ pk: `CURSOR#${cursorId}`, sk: 'CURSOR' }),
-  /** One of the concurrency slots of an MX host (emails/mx-capacity.ts). */
-  mxSlot: (host: string, slot: number): ItemKey => ({ pk: `MXSLOT#${host}`, sk: `SLOT#${slot}` }),
+  /** One of the concurrency slots of a host for one kind of work (limits/host-slots.ts). */
+  hostSlot: (kind: string, host: string, slot: number): ItemKey => ({
+    pk: `SLOTS#${kind}#${host}`,
+    sk: `SLOT#${slot}`,
+  }),
   /** What the last email find learned about a domain: catch-all, and the pattern that worked. */
   emailDomain: (domain: string): ItemKey => ({ pk: `EMAILDOMAIN#${domain}`, sk: 'EMAILDOMAIN' }),
   /** Service-wide settings kept in the table (e.g. the generated cursor secret). */
@@ -48,6 +51,6 @@ export const itemTypes = {
   ledger: 'ledger',
   cursor: 'cursor',
   setting: 'setting',
-  mxSlot: 'mxSlot',
+  hostSlot: 'hostSlot',
   emailDomain: 'emailDomain',
 } as const;

@@ -32,10 +32,12 @@
  *   browser's rights, which is another reason the boundary is a separate process, not the browser.
  *
  * Request interception is a SECOND layer only: Puppeteer's interception misses WebSockets and
- * worker/service-worker traffic and has redirect quirks (field notes). It refuses, per page, what the
- * policy refuses by URL (scheme, credentials, port, literal addresses), anything but http(s) except
- * data:/blob: subresources, requests beyond `maxRequests` and new hosts beyond `maxHosts`. Service-worker
- * registration is refused in every frame, downloads are denied per context, dialogs are dismissed.
+ * worker/service-worker traffic and has redirect quirks (field notes; measured again by the SSRF battery
+ * with Puppeteer 25: dedicated-worker requests are intercepted now, SharedWorker requests, WebSockets
+ * and redirects Chromium refuses itself are not). It refuses, per page, what the policy refuses by URL
+ * (scheme, credentials, port, literal addresses), anything but http(s) except data:/blob: subresources,
+ * requests beyond `maxRequests` and new hosts beyond `maxHosts`. Service-worker registration is refused
+ * in every frame, downloads are denied per context, dialogs are dismissed.
  *
  * The budget: `openPage` starts a timer; when it fires (or the caller's signal aborts) the context is
  * closed, which ends every page, worker and socket of the request, and pending calls reject with

@@ -25,16 +25,17 @@
  *   `*.localhost`, no credentials, and an IP literal must be global unicast;
  * - names are resolved with the injectable resolver (default: `node:dns/promises` resolve4 + resolve6
  *   against the configured DNS servers; never `dns.lookup`, so /etc/hosts cannot map a name to loopback);
- * - denied → 403 (CONNECT: the status line only; HTTP: a short text body) with an `x-egress-denied`
- *   header carrying a random denial id, one `egress denied` warning with the reason, and an entry in
- *   `denials`. The id lets the browser layer tell the proxy's own 403 from a target's 403 (a target cannot
+ * - denied → 403 with a short text body (400 for a malformed target; Chromium turns a refused CONNECT
+ *   into a tunnel failure) and an `x-egress-denied` header carrying a random denial id, one
+ *   `egress denied` warning with the reason, and an entry in `denials`. The id lets the browser layer tell the proxy's own 403 from a target's 403 (a target cannot
  *   guess it, and the header is stripped from forwarded responses anyway);
  * - resolution or connection failures → 502 (504 when they time out); they are failures, not denials.
  *
  * Plain HTTP is forwarded on a fresh upstream connection per request (`Connection: close`), so an
  * upstream socket never outlives the decision made for it. Hop-by-hop headers (RFC 9110 §7.6.1, plus
  * Proxy-Connection/Proxy-Authorization and every header `Connection` names) are removed both ways.
- * Header sizes are node:http's limits; `maxRequests` optionally caps the requests one proxy serves.
+ * Header sizes are node:http's limits (16 KiB, 431 beyond); `maxRequests` optionally caps the requests
+ * one proxy serves.
  * Client resets and upstream errors are handled on every socket: nothing here may crash the process.
  */
 import { randomBytes } from 'node:crypto';

@@ -18,9 +18,11 @@ import { MAX_PAGE_CHARS } from '../../schemas/operations/websites.js';
 import {
   InvalidRequestError,
   ResourceNotFoundError,
+  ServiceUnavailableError,
   UpstreamError,
   UpstreamTimeoutError,
 } from '../errors.js';
+import type { HostSlots } from '../limits/host-slots.js';
 import { classifyDestination } from '../net/address-policy.js';
 import { normalizeCandidates, rankDiscoveryLinks } from './email-addresses.js';
 import { collectPageEmails, collectPageLinks } from './page-emails.js';
@@ -46,16 +48,19 @@ export interface WebsiteSettings {
 
 export interface WebsiteDependencies {
   runtime: () => Promise<WebsiteRuntime>;
+  /** Page loads per target host, across every process. */
+  slots: HostSlots;
   settings: WebsiteSettings;
 }
 
 const MAX_DISCOVERY_ATTEMPTS = 8;
 const MAX_ADDRESSES = 100;
 
-/** Rule 1 on the submitted URL, before any page is opened. */
-function refuseUnsafeUrl(url: URL, settings: WebsiteSettings): void {
+/** Rule 1 on the submitted URL, before any page is opened; the host to hold a slot of. */
+function refuseUnsafeUrl(url: URL, settings: WebsiteSettings): string {
   const decision = classifyDestination(url, { allowHosts: settings.allowHosts });
   if (!decision.allowed) throw refusal(decision.reason);
+  return decision.host;
 }
 
 function refusal(reason: string): InvalidRequestError {
@@ -73,7 +78,23 @@ async function withPage<T>(
   signal: AbortSignal,
   work: (handle: PageHandle, navigation: NavigationResult) => Promise<T>,
 ): Promise<T> {
-  refuseUnsafeUrl(url, deps.settings);
+  const host = refuseUnsafeUrl(url, deps.settings);
+  const lease = await deps.slots.acquire(host);
+  if (!lease)
+    throw new ServiceUnavailableError(`Too many pages of ${host} are being loaded; no credits were used.`);
+  try {
+    return await renderWith(deps, url, signal, work);
+  } finally {
+    await lease.release().catch(() => undefined);
+  }
+}
+
+async function renderWith<T>(
+  deps: WebsiteDependencies,
+  url: URL,
+  signal: AbortSignal,
+  work: (handle: PageHandle, navigation: NavigationResult) => Promise<T>,
+): Promise<T> {
   const runtime = await deps.runtime();
   const handle = await runtime.openPage({
     budgetMs: deps.settings.budgetMs,

@@ -5,6 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostSlots } from '../../shared/limits/host-slots.js';
 import { expectError } from '../support/assertions.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { startWebServer, type WebServer } from '../support/web-servers.js';
@@ -65,7 +66,11 @@ beforeAll(async () => {
     },
   });
   harness = await startHarness({
-    env: { UNSAFE_WEBSITE_ALLOW_HOSTS: site.hostPort, WEBSITE_BUDGET_SECONDS: '8' },
+    env: {
+      UNSAFE_WEBSITE_ALLOW_HOSTS: site.hostPort,
+      WEBSITE_BUDGET_SECONDS: '8',
+      WEBSITE_MAX_PAGES_PER_HOST: '1',
+    },
   });
 }, 120_000);
 afterAll(async () => {
@@ -193,5 +198,20 @@ describe('GET /v1/websites/emails', () => {
     };
     expect(body.data).toMatchObject({ emails: [], stopReason: 'exhausted', pagesChecked: 1 });
     expect(balance).toBe(95);
+  });
+});
+
+describe('per-host concurrency', () => {
+  it('answers 503, refunded, while every page slot of the target host is held', async () => {
+    const slots = new HostSlots(harness.store, harness.clock, 'web', 1, 60_000);
+    const held = await slots.acquire('127.0.0.1');
+    expect(held).toBeDefined();
+    const { response, balance } = await call('content', `${site.origin}/page`);
+    const body = await expectError(response, 503, 'service_unavailable');
+    expect(body.error.retryable).toBe(true);
+    expect(response.headers.get('retry-after')).not.toBeNull();
+    expect(balance).toBe(100);
+    await held?.release();
+    expect((await call('content', `${site.origin}/page`)).response.status).toBe(200);
   });
 });

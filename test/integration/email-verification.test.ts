@@ -6,7 +6,7 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MxCapacity } from '../../shared/emails/mx-capacity.js';
+import { HostSlots } from '../../shared/limits/host-slots.js';
 import { createLogger } from '../../shared/logger.js';
 import { expectError } from '../support/assertions.js';
 import { type DnsServerHandle, startDnsServer } from '../support/dns-server.js';
@@ -346,7 +346,7 @@ describe('per-MX concurrency', () => {
         SMTP_MAX_SESSIONS_PER_MX: '1',
       },
     });
-    const capacity = new MxCapacity(limited.store, limited.clock, 1, 60_000);
+    const capacity = new HostSlots(limited.store, limited.clock, 'smtp', 1, 60_000);
     try {
       const { apiKey, account: owner } = await limited.provision({ credits: 10 });
       const held = await capacity.acquire('mx.accept.test');
