@@ -9,49 +9,30 @@
  * expected lists are exact: order is part of the contract (first appearance decides which 100 are
  * returned).
  */
-import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import chromium from '@sparticuz/chromium';
 import { build } from 'esbuild';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeCandidates, rankDiscoveryLinks } from '../../shared/websites/email-addresses.js';
 import { collectPageEmails, collectPageLinks, type PageLink } from '../../shared/websites/page-emails.js';
+import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
 
-const FIXTURES = new URL('../fixtures/websites/', import.meta.url);
+const _FIXTURES = new URL('../fixtures/websites/', import.meta.url);
 const SOURCE = fileURLToPath(new URL('../../shared/websites/page-emails.ts', import.meta.url));
 
 let browser: Browser;
-let server: Server;
 let origin: string;
 let page: Page;
 let pageUrl: string;
 let candidates: string[];
 let links: PageLink[];
 
+let fixtures: FixtureBrowser;
+
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    const name = new URL(request.url ?? '/', 'http://fixtures').pathname.slice(1);
-    if (name !== 'contact-emails.html') {
-      response.writeHead(404).end();
-      return;
-    }
-    readFile(new URL(name, FIXTURES)).then(
-      (body) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body),
-      () => response.writeHead(500).end(),
-    );
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await puppeteer.launch({
-    executablePath: await chromium.executablePath(),
-    args: [...chromium.args, '--no-sandbox'],
-    headless: 'shell',
-  });
+  fixtures = await startFixtureBrowser();
+  browser = fixtures.browser;
+  origin = fixtures.origin;
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 800 });
   const response = await page.goto(`${origin}/contact-emails.html`, { waitUntil: 'load' });
@@ -61,11 +42,7 @@ beforeAll(async () => {
   links = await page.evaluate(collectPageLinks);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-});
+afterAll(() => fixtures?.close());
 
 const at = (local: string) => `${local}@brightwater-tools.de`;
 

@@ -7,16 +7,12 @@
  * whitespace.html, frames.html and frameset.html (embedded frames and non-visible media),
  * scripts-styles.html (scripts, styles, templates, text after rendering), nested-lists.html,
  * table.html, shadow-dom.html, empty.html (no visible text). The 2 MiB cap is tested on pages generated
- * here. Chromium is launched directly, without the egress proxy: these pages make no requests.
+ * here. Chromium is launched directly (test/support/fixture-browser.ts), without the egress proxy.
  */
-import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import chromium from '@sparticuz/chromium';
 import { build } from 'esbuild';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   extractVisibleText,
@@ -24,41 +20,23 @@ import {
   MAX_VISIBLE_TEXT_CHARS,
   type VisibleText,
 } from '../../shared/websites/visible-text.js';
+import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
 
 const FIXTURES = new URL('../fixtures/websites/', import.meta.url);
 const SOURCE = fileURLToPath(new URL('../../shared/websites/visible-text.ts', import.meta.url));
 
 let browser: Browser;
-let server: Server;
 let origin: string;
 
+let fixtures: FixtureBrowser;
+
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    const name = new URL(request.url ?? '/', 'http://fixtures').pathname.slice(1);
-    if (!/^[a-z-]+\.html$/.test(name)) {
-      response.writeHead(404).end();
-      return;
-    }
-    readFile(new URL(name, FIXTURES)).then(
-      (body) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body),
-      () => response.writeHead(404).end(),
-    );
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await puppeteer.launch({
-    executablePath: await chromium.executablePath(),
-    args: [...chromium.args, '--no-sandbox'],
-    headless: 'shell',
-  });
+  fixtures = await startFixtureBrowser();
+  browser = fixtures.browser;
+  origin = fixtures.origin;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-});
+afterAll(() => fixtures?.close());
 
 async function withPage<T>(run: (page: Page) => Promise<T>): Promise<T> {
   const page = await browser.newPage();
