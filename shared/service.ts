@@ -77,10 +77,11 @@ export function longestDeadlineMs(operations: readonly OperationDefinition[] = c
 
 /** Settings that weaken a security boundary are for tests; say so loudly wherever they are set. */
 function warnAboutUnsafeSettings(config: Config, logger: Logger): void {
-  if (config.UNSAFE_SMTP_ALLOW_HOSTS.size > 0) {
-    logger.warn(
-      { UNSAFE_SMTP_ALLOW_HOSTS: [...config.UNSAFE_SMTP_ALLOW_HOSTS] },
-      'UNSAFE_SMTP_ALLOW_HOSTS is set: these mail servers are dialled although their addresses are not public',
-    );
+  const unsafe = {
+    UNSAFE_SMTP_ALLOW_HOSTS: 'these mail servers are dialled although their addresses are not public',
+    UNSAFE_WEBSITE_ALLOW_HOSTS: 'these host:port pairs bypass the website address and port rules',
+  } as const;
+  for (const [name, consequence] of Object.entries(unsafe) as [keyof typeof unsafe, string][]) {
+    if (config[name].size > 0) logger.warn({ [name]: [...config[name]] }, `${name} is set: ${consequence}`);
   }
 }

@@ -52,13 +52,8 @@ export interface WebsiteRuntime {
 }
 
 export async function createWebsiteRuntime(options: WebsiteRuntimeOptions): Promise<WebsiteRuntime> {
+  // The start-up warning about a non-empty allow-list is the service's (shared/service.ts).
   const { allowHosts, logger } = options;
-  if (allowHosts.size > 0) {
-    logger.warn(
-      { allowHosts: [...allowHosts] },
-      'UNSAFE_WEBSITE_ALLOW_HOSTS is set: these host:port pairs bypass the website address and port rules',
-    );
-  }
   const egress = await startEgressProxy({
     allowHosts,
     logger,

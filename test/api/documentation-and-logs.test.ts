@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
+import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import { createService } from '../../shared/service.js';
@@ -127,5 +128,40 @@ describe('request log', () => {
     expect(requests[1]).toMatchObject({ status: 404, path: '/nowhere' });
     expect(lines.join('\n')).not.toContain(apiKey);
     expect(lines.join('\n')).not.toContain(apiKey.slice(8, 40));
+  });
+});
+
+describe('start-up warnings', () => {
+  it('warns about every UNSAFE_* allow-list that is set, and about none otherwise', async () => {
+    const warnings = (env: Record<string, string>) => {
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      });
+      createService({
+        config: loadConfig({ LOG_LEVEL: 'silent', ...env }),
+        store: harness.store,
+        clock: harness.clock,
+        logger: createLogger('warn', sink),
+        runners: createAllRunners,
+      });
+      return lines.map((line) => JSON.parse(line).msg as string);
+    };
+    expect(warnings({})).toEqual([]);
+    const both = warnings({
+      UNSAFE_SMTP_ALLOW_HOSTS: '127.0.0.1:2525',
+      UNSAFE_WEBSITE_ALLOW_HOSTS: '127.0.0.1:8080',
+    });
+    expect(both).toEqual([
+      expect.stringMatching(/^UNSAFE_SMTP_ALLOW_HOSTS is set/),
+      expect.stringMatching(/^UNSAFE_WEBSITE_ALLOW_HOSTS is set/),
+    ]);
+  });
+
+  it('refuses a malformed allow-list at start-up, naming the variable', () => {
+    expect(() => loadConfig({ UNSAFE_SMTP_ALLOW_HOSTS: '10.0.0.0/8' })).toThrow(/UNSAFE_SMTP_ALLOW_HOSTS/);
   });
 });

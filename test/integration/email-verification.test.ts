@@ -21,6 +21,7 @@ const host = (address: string) => ({ a: [address] });
 const zone = {
   'accept.test': { mx: [[10, 'mx.accept.test']] as [number, string][] },
   'mx.accept.test': host(ADDRESSES.smtp),
+  'memory.test': { mx: [[10, 'mx.accept.test']] as [number, string][] },
   'catchall.test': { mx: [[10, 'mx.catchall.test']] as [number, string][] },
   'mx.catchall.test': host(ADDRESSES.smtp),
   'greylist.test': { mx: [[10, 'mx.greylist.test']] as [number, string][] },
@@ -280,6 +281,28 @@ describe('GET /v1/emails/find', () => {
     const again = await find(subject.apiKey, { firstName: 'John', lastName: 'Roe', domain: 'catchall.test' });
     expect(((await again.json()) as { data: { status: string } }).data.status).toBe('catch_all');
     expect(mail.connections.smtp).toBe(before);
+  });
+
+  it('tries the pattern that worked on the domain first next time', async () => {
+    const subject = await account(100);
+    const first = await find(subject.apiKey, {
+      firstName: 'Marieke',
+      lastName: 'Jansen',
+      domain: 'memory.test',
+    });
+    expect(((await first.json()) as { data: unknown }).data).toMatchObject({
+      email: 'mjansen@memory.test',
+      candidatesChecked: 3,
+    });
+    const second = await find(subject.apiKey, {
+      firstName: 'Pieter',
+      lastName: 'Visser',
+      domain: 'memory.test',
+    });
+    expect(((await second.json()) as { data: unknown }).data).toMatchObject({
+      email: 'pvisser@memory.test',
+      candidatesChecked: 1,
+    });
   });
 
   it('answers a domain without a mail server with no_mx, charged', async () => {

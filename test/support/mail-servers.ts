@@ -16,7 +16,13 @@ export const ADDRESSES = {
 } as const;
 
 /** Mailboxes that exist at the `accept.test` family of domains. */
-export const MAILBOXES = new Set(['jane@accept.test', 'mjansen@accept.test', 'renee.vanderberg@accept.test']);
+export const MAILBOXES = new Set([
+  'jane@accept.test',
+  'mjansen@accept.test',
+  'renee.vanderberg@accept.test',
+  'mjansen@memory.test',
+  'pvisser@memory.test',
+]);
 
 type RcptAnswer = { code: number; message: string } | 'ok';
 
