@@ -8,19 +8,11 @@
  * p50/p99 latency, pipeline/direct ratios and the DynamoDB calls per billed request, then a one-line
  * JSON summary. Results: docs/benchmarks.md.
  */
-import { randomUUID } from 'node:crypto';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
-import { provisionAccount } from '../shared/accounts/provisioning.js';
-import { systemClock } from '../shared/clock.js';
-import { loadConfig } from '../shared/config.js';
-import { createLogger } from '../shared/logger.js';
-import { createAllRunners } from '../shared/operations/index.js';
 import { PAGE_SIZE } from '../shared/paging/pages.js';
-import { createService } from '../shared/service.js';
 import { defaultDatasetSource } from '../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
-import { createStore, ensureTable } from '../shared/store/dynamo.js';
-import { startEmbeddedDynamo } from '../shared/store/embedded-dynamodb.js';
+import { startBenchService } from './bench-service.js';
 import { bursts, type CallCount, countDynamoCalls } from './dynamo-call-counter.js';
 import {
   type CallSummary,
@@ -30,12 +22,11 @@ import {
   pad,
   round,
   roundCalls,
-  runRounds,
   type Sample,
   stats,
   summarizeCalls,
   type Target,
-  watchCpu,
+  warmUpAndMeasure,
 } from './measure.js';
 
 const CONCURRENCY = 8;
@@ -151,29 +142,14 @@ function machine() {
 
 async function main(): Promise<void> {
   const machineAtStart = machine();
-  const dynamo = await startEmbeddedDynamo();
-  const store = createStore({
-    endpoint: dynamo.endpoint,
-    region: 'us-east-1',
-    table: `bench-${randomUUID()}`,
+  const bench = await startBenchService({
+    env: { KEY_CACHE_SECONDS: process.env.KEY_CACHE_SECONDS },
+    credits: CREDITS,
   });
+  // Counted per phase, so provisioning's writes before this point are not part of any figure.
+  const counter = countDynamoCalls(bench.store);
+  const { service, config, account, apiKey } = bench;
   try {
-    const counter = countDynamoCalls(store);
-    await ensureTable(store);
-    const config = loadConfig({ LOG_LEVEL: 'silent', KEY_CACHE_SECONDS: process.env.KEY_CACHE_SECONDS });
-    const service = createService({
-      config,
-      store,
-      clock: systemClock,
-      logger: createLogger('silent'),
-      runners: createAllRunners,
-    });
-    const { account, apiKey } = await provisionAccount(service.repositories, {
-      name: 'benchmark',
-      credits: CREDITS,
-      rateLimit: { limit: 1_000_000_000, windowSeconds: 60 },
-    });
-
     const signal = new AbortController().signal;
     const all = lookups();
     const prices = new Map(service.operations.map((operation) => [operation.definition.id, operation.price]));
@@ -227,24 +203,12 @@ async function main(): Promise<void> {
     }
     counter.setPhase('idle');
 
-    const warmup = await runRounds(targets, {
-      perTarget: WARMUP_PER_TARGET,
-      rounds: WARMUP_ROUNDS,
+    const { warmup, measured, measuredSeconds, cpuShare } = await warmUpAndMeasure(targets, {
+      warmup: { perTarget: WARMUP_PER_TARGET, rounds: WARMUP_ROUNDS },
+      measured: { perTarget: MEASURED_PER_TARGET, rounds: ROUNDS },
       concurrency: CONCURRENCY,
-      phase: 'warmup',
       counter,
     });
-    const cpu = watchCpu();
-    const measuredStart = performance.now();
-    const measured = await runRounds(targets, {
-      perTarget: MEASURED_PER_TARGET,
-      rounds: ROUNDS,
-      concurrency: CONCURRENCY,
-      phase: 'measured',
-      counter,
-    });
-    const measuredSeconds = (performance.now() - measuredStart) / 1000;
-    const cpuShare = cpu();
 
     const results = new Map(
       targets.map((target) => [target.name, stats(measured.get(target.name) as Sample)]),
@@ -442,8 +406,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(json)}\n`);
     if (failures > 0 || !balanceOk) process.exitCode = 1;
   } finally {
-    store.doc.destroy();
-    await dynamo.close();
+    await bench.close();
   }
 }
 

@@ -10,15 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Hono } from 'hono';
-import { provisionAccount } from '../shared/accounts/provisioning.js';
-import { systemClock } from '../shared/clock.js';
-import { loadConfig } from '../shared/config.js';
-import { createLogger } from '../shared/logger.js';
-import { createAllRunners } from '../shared/operations/index.js';
-import { createService } from '../shared/service.js';
-import { createStore, ensureTable, type Store } from '../shared/store/dynamo.js';
-import { startEmbeddedDynamo } from '../shared/store/embedded-dynamodb.js';
+import type { Store } from '../shared/store/dynamo.js';
 import { itemKeys, itemTypes } from '../shared/store/keys.js';
+import { startBenchService } from './bench-service.js';
 import { bursts, countDynamoCalls } from './dynamo-call-counter.js';
 import {
   formatCalls,
@@ -26,12 +20,11 @@ import {
   type LatencyStats,
   pad,
   round,
-  runRounds,
   type Sample,
   stats,
   summarizeCalls,
   type Target,
-  watchCpu,
+  warmUpAndMeasure,
 } from './measure.js';
 
 const CONCURRENCY = 8;
@@ -89,29 +82,14 @@ function referenceTarget(store: Store): Target<TargetName> {
 }
 
 async function main(): Promise<void> {
-  const dynamo = await startEmbeddedDynamo();
-  const store = createStore({
-    endpoint: dynamo.endpoint,
-    region: 'us-east-1',
-    table: `bench-${randomUUID()}`,
+  const bench = await startBenchService({
+    env: { KEY_CACHE_SECONDS: process.env.KEY_CACHE_SECONDS },
+    credits: 0,
   });
+  // Counted per phase, so provisioning's writes before this point are not part of any figure.
+  const counter = countDynamoCalls(bench.store);
+  const { service, config, apiKey } = bench;
   try {
-    const counter = countDynamoCalls(store);
-    await ensureTable(store);
-    const config = loadConfig({ LOG_LEVEL: 'silent', KEY_CACHE_SECONDS: process.env.KEY_CACHE_SECONDS });
-    const service = createService({
-      config,
-      store,
-      clock: systemClock,
-      logger: createLogger('silent'),
-      runners: createAllRunners,
-    });
-    const { apiKey } = await provisionAccount(service.repositories, {
-      name: 'benchmark',
-      credits: 0,
-      rateLimit: { limit: 1_000_000_000, windowSeconds: 60 },
-    });
-
     const bareApp = new Hono().get('/bare', (c) =>
       c.json({ data: { domain: 'example.com', isDisposable: false }, meta: { creditCost: 0 } }),
     );
@@ -135,7 +113,7 @@ async function main(): Promise<void> {
         return response.status;
       },
     };
-    const targets = [pipeline, bare, referenceTarget(store)] as const;
+    const targets = [pipeline, bare, referenceTarget(bench.store)] as const;
 
     // Cold: the first request of each target alone (empty key cache, first route match).
     const cold = new Map<TargetName, number>();
@@ -148,24 +126,12 @@ async function main(): Promise<void> {
       if (status !== 200) throw new Error(`cold ${target.name} request answered ${status}`);
     }
 
-    const warmup = await runRounds(targets, {
-      perTarget: WARMUP_PER_TARGET,
-      rounds: WARMUP_ROUNDS,
+    const { warmup, measured, measuredSeconds, cpuShare } = await warmUpAndMeasure(targets, {
+      warmup: { perTarget: WARMUP_PER_TARGET, rounds: WARMUP_ROUNDS },
+      measured: { perTarget: MEASURED_PER_TARGET, rounds: ROUNDS },
       concurrency: CONCURRENCY,
-      phase: 'warmup',
       counter,
     });
-    const cpu = watchCpu();
-    const measuredStart = performance.now();
-    const measured = await runRounds(targets, {
-      perTarget: MEASURED_PER_TARGET,
-      rounds: ROUNDS,
-      concurrency: CONCURRENCY,
-      phase: 'measured',
-      counter,
-    });
-    const measuredSeconds = (performance.now() - measuredStart) / 1000;
-    const cpuShare = cpu();
 
     const results = Object.fromEntries(
       targets.map((target) => [target.name, stats(measured.get(target.name) as Sample)]),
@@ -295,8 +261,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(json)}\n`);
     if (failures > 0) process.exitCode = 1;
   } finally {
-    store.doc.destroy();
-    await dynamo.close();
+    await bench.close();
   }
 }
 

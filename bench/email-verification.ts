@@ -6,16 +6,11 @@
  * without STARTTLS, against the floor: banner, EHLO, MAIL, RCPT probe, RCPT target, QUIT = 6.
  * Sequential calls (a mail host allows few sessions); bounded counts; exits by itself.
  */
+
 import { createServer, Socket as NetSocket, type Server, type Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { provisionAccount } from '../shared/accounts/provisioning.js';
-import { loadConfig } from '../shared/config.js';
-import { createLogger } from '../shared/logger.js';
-import { createAllRunners } from '../shared/operations/index.js';
-import { createService } from '../shared/service.js';
-import { createStore, ensureTable } from '../shared/store/dynamo.js';
-import { startEmbeddedDynamo } from '../shared/store/embedded-dynamodb.js';
 import { startDnsServer } from '../test/support/dns-server.js';
+import { startBenchService } from './bench-service.js';
 
 const LATENCY_MS = 20;
 const CALLS = 20;
@@ -83,23 +78,17 @@ async function measure(starttls: boolean) {
     'bench.test': { mx: [[10, 'mx.bench.test']] },
     'mx.bench.test': { a: [PROXY_ADDRESS] },
   });
-  const dynamo = await startEmbeddedDynamo();
-  const store = createStore({ endpoint: dynamo.endpoint, region: 'us-east-1', table: 'bench' });
-  await ensureTable(store);
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    DNS_SERVERS: dns.address,
-    SMTP_PORT: String(proxy.port),
-    UNSAFE_SMTP_ALLOW_HOSTS: `${PROXY_ADDRESS}:${proxy.port}`,
-    // Every find runs the whole search: nothing remembered between calls.
-    EMAIL_DOMAIN_CACHE_SECONDS: '0',
-  });
-  const service = createService({ config, store, runners: createAllRunners, logger: createLogger('silent') });
-  const { apiKey } = await provisionAccount(service.repositories, {
-    name: 'bench',
+  const bench = await startBenchService({
     credits: 1_000_000,
-    rateLimit: { limit: 1_000_000, windowSeconds: 60 },
+    env: {
+      DNS_SERVERS: dns.address,
+      SMTP_PORT: String(proxy.port),
+      UNSAFE_SMTP_ALLOW_HOSTS: `${PROXY_ADDRESS}:${proxy.port}`,
+      // Every find runs the whole search: nothing remembered between calls.
+      EMAIL_DOMAIN_CACHE_SECONDS: '0',
+    },
   });
+  const { service, apiKey } = bench;
   const call = async (path: string) => {
     const before = { ...counters };
     const started = performance.now();
@@ -130,8 +119,7 @@ async function measure(starttls: boolean) {
     verify: await run('/v1/emails/verify?email=mjansen%40bench.test'),
     findThirdCandidate: await run('/v1/emails/find?firstName=Marieke&lastName=Jansen&domain=bench.test'),
   };
-  store.doc.destroy();
-  await dynamo.close();
+  await bench.close();
   await dns.close();
   await new Promise((resolve) => proxy.server.close(resolve));
   await new Promise((resolve) => smtp.server.close(() => resolve(undefined)));

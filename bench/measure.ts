@@ -89,6 +89,25 @@ export async function runRounds(
   return samples;
 }
 
+/** The warm-up rounds, then the measured rounds with the CPU share watched; both in the same way. */
+export async function warmUpAndMeasure(
+  targets: readonly Target[],
+  options: {
+    warmup: { perTarget: number; rounds: number };
+    measured: { perTarget: number; rounds: number };
+    concurrency: number;
+    counter: DynamoCallCounter;
+  },
+) {
+  const { concurrency, counter } = options;
+  const warmup = await runRounds(targets, { ...options.warmup, concurrency, phase: 'warmup', counter });
+  const cpu = watchCpu();
+  const measuredStart = performance.now();
+  const measured = await runRounds(targets, { ...options.measured, concurrency, phase: 'measured', counter });
+  const measuredSeconds = (performance.now() - measuredStart) / 1000;
+  return { warmup, measured, measuredSeconds, cpuShare: cpu() };
+}
+
 export function percentile(sorted: readonly number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));

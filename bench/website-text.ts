@@ -5,16 +5,11 @@
  * the cold start (first request of a process: unpacking and launching Chromium). Sequential requests
  * (a page render uses both cores); bounded counts; exits by itself.
  */
+
 import { createServer } from 'node:http';
 import chromium from '@sparticuz/chromium';
 import puppeteer from 'puppeteer-core';
-import { provisionAccount } from '../shared/accounts/provisioning.js';
-import { loadConfig } from '../shared/config.js';
-import { createLogger } from '../shared/logger.js';
-import { createAllRunners } from '../shared/operations/index.js';
-import { createService } from '../shared/service.js';
-import { createStore, ensureTable } from '../shared/store/dynamo.js';
-import { startEmbeddedDynamo } from '../shared/store/embedded-dynamodb.js';
+import { startBenchService } from './bench-service.js';
 
 const RUNS = 30;
 const paragraphs = Array.from(
@@ -31,16 +26,11 @@ await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
 const port = (site.address() as { port: number }).port;
 const pageUrl = `http://127.0.0.1:${port}/`;
 
-const dynamo = await startEmbeddedDynamo();
-const store = createStore({ endpoint: dynamo.endpoint, region: 'us-east-1', table: 'bench' });
-await ensureTable(store);
-const config = loadConfig({ LOG_LEVEL: 'silent', UNSAFE_WEBSITE_ALLOW_HOSTS: `127.0.0.1:${port}` });
-const service = createService({ config, store, runners: createAllRunners, logger: createLogger('silent') });
-const { apiKey } = await provisionAccount(service.repositories, {
-  name: 'bench',
+const bench = await startBenchService({
   credits: 1_000_000,
-  rateLimit: { limit: 1_000_000, windowSeconds: 60 },
+  env: { UNSAFE_WEBSITE_ALLOW_HOSTS: `127.0.0.1:${port}` },
 });
+const { service, apiKey } = bench;
 
 const viaApi = async () => {
   const response = await service.app.request(`/v1/websites/text?${new URLSearchParams({ url: pageUrl })}`, {
@@ -105,7 +95,6 @@ console.log(`  ratio api/bare p50: ${(summary.api.p50Ms / summary.bare.p50Ms).to
 console.log(JSON.stringify({ benchmark: 'website-text', ...summary }));
 
 await bare.close();
-store.doc.destroy();
-await dynamo.close();
+await bench.close();
 site.close();
 process.exit(0);

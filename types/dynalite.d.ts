@@ -1,3 +1,6 @@
+/**
+ * Types of the parts of dynalite (the embedded DynamoDB) this project uses; the package ships none.
+ */
 declare module 'dynalite' {
   import type { Server } from 'node:http';
 

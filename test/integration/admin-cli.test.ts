@@ -1,3 +1,8 @@
+/**
+ * The operator CLI as operators run it: one child process per command, JSON on stdout, first on a
+ * DATA_DIR of its own (the CLI starts the embedded DynamoDB itself), then beside a running
+ * `npm start` that holds the DATA_DIR lock, checking every change through the server's HTTP API.
+ */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashApiKey } from '../../shared/auth/api-keys.js';
 import type { LedgerEntry } from '../../shared/billing/credit-ledger.js';

@@ -1,3 +1,8 @@
+/**
+ * State survives a restart of `npm start`: a server process on a temporary DATA_DIR is stopped with
+ * SIGTERM and started again on the same folder; the account, its balance, its keys and its ledger
+ * must all still be there, and the key issued before the restart must still be accepted.
+ */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   cleanUpProcesses,

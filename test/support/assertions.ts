@@ -1,3 +1,6 @@
+/**
+ * Assertions shared by the API tests: the exact error body and the headers every error carries.
+ */
 import { expect } from 'vitest';
 import { errorBodySchema } from '../../schemas/errors.js';
 

@@ -1,3 +1,6 @@
+/**
+ * The clock tests inject and move by hand.
+ */
 import type { Clock } from '../../shared/clock.js';
 
 /** A clock the test moves by hand (fake timers would also freeze dynalite). */
