@@ -55,11 +55,17 @@ beforeAll(async () => {
       ),
       '/kontakt': page('Kontakt', '<p>Schreiben Sie uns über das Formular.</p>'),
       '/impressum': page('Impressum', '<p>Angaben gemäß § 5 TMG.</p>'),
-      '/ueber-uns': page('Über uns', '<p>Wir sind ein kleines Team.</p>'),
-      '/en/about': page(
-        'About',
-        '<p>Write to <a href="mailto:hello@lookup-test.org">hello@lookup-test.org</a> or info [at] lookup-test [dot] org.</p>',
+      '/ueber-uns': page(
+        'Über uns',
+        '<p>Wir sind ein kleines Team. Schreiben Sie an <a href="mailto:hello@lookup-test.org">hello@lookup-test.org</a> oder info [at] lookup-test [dot] org.</p>',
       ),
+      '/robots.txt': (_request: unknown, response: ServerResponse) => {
+        response.writeHead(200, { 'Content-Type': 'text/plain' });
+        response.end('User-agent: *\nDisallow: /private/\n');
+      },
+      '/polite': page('Polite', '<a href="/private/contact">Contact</a> <a href="/kontakt">Kontakt</a>'),
+      '/private/contact': page('Contact', '<p>secret@lookup-test.org</p>'),
+      '/en/about': page('About', '<p>We are a small team.</p>'),
       '/blog': page('Blog', '<p>Nothing here.</p>'),
       '/many': page('Directory', many),
       '/nothing': page('Nothing', '<p>No addresses anywhere.</p>'),
@@ -172,14 +178,24 @@ describe('GET /v1/websites/emails', () => {
     expect(body.data).toMatchObject({
       url: `${site.origin}/`,
       emails: [
-        { email: 'hello@lookup-test.org', sourceUrl: `${site.origin}/en/about` },
-        { email: 'info@lookup-test.org', sourceUrl: `${site.origin}/en/about` },
+        { email: 'hello@lookup-test.org', sourceUrl: `${site.origin}/ueber-uns` },
+        { email: 'info@lookup-test.org', sourceUrl: `${site.origin}/ueber-uns` },
       ],
       truncated: false,
       stopReason: 'found',
     });
-    expect(body.data.pagesChecked).toBeGreaterThanOrEqual(4);
+    // The submitted page, then Kontakt, Impressum and Über uns by rank: the addresses are on the fourth.
+    expect(body.data.pagesChecked).toBe(4);
     expect(balance).toBe(95);
+  });
+
+  it('follows no page robots.txt disallows, and identifies itself with its User-Agent', async () => {
+    const { response } = await call('emails', `${site.origin}/polite`);
+    const body = (await response.json()) as { data: { emails: unknown[]; stopReason: string } };
+    expect(body.data).toMatchObject({ emails: [], stopReason: 'exhausted' });
+    expect(site.requests.some((request) => request.url.startsWith('/private/'))).toBe(false);
+    const visit = site.requests.find((request) => request.url === '/polite');
+    expect(visit?.headers['user-agent']).toMatch(/^LookupServiceBot\/1\.0/);
   });
 
   it('answers at most 100 addresses of a page that has 150, truncated', async () => {
