@@ -16,6 +16,7 @@ import {
   byIdentifier,
   companyIdentifiers,
   dataLookup,
+  type ListLookupSpec,
   listOf,
   PAGE_SIZE,
   pageSizeHint,
@@ -98,15 +99,7 @@ function companyList<
   const Id extends string,
   const Name extends string,
   const Ids extends readonly ('slug' | 'url')[],
->(spec: {
-  id: Id;
-  path: string;
-  list: Name;
-  item: z.ZodType;
-  summary: string;
-  mcpTool: string;
-  identifiers: Ids;
-}) {
+>(spec: ListLookupSpec<Id, Name> & { identifiers: Ids }) {
   return dataLookup({
     id: spec.id,
     family: 'companies',

@@ -72,6 +72,16 @@ function pickParams<P extends Record<string, z.ZodType>, K extends keyof P>(
   return Object.fromEntries(names.map((name) => [name, params[name]])) as Pick<P, K>;
 }
 
+/** What a list-returning lookup declares: its id, path, the list's name and item, its MCP tool. */
+export interface ListLookupSpec<Id extends string, Name extends string> {
+  id: Id;
+  path: string;
+  list: Name;
+  item: z.ZodType;
+  summary: string;
+  mcpTool: string;
+}
+
 /** The one-item list of an operation's data, e.g. `{ positions: [...] }`. */
 export function listOf<const N extends string, T extends z.ZodType>(name: N, item: T) {
   return z.object({ [name]: z.array(item) } as { [K in N]: z.ZodArray<T> });

@@ -22,6 +22,7 @@ import {
 import {
   byIdentifier,
   dataLookup,
+  type ListLookupSpec,
   listOf,
   PAGE_SIZE,
   pageSizeHint,
@@ -74,14 +75,7 @@ export const profileContact = dataLookup({
 });
 
 /** A profile section returned whole, by username or URL. */
-function profileSection<const Id extends string, const Name extends string>(spec: {
-  id: Id;
-  path: string;
-  list: Name;
-  item: z.ZodType;
-  summary: string;
-  mcpTool: string;
-}) {
+function profileSection<const Id extends string, const Name extends string>(spec: ListLookupSpec<Id, Name>) {
   return dataLookup({
     id: spec.id,
     family: 'profiles',
@@ -178,14 +172,7 @@ const cursorPaged =
   'Pages may be short or empty while more exist. Cursors expire within 15 minutes. Every page is billed.';
 
 /** A profile's activity stream, by username, paged by cursor. */
-function profileActivity<const Id extends string, const Name extends string>(spec: {
-  id: Id;
-  path: string;
-  list: Name;
-  item: z.ZodType;
-  summary: string;
-  mcpTool: string;
-}) {
+function profileActivity<const Id extends string, const Name extends string>(spec: ListLookupSpec<Id, Name>) {
   return dataLookup({
     id: spec.id,
     family: 'profiles',

@@ -15,27 +15,15 @@ import {
   serviceCategorySchema,
   typeaheadItemSchema,
 } from '../records.js';
-import { dataLookup, listOf } from './data-lookup.js';
+import { dataLookup, type ListLookupSpec, listOf } from './data-lookup.js';
 
 const companyFilter = (name: string) =>
   z.string().regex(COMPANY_PUBLIC_ID, `${name} takes a company publicId (data.publicId of company details)`);
 
 /** A search answering its first ten results as one list. */
-export function search<
-  const Id extends string,
-  const Name extends string,
-  const Q extends z.ZodRawShape,
->(spec: {
-  id: Id;
-  family?: 'search' | 'jobs';
-  path: string;
-  list: Name;
-  item: z.ZodType;
-  query: Q;
-  summary: string;
-  description?: string;
-  mcpTool: string;
-}) {
+export function search<const Id extends string, const Name extends string, const Q extends z.ZodRawShape>(
+  spec: ListLookupSpec<Id, Name> & { family?: 'search' | 'jobs'; query: Q; description?: string },
+) {
   return dataLookup({
     id: spec.id,
     family: spec.family ?? 'search',
