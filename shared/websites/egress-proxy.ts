@@ -229,89 +229,90 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     else socket.destroy();
   });
 
+  /**
+   * Admits a target and hands the socket dialled to its checked address to `relay`. A refusal is
+   * answered by `refuse`; a client that left while the target was being admitted gets nothing.
+   */
+  const relayAdmitted = async (
+    target: Target,
+    handlers: { refuse(stop: Stop): void; gone(): boolean; relay(upstream: net.Socket, url: URL): void },
+  ): Promise<void> => {
+    let upstream: net.Socket;
+    try {
+      upstream = await admit(target);
+    } catch (error) {
+      handlers.refuse(stopOf(error));
+      return;
+    }
+    if (handlers.gone() || 'invalid' in target) {
+      upstream.destroy();
+      return;
+    }
+    handlers.relay(upstream, target.url);
+  };
+
   server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
-    void (async () => {
-      let upstream: net.Socket;
-      try {
-        upstream = await admit(connectTarget(req.url ?? ''));
-      } catch (error) {
-        endRaw(client, stopOf(error));
-        return;
-      }
-      if (client.destroyed) {
-        upstream.destroy();
-        return;
-      }
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-      splice(client, upstream);
-    })();
+    void relayAdmitted(connectTarget(req.url ?? ''), {
+      refuse: (stop) => endRaw(client, stop),
+      gone: () => client.destroyed,
+      relay: (upstream) => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) upstream.write(head);
+        splice(client, upstream);
+      },
+    });
   });
 
   server.on('upgrade', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
-    void (async () => {
-      const target = absoluteTarget(req.url ?? '');
-      let upstream: net.Socket;
-      try {
-        upstream = await admit(target);
-      } catch (error) {
-        endRaw(client, stopOf(error));
-        return;
-      }
-      if (client.destroyed || !('url' in target)) {
-        upstream.destroy();
-        return;
-      }
-      // Relay the handshake as the origin-form request it becomes; the reply and frames pass through raw.
-      const lines = [`${req.method} ${target.url.pathname}${target.url.search} HTTP/1.1`];
-      for (const [name, value] of forwardedRequestHeaders(req, target.url, true))
-        lines.push(`${name}: ${value}`);
-      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
-      if (head.length > 0) upstream.write(head);
-      splice(client, upstream);
-    })();
+    void relayAdmitted(absoluteTarget(req.url ?? ''), {
+      refuse: (stop) => endRaw(client, stop),
+      gone: () => client.destroyed,
+      relay: (upstream, url) => {
+        // Relay the handshake as the origin-form request it becomes; the reply and frames pass through raw.
+        const lines = [`${req.method} ${url.pathname}${url.search} HTTP/1.1`];
+        for (const [name, value] of forwardedRequestHeaders(req, url, true)) lines.push(`${name}: ${value}`);
+        upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+        if (head.length > 0) upstream.write(head);
+        splice(client, upstream);
+      },
+    });
   });
 
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     req.on('error', () => res.destroy());
     res.on('error', () => req.destroy());
-    void (async () => {
-      const target = absoluteTarget(req.url ?? '');
-      let upstream: net.Socket;
-      try {
-        upstream = await admit(target);
-      } catch (error) {
-        endResponse(res, stopOf(error));
-        return;
-      }
-      if (res.destroyed || !('url' in target)) {
-        upstream.destroy();
-        return;
-      }
-      const { url } = target;
-      const outgoing = http.request({
-        createConnection: () => upstream,
-        method: req.method ?? 'GET',
-        path: `${url.pathname}${url.search}`,
-        headers: forwardedRequestHeaders(req, url, false).flat(),
-        setHost: false,
-      });
-      outgoing.setTimeout(IDLE_TIMEOUT_MS, () => outgoing.destroy(new TimeoutError('upstream idle')));
-      outgoing.on('error', (error) => {
-        logger.info({ host: url.hostname, err: error }, 'egress upstream exchange failed');
-        if (!res.headersSent) endResponse(res, new Stop(502, 'Upstream exchange failed'));
-        else res.destroy();
-      });
-      outgoing.on('response', (incoming) => {
-        incoming.on('error', () => res.destroy());
-        res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, forwardedResponseHeaders(incoming));
-        incoming.pipe(res);
-      });
-      res.on('close', () => {
-        if (!res.writableFinished) outgoing.destroy();
-      });
-      req.pipe(outgoing);
-    })();
+    void relayAdmitted(absoluteTarget(req.url ?? ''), {
+      refuse: (stop) => endResponse(res, stop),
+      gone: () => res.destroyed,
+      relay: (upstream, url) => {
+        const outgoing = http.request({
+          createConnection: () => upstream,
+          method: req.method ?? 'GET',
+          path: `${url.pathname}${url.search}`,
+          headers: forwardedRequestHeaders(req, url, false).flat(),
+          setHost: false,
+        });
+        outgoing.setTimeout(IDLE_TIMEOUT_MS, () => outgoing.destroy(new TimeoutError('upstream idle')));
+        outgoing.on('error', (error) => {
+          logger.info({ host: url.hostname, err: error }, 'egress upstream exchange failed');
+          if (!res.headersSent) endResponse(res, new Stop(502, 'Upstream exchange failed'));
+          else res.destroy();
+        });
+        outgoing.on('response', (incoming) => {
+          incoming.on('error', () => res.destroy());
+          res.writeHead(
+            incoming.statusCode ?? 502,
+            incoming.statusMessage,
+            forwardedResponseHeaders(incoming),
+          );
+          incoming.pipe(res);
+        });
+        res.on('close', () => {
+          if (!res.writableFinished) outgoing.destroy();
+        });
+        req.pipe(outgoing);
+      },
+    });
   });
 
   await new Promise<void>((done, fail) => {
