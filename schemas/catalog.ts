@@ -36,7 +36,10 @@ export interface OperationDefinition {
   summary: string;
   description: string;
   variants: readonly OperationVariant[];
-  /** Parameters of which exactly one must be sent (empty when the operation has no such choice). */
+  /**
+   * The identifiers of what the operation looks up, of which exactly one must be sent (SPEC "Profiles"
+   * rule 1): several where paths offer a choice, one where there is no choice, none for searches.
+   */
   identifiers: readonly string[];
   query: z.ZodObject;
   /** What to tell a caller who sends a parameter the operation does not take (e.g. includeContact). */

@@ -25,7 +25,7 @@ export const jobDetails = dataLookup({
   summary: 'Job details',
   description: 'A job posting, by its URL.',
   variants: byIdentifier('/v1/jobs/details', ['url']),
-  identifiers: [],
+  identifiers: ['url'],
   query: z.object({ url: jobUrlParam }),
   data: jobDetailsSchema,
   paging: 'none',

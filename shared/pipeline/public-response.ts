@@ -3,8 +3,8 @@
  * as HTTP responses, MCP wraps them in tool results. Error bodies are built here and nowhere else.
  */
 import { randomBytes } from 'node:crypto';
-import type { ErrorBody } from '../../schemas/errors.js';
-import { errorTable } from '../../schemas/errors.js';
+import type { ErrorBody, ErrorDetail } from '../../schemas/errors.js';
+import { errorTable, MAX_ERROR_DETAILS } from '../../schemas/errors.js';
 import type { ApiError } from '../errors.js';
 
 export interface PublicResponse {
@@ -39,7 +39,12 @@ export function errorResponse(
   const rule = errorTable[error.code].accountHeaders;
   const withAccountHeaders = rule === 'always' || (rule === 'billed' && billed);
   const body: ErrorBody = {
-    error: { code: error.code, message: error.message, retryable: error.retryable, details: error.details },
+    error: {
+      code: error.code,
+      message: boundedMessage(error.message),
+      retryable: error.retryable,
+      details: error.details.slice(0, MAX_ERROR_DETAILS).map(boundedDetail),
+    },
     meta: { requestId },
   };
   return {
@@ -47,4 +52,48 @@ export function errorResponse(
     headers: { ...baseHeaders(requestId), ...(withAccountHeaders ? accountHeaders : {}), ...error.headers },
     body,
   };
+}
+
+/** The spec's bounds on error text: messages 1 to 512 characters, fields 1 to 128 printable ones. */
+export const MAX_MESSAGE_LENGTH = 512;
+export const MAX_FIELD_LENGTH = 128;
+
+/**
+ * A parameter name as a detail's field: printable ASCII only (anything else becomes `?`), at most
+ * 128 characters. Names come from requests, so this is the only form in which they are echoed.
+ */
+export function printableField(name: string): string {
+  const printable = name.replace(/[^\x20-\x7e]/g, '?').slice(0, MAX_FIELD_LENGTH);
+  return printable === '' ? '?' : printable;
+}
+
+/**
+ * A short, printable quotation of client input for an error message (a header value, a URL): never
+ * echo input unbounded, since messages are capped and logs and terminals read them.
+ */
+export function quoteInput(value: string, maxLength = 80): string {
+  return `"${truncate(value.replace(/[^\x20-\x7e]/g, '?'), maxLength)}"`;
+}
+
+function boundedMessage(message: string): string {
+  const clean = truncate(message.replace(/[\u0000-\u001f\u007f]/g, ' '), MAX_MESSAGE_LENGTH);
+  return clean.trim() === '' ? 'The request failed.' : clean;
+}
+
+function boundedDetail(detail: ErrorDetail): ErrorDetail {
+  return { field: printableField(detail.field), code: detail.code, message: boundedMessage(detail.message) };
+}
+
+/**
+ * Cuts text to at most `max` UTF-16 units (the stricter of the two ways to count), never splitting a
+ * code point, and marks the cut with an ellipsis.
+ */
+function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let kept = '';
+  for (const character of text) {
+    if (kept.length + character.length > max - 1) break;
+    kept += character;
+  }
+  return `${kept}…`;
 }

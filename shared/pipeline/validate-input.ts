@@ -1,12 +1,15 @@
 /**
  * Validates a request's parameters against its operation's catalog schema, for every transport:
  * REST query strings (repeated names are possible) and MCP tool arguments (a JSON object).
- * Every refusal is an `invalid_request` with details using the spec's detail codes.
+ * Every refusal is an `invalid_request` with details using the spec's detail codes, one detail per
+ * cause. Parameter names come from the request, so they are only ever looked up in Maps or with own-
+ * property checks: `constructor` and `__proto__` are names like any other here.
  */
 import type { z } from 'zod';
 import type { OperationDefinition, OperationVariant } from '../../schemas/catalog.js';
 import { type DetailCode, type ErrorDetail, MAX_ERROR_DETAILS } from '../../schemas/errors.js';
 import { InvalidRequestError } from '../errors.js';
+import { printableField } from './public-response.js';
 
 export type RawInput =
   | { kind: 'query'; params: URLSearchParams }
@@ -18,20 +21,23 @@ export function validateInput(
   variant?: OperationVariant,
 ): unknown {
   const details: ErrorDetail[] = [];
-  const known = new Set(Object.keys(operation.query.shape));
-  const values = collectValues(operation, raw, known, details);
+  const received = receivedValues(raw);
+  const values = collectValues(operation, received, details);
+  const reported = new Set(details.map((detail) => detail.field));
 
-  const identifierDetail = checkIdentifiers(operation, values, variant);
-  if (identifierDetail) details.push(identifierDetail);
+  const identifierDetail = checkIdentifiers(operation, received, variant);
+  if (identifierDetail) {
+    details.push(identifierDetail);
+    for (const name of operation.identifiers) reported.add(name);
+  }
 
-  const parsed = operation.query.safeParse(values);
+  const parsed = operation.query.safeParse(Object.fromEntries(values));
   if (!parsed.success) {
-    const reported = new Set(details.map((detail) => detail.field));
     for (const issue of parsed.error.issues) {
       const field = String(issue.path[0] ?? 'query');
-      // A repeated parameter, or an absent identifier, is already reported.
+      // One cause, one detail: a repeated, blank or miscounted parameter is already reported.
       if (reported.has(field)) continue;
-      if (identifierDetail && operation.identifiers.includes(field) && values[field] === undefined) continue;
+      reported.add(field);
       details.push(toDetail(field, issue));
     }
   }
@@ -39,51 +45,66 @@ export function validateInput(
   return (parsed as { data: unknown }).data;
 }
 
+/** Every name the request sent, with all the values sent under it. */
+function receivedValues(raw: RawInput): Map<string, unknown[]> {
+  const received = new Map<string, unknown[]>();
+  if (raw.kind === 'query') {
+    for (const [name, value] of raw.params) received.set(name, [...(received.get(name) ?? []), value]);
+  } else {
+    for (const name of Object.keys(raw.values)) received.set(name, [raw.values[name]]);
+  }
+  return received;
+}
+
+/** The values to parse, by name; unknown, repeated and blank parameters become details instead. */
 function collectValues(
   operation: OperationDefinition,
-  raw: RawInput,
-  known: Set<string>,
+  received: Map<string, unknown[]>,
   details: ErrorDetail[],
-): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  const names = raw.kind === 'query' ? new Set(raw.params.keys()) : new Set(Object.keys(raw.values));
-  for (const name of names) {
+): Map<string, unknown> {
+  const values = new Map<string, unknown>();
+  for (const [name, all] of received) {
     const field = printableField(name);
-    if (!known.has(name)) {
-      const hint = operation.parameterHints?.[name] ?? `Unknown parameter ${field}.`;
-      details.push({ field, code: 'unknown_parameter', message: hint });
-      continue;
-    }
-    if (raw.kind === 'arguments') {
-      values[name] = raw.values[name];
-      continue;
-    }
-    const all = raw.params.getAll(name);
-    if (all.length > 1) {
+    if (!Object.hasOwn(operation.query.shape, name)) {
+      const hint = operation.parameterHints && Object.hasOwn(operation.parameterHints, name);
+      const message = hint ? operation.parameterHints?.[name] : `Unknown parameter ${field}.`;
+      details.push({ field, code: 'unknown_parameter', message: message ?? `Unknown parameter ${field}.` });
+    } else if (all.length > 1) {
       details.push({ field, code: 'repeated_parameter', message: `Send ${field} at most once.` });
-      continue;
+    } else if (typeof all[0] === 'string' && all[0].trim() === '') {
+      details.push({ field, code: 'invalid_value', message: `${field} must not be empty or blank.` });
+    } else {
+      values.set(name, all[0]);
     }
-    values[name] = all[0];
   }
   return values;
 }
 
+/**
+ * Exactly one identifier per request (SPEC "Profiles" rule 1), on every path that takes one. A
+ * repeated identifier counts as sent: its detail is `repeated_parameter`, not a miscount too.
+ */
 function checkIdentifiers(
   operation: OperationDefinition,
-  values: Record<string, unknown>,
+  received: Map<string, unknown[]>,
   variant: OperationVariant | undefined,
 ): ErrorDetail | undefined {
   if (operation.identifiers.length === 0) return undefined;
-  const present = operation.identifiers.filter((name) => values[name] !== undefined);
+  const present = operation.identifiers.filter((name) => received.has(name));
   const expected = variant?.identifier;
   if (present.length === 1 && (expected === undefined || present[0] === expected)) return undefined;
-  const choice = expected ?? operation.identifiers.join(', ');
+  if (expected !== undefined || operation.identifiers.length === 1) {
+    const identifier = expected ?? (operation.identifiers[0] as string);
+    return {
+      field: identifier,
+      code: 'identifier_count',
+      message: `Send exactly one identifier on this path: ${identifier}.`,
+    };
+  }
   return {
-    field: expected ?? operation.identifiers.join('|'),
+    field: operation.identifiers.join('|'),
     code: 'identifier_count',
-    message: expected
-      ? `Send exactly one identifier on this path: ${expected}.`
-      : `Send exactly one of: ${choice}.`,
+    message: `Send exactly one of: ${operation.identifiers.join(', ')}.`,
   };
 }
 
@@ -105,13 +126,7 @@ function detailCode(issue: z.core.$ZodIssue): DetailCode {
 }
 
 function detailMessage(field: string, issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${field} is required.`;
-  const message = issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
-  return message.slice(0, 512);
-}
-
-/** Detail fields must be 1 to 128 printable characters; unknown names are echoed in that form. */
-function printableField(name: string): string {
-  const printable = name.replace(/[^\x20-\x7e]/g, '?').slice(0, 128);
-  return printable === '' ? '?' : printable;
+  if (issue.input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value'))
+    return `${field} is required.`;
+  return issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
 }
