@@ -15,7 +15,7 @@ import { RollingWindowLimiter } from './limits/rolling-window.js';
 import { createLogger, type Logger } from './logger.js';
 import { type Runner, type RunnerRuntime, registerOperations } from './pipeline/operation.js';
 import { LookupPipeline } from './pipeline/run-lookup.js';
-import type { Store } from './store/dynamo.js';
+import { pingStore, type Store } from './store/dynamo.js';
 
 export type RunnerFactory = (runtime: RunnerRuntime) => Record<string, Runner<never>>;
 
@@ -64,7 +64,13 @@ export function createService(options: ServiceOptions) {
     options.runners({ store: options.store, clock, config: options.config, logger }),
     options.config.PRICE_OVERRIDES,
   );
-  const app = createRestApp({ operations, pipeline, logger, documentation: options.documentation });
+  const app = createRestApp({
+    operations,
+    pipeline,
+    logger,
+    documentation: options.documentation,
+    storeProbe: () => pingStore(options.store),
+  });
   return { app, pipeline, operations, repositories, logger, clock };
 }
 

@@ -23,13 +23,14 @@ type DataLookupInput = Omit<OperationDefinition, 'statuses' | 'runtime' | 'settl
   Partial<Pick<OperationDefinition, 'runtime'>>;
 
 /**
- * A data lookup. A 404 keeps the charge: "nothing matched" is a conclusive answer the source had to
- * be asked for, like an email find that finds nothing; failures of ours or the source's are refunded.
+ * A data lookup. Only a match is billed: a 404 (nothing matched) is refunded, as are failures of
+ * ours or the source's, the way the leading data providers bill only for results. An empty page of
+ * a list that exists is a result (200) and is billed.
  */
 export function dataLookup<const D extends DataLookupInput>(definition: D) {
   return {
     runtime: { timeoutMs: 10_000, memoryMb: 256, needs: [] },
-    settlement: { chargedErrors: ['resource_not_found'] },
+    settlement: { chargedErrors: [] },
     statuses: DATA_LOOKUP_STATUSES,
     ...definition,
   } as const;

@@ -4,6 +4,7 @@
  * Lambda function (its own operation only).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import packageJson from '../../package.json' with { type: 'json' };
 import { InternalError, ResourceNotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
@@ -28,7 +29,12 @@ export interface RestAppOptions {
   logger: Logger;
   /** Serve /openapi.json and /docs. */
   documentation?: boolean;
+  /** Serve GET /healthz with this probe of the store: it resolves when the store answers. */
+  storeProbe?: () => Promise<void>;
 }
+
+/** How long /healthz waits for the store before calling it unreachable. */
+const HEALTH_PROBE_TIMEOUT_MS = 2_000;
 
 export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
   const { pipeline, logger } = options;
@@ -83,6 +89,7 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
   }
 
   if (options.documentation) serveDocumentation(app);
+  if (options.storeProbe) serveHealth(app, options.storeProbe);
 
   app.notFound((c) =>
     toHttpResponse(errorResponse(new ResourceNotFoundError('No endpoint at this path.'), c.get('requestId'))),
@@ -92,4 +99,27 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
     return toHttpResponse(errorResponse(new InternalError(error), c.get('requestId')));
   });
   return app;
+}
+
+/**
+ * GET /healthz: for load balancers and operators, free and without a key. 200 while the store
+ * answers, 503 when it does not (lookups would fail closed then), with the version either way.
+ */
+function serveHealth(app: OpenAPIHono<RestEnv>, storeProbe: () => Promise<void>): void {
+  app.get('/healthz', async (c) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('store probe timed out')), HEALTH_PROBE_TIMEOUT_MS);
+    });
+    const store = await Promise.race([storeProbe(), timeout])
+      .then(() => 'ok' as const)
+      .catch(() => 'unreachable' as const)
+      .finally(() => clearTimeout(timer));
+    const healthy = store === 'ok';
+    return c.json(
+      { status: healthy ? 'ok' : 'unavailable', version: packageJson.version, store },
+      healthy ? 200 : 503,
+      { 'Cache-Control': 'no-store' },
+    );
+  });
 }

@@ -2,12 +2,14 @@
  * REST protocol checks, in the spec's order of precedence: method (405), Accept (406), declared
  * media type or body (415). They run before authentication and cost nothing.
  */
+import Negotiator from 'negotiator';
 import {
   type ApiError,
   MethodNotAllowedError,
   NotAcceptableError,
   UnsupportedMediaTypeError,
 } from '../errors.js';
+import { quoteInput } from '../pipeline/public-response.js';
 
 export function checkProtocol(request: Request): ApiError | undefined {
   if (request.method !== 'GET') return new MethodNotAllowedError(request.method);
@@ -15,15 +17,14 @@ export function checkProtocol(request: Request): ApiError | undefined {
   return checkNoBody(request.headers);
 }
 
-/** True when the Accept header is absent or lists a range covering application/json with q > 0. */
+/**
+ * True when the Accept header is absent, empty, or gives application/json a quality above 0 under
+ * RFC 9110's precedence (the most specific matching range decides: `application/json;q=0, *\/*`
+ * excludes JSON).
+ */
 export function acceptsJson(accept: string | null): boolean {
   if (accept === null || accept.trim() === '') return true;
-  return accept.split(',').some((range) => {
-    const [mediaRange = '', ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
-    const quality = parameters.find((parameter) => parameter.startsWith('q='));
-    if (quality !== undefined && !(Number(quality.slice(2)) > 0)) return false;
-    return mediaRange === 'application/json' || mediaRange === 'application/*' || mediaRange === '*/*';
-  });
+  return new Negotiator({ headers: { accept } }).mediaType(['application/json']) !== undefined;
 }
 
 /** A GET may declare `Content-Type: application/json` with no body; anything else is refused. */
@@ -33,7 +34,7 @@ function checkNoBody(headers: Headers): ApiError | undefined {
     const mediaType = contentType.split(';')[0]?.trim().toLowerCase();
     if (mediaType !== 'application/json') {
       return new UnsupportedMediaTypeError(
-        `Media type ${mediaType || '(empty)'} is not supported; send no body.`,
+        `Media type ${mediaType ? quoteInput(mediaType, 64) : '(empty)'} is not supported; send no body.`,
       );
     }
   }

@@ -21,7 +21,7 @@ export interface RateDecision {
   limit: number;
   /** Requests still admitted now; absent when the limiter could not count. */
   remaining?: number;
-  /** Whole seconds until the estimate is back to zero (full capacity), rounded up. */
+  /** Whole seconds until the current window ends (its count resets), rounded up. */
   resetSeconds?: number;
   /** On denial: whole seconds (at least 1) until one more request would be admitted. */
   retryAfterSeconds?: number;
@@ -42,11 +42,12 @@ export function currentAllowance(state: Omit<WindowState, 'currentCount'>): numb
   return Math.floor(state.limit - state.previousCount * (1 - elapsed));
 }
 
-/** Whole seconds until the estimate falls to zero if no more requests come. */
+/**
+ * Whole seconds until the current window ends, rounded up: when its count resets. Never more than
+ * the window's length; `Retry-After` (secondsUntilAdmission) says when one more request fits.
+ */
 export function secondsUntilReset(state: WindowState): number {
-  const end = state.windowStart + state.windowMs;
-  const resetAt = state.currentCount > 0 ? end + state.windowMs : state.previousCount > 0 ? end : state.now;
-  return Math.ceil((resetAt - state.now) / 1000);
+  return Math.ceil((state.windowStart + state.windowMs - state.now) / 1000);
 }
 
 /** Whole seconds (at least 1) until the estimate leaves room for one more request. */

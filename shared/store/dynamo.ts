@@ -59,6 +59,11 @@ export async function ensureTable(store: Store): Promise<void> {
   );
 }
 
+/** Resolves when the table answers; for health checks. */
+export async function pingStore(store: Store): Promise<void> {
+  await store.doc.send(new DescribeTableCommand({ TableName: store.table }));
+}
+
 /** True when a conditional write was refused because its condition did not hold. */
 export function isConditionFailure(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';

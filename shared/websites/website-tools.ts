@@ -130,8 +130,11 @@ function publicFailure(error: unknown): unknown {
       error,
     );
   }
-  if (error instanceof NavigationFailedError)
-    return new UpstreamError(`The page could not be loaded: ${error.message}`, error);
+  if (error instanceof NavigationFailedError) {
+    // Chromium's net error names the failure; the rest of its text repeats the (long) URL.
+    const netError = /net::ERR_[A-Z0-9_]+/.exec(error.message)?.[0];
+    return new UpstreamError(`The page could not be loaded${netError ? ` (${netError})` : ''}.`, error);
+  }
   return error;
 }
 

@@ -4,6 +4,7 @@
  * two-language site and a truncated one, and every honest outcome with its settlement.
  */
 import type { ServerResponse } from 'node:http';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostSlots } from '../../shared/limits/host-slots.js';
 import { expectError } from '../support/assertions.js';
@@ -13,6 +14,8 @@ import { startWebServer, type WebServer } from '../support/web-servers.js';
 let site: WebServer;
 let trap: WebServer;
 let harness: Harness;
+/** A loopback port with nothing listening: navigation to it fails inside Chromium. */
+let closedHostPort: string;
 
 const page = (title: string, body: string) =>
   `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
@@ -71,9 +74,10 @@ beforeAll(async () => {
       '/nothing': page('Nothing', '<p>No addresses anywhere.</p>'),
     },
   });
+  closedHostPort = await unusedLoopbackPort();
   harness = await startHarness({
     env: {
-      UNSAFE_WEBSITE_ALLOW_HOSTS: site.hostPort,
+      UNSAFE_WEBSITE_ALLOW_HOSTS: `${site.hostPort},${closedHostPort}`,
       WEBSITE_BUDGET_SECONDS: '8',
       WEBSITE_MAX_PAGES_PER_HOST: '1',
     },
@@ -84,6 +88,14 @@ afterAll(async () => {
   await site?.close();
   await trap?.close();
 });
+
+async function unusedLoopbackPort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `127.0.0.1:${port}`;
+}
 
 async function call(operation: string, url: string, credits = 100) {
   const { apiKey, account } = await harness.provision({ credits });
@@ -118,6 +130,15 @@ describe('GET /v1/websites/content', () => {
     const { response, balance } = await call('content', url);
     const body = await expectError(response, 400, 'invalid_request');
     expect(body.error.details).toEqual([expect.objectContaining({ field: 'url', code: 'invalid_value' })]);
+    expect(balance).toBe(100);
+  });
+
+  it('answers a page that cannot be loaded with 502 naming the failure briefly, never echoing the URL', async () => {
+    const longPath = `/${'a'.repeat(1_900)}`;
+    const { response, balance } = await call('content', `http://${closedHostPort}${longPath}`);
+    const body = await expectError(response, 502, 'upstream_error');
+    expect(body.error.message).toMatch(/^The page could not be loaded \(net::ERR_[A-Z_]+\)\.$/);
+    expect(body.error.message).not.toContain('aaaa');
     expect(balance).toBe(100);
   });
 

@@ -33,14 +33,11 @@ describe('currentAllowance', () => {
 
 describe('secondsUntilReset', () => {
   it.each([
-    ['nothing counted resets now', window({}), 0],
-    [
-      'only the previous window counts: at the end of this one',
-      window({ previousCount: 4, now: 15_000 }),
-      45,
-    ],
-    ['this window counts: at the end of the next one', window({ currentCount: 1, now: 15_000 }), 105],
-    ['rounds up to whole seconds', window({ currentCount: 1, now: 15_500 }), 105],
+    ['at the start of a window: its whole length', window({}), 60],
+    ['counts do not move it: the end of this window', window({ previousCount: 4, now: 15_000 }), 45],
+    ['this window counts: still the end of this window', window({ currentCount: 10, now: 15_000 }), 45],
+    ['rounds up to whole seconds', window({ currentCount: 1, now: 15_500 }), 45],
+    ['the last millisecond: 1', window({ currentCount: 1, now: 59_999 }), 1],
   ])('%s', (_, state, expected) => {
     expect(secondsUntilReset(state)).toBe(expected);
   });
