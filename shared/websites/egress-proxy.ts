@@ -479,17 +479,16 @@ function forwardedRequestHeaders(req: http.IncomingMessage, url: URL, upgrade: b
 
 function forwardedResponseHeaders(incoming: http.IncomingMessage): http.OutgoingHttpHeaders {
   const dropped = connectionTokens(incoming.headers.connection);
-  const headers: Record<string, string[]> = {};
+  // Header names come from the target: collected in a Map, so `constructor` is a header like any other.
+  const headers = new Map<string, string[]>();
   const raw = incoming.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i] as string;
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower) || dropped.has(lower) || lower === EGRESS_DENIAL_HEADER) continue;
-    const values = headers[lower] ?? [];
-    values.push(raw[i + 1] as string);
-    headers[lower] = values;
+    headers.set(lower, [...(headers.get(lower) ?? []), raw[i + 1] as string]);
   }
-  return headers;
+  return Object.fromEntries(headers);
 }
 
 function stopOf(error: unknown): Stop {

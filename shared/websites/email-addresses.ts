@@ -71,32 +71,35 @@ export interface DiscoveryLink {
   text: string;
 }
 
-const NAMED_ENTITIES: Record<string, string> = {
-  commat: '@',
-  period: '.',
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  hyphen: '-',
-  dash: '-',
-  lowbar: '_',
-  plus: '+',
-  colon: ':',
-  sol: '/',
-  lpar: '(',
-  rpar: ')',
-  lsqb: '[',
-  rsqb: ']',
-  lbrack: '[',
-  rbrack: ']',
-  lcub: '{',
-  rcub: '}',
-  lbrace: '{',
-  rbrace: '}',
-};
+/** A Map, since entity names come from the page: `&constructor;` must stay text. */
+const NAMED_ENTITIES = new Map<string, string>(
+  Object.entries({
+    commat: '@',
+    period: '.',
+    amp: '&',
+    lt: '<',
+    gt: '>',
+    quot: '"',
+    apos: "'",
+    nbsp: ' ',
+    hyphen: '-',
+    dash: '-',
+    lowbar: '_',
+    plus: '+',
+    colon: ':',
+    sol: '/',
+    lpar: '(',
+    rpar: ')',
+    lsqb: '[',
+    rsqb: ']',
+    lbrack: '[',
+    rbrack: ']',
+    lcub: '{',
+    rcub: '}',
+    lbrace: '{',
+    rbrace: '}',
+  }),
+);
 /** Named references HTML still decodes without the semicolon. */
 const LEGACY_ENTITIES = new Set(['amp', 'lt', 'gt', 'quot', 'nbsp']);
 const ENTITY = /&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z][a-z0-9]{1,31}))(;?)/gi;
@@ -109,7 +112,7 @@ function decodeEntities(text: string): string {
       return String.fromCodePoint(code);
     }
     const key = (name ?? '').toLowerCase();
-    const value = NAMED_ENTITIES[key];
+    const value = NAMED_ENTITIES.get(key);
     if (value === undefined || (semicolon === '' && !LEGACY_ENTITIES.has(key))) return match;
     return value;
   });

@@ -47,6 +47,13 @@ beforeAll(async () => {
         res.writeHead(200, { 'Content-Type': 'text/plain' });
         res.end(`upstream ok ${req.method} ${req.url}`);
       },
+      '/prototype-headers': (_req, res) => {
+        res.setHeader('constructor', 'c');
+        res.setHeader('__proto__', 'p');
+        res.setHeader('toString', 't');
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        res.end('odd headers');
+      },
     },
   });
   trap = await startWebServer();
@@ -205,6 +212,18 @@ describe('a name is resolved once and dialled at the address that was checked', 
     expect(res.headers).not.toHaveProperty('proxy-authenticate');
     expect(res.headers).not.toHaveProperty(EGRESS_DENIAL_HEADER);
     expect(h.proxy.denials).toEqual([]);
+  });
+
+  it('relays response headers named like Object properties as ordinary headers', async () => {
+    const h = await harness({
+      answers: { 'public.test': [PUBLIC_V4] },
+      routes: { [`${PUBLIC_V4}:80`]: upstream.port },
+    });
+    const res = await getVia(h.proxy, 'http://public.test/prototype-headers');
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('odd headers');
+    expect(Object.hasOwn(res.headers, 'constructor') && res.headers.constructor).toBe('c');
+    expect(Object.hasOwn(res.headers, 'tostring') && res.headers.tostring).toBe('t');
   });
 
   it('tunnels CONNECT for a public name to exactly the public answer', async () => {

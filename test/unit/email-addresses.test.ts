@@ -88,6 +88,10 @@ describe('normalizeCandidates: deobfuscation', () => {
     expect(normalizeCandidates(raw, PAGE)).toEqual(expected);
   });
 
+  it('keeps an entity named like an Object property (&constructor;) as text', () => {
+    expect(normalizeCandidates(['anna@acme-corp.com&constructor;'], PAGE)).toEqual(['anna@acme-corp.com']);
+  });
+
   it.each<[string, string]>([
     ['"look at"', 'Look at acme-corp dot com for details'],
     ['"find us at"', 'Find us at acme-corp dot com'],
