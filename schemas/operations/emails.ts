@@ -113,7 +113,9 @@ export const emailFind = {
     'Generates up to 16 candidate addresses from the name, most common patterns first, and verifies them ' +
     'in one SMTP session until one is valid, the domain proves catch-all (no address is returned: it ' +
     'accepts everything), or the domain has no mail server. Without lastName only first-name addresses ' +
-    'are tried. One charge covers all candidates; a search that finds nothing is charged.',
+    'are tried. Names in any script are spelled in Latin letters first (German umlauts as ae/oe/ue, then as ' +
+    'plain vowels); a name that cannot be spelled so is refused (400, not charged). One charge covers all ' +
+    'candidates; a search that finds nothing is charged.',
   variants: [{ path: '/v1/emails/find' }],
   identifiers: [],
   query: z.object({
