@@ -95,6 +95,14 @@ const configSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   /** Port `npm start` listens on. */
   PORT: integer(0, 65_535).default(8787),
+  /**
+   * The public base URL clients use (scheme, host and any path prefix before `/v1`), published as
+   * the OpenAPI document's server; unset: the listening address `http://HOST:PORT`.
+   */
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
   /** Folder of the embedded DynamoDB's files and its endpoint file (local use only). */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Any DynamoDB-compatible endpoint; unset means the embedded one locally and DynamoDB on AWS. */
@@ -175,7 +183,7 @@ const configSchema = z.object({
   PRICE_OVERRIDES: priceOverrides.default({}),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string };
 
 export class ConfigError extends Error {}
 
@@ -188,5 +196,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
-  return parsed.data;
+  const settings = parsed.data;
+  return { ...settings, PUBLIC_BASE_URL: settings.PUBLIC_BASE_URL ?? listeningAddress(settings) };
+}
+
+/** `http://HOST:PORT`, with an IPv6 host in brackets. */
+function listeningAddress({ HOST, PORT }: { HOST: string; PORT: number }): string {
+  return `http://${HOST.includes(':') ? `[${HOST}]` : HOST}:${PORT}`;
 }
