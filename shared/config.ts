@@ -5,7 +5,11 @@
 import { z } from 'zod';
 import { parseAllowHosts } from './net/address-policy.js';
 
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** One message for every way a number can be wrong, so start-up names the range to pick from. */
+const integer = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 
 const priceOverrides = z
   .string()
