@@ -40,7 +40,7 @@ export const parameterExamples = {
   'profiles.comments': profile,
   'profiles.reactions': profile,
   'profiles.similar': profile,
-  // Every filter matches Northwind Analytics (a Berlin branch, software, 201-500 staff, open jobs).
+  // Every filter matches Northwind Analytics (a Berlin branch, software, 501-1,000 staff, open jobs).
   'companies.search': {
     keywords: 'Northwind Analytics',
     offset: '0',
