@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import { z } from 'zod';
-import type { OperationDefinition, OperationVariant } from '../../schemas/catalog.js';
+import { type OperationDefinition, type OperationVariant, pathParameters } from '../../schemas/catalog.js';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { type ErrorCode, errorBodySchema, errorCodes, errorTable } from '../../schemas/errors.js';
 import { parameterExamples } from '../../schemas/examples.js';
@@ -41,18 +41,11 @@ const examplesByOperation: ReadonlyMap<string, Readonly<Record<string, string>>>
  * operation's other identifiers; every parameter carries its example.
  */
 function variantQuery(definition: OperationDefinition, variant: OperationVariant): z.ZodObject {
-  const { identifier } = variant;
-  const refused = identifier ? definition.identifiers.filter((name) => name !== identifier) : [];
   const examples = examplesByOperation.get(definition.id) ?? {};
-  const fields = Object.entries(definition.query.shape)
-    .filter(([name]) => !refused.includes(name))
-    .map(([name, schema]) => {
-      const field = (
-        name === identifier && schema instanceof z.ZodOptional ? schema.unwrap() : schema
-      ) as z.ZodType;
-      const example = Object.hasOwn(examples, name) ? examples[name] : undefined;
-      return [name, example === undefined ? field : field.meta({ param: { example } })];
-    });
+  const fields = pathParameters(definition, variant).map(({ name, schema }) => {
+    const example = Object.hasOwn(examples, name) ? examples[name] : undefined;
+    return [name, example === undefined ? schema : schema.meta({ param: { example } })];
+  });
   return z.object(Object.fromEntries(fields));
 }
 

@@ -4,13 +4,11 @@
  * succeeds against the sample dataset. Also its server entry, and /docs/assets answering only the
  * assets it has.
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { loadConfig } from '../../shared/config.js';
 import { renderedRegExp } from '../../shared/http/json-schema-pattern.js';
-import { serveDocumentation } from '../../shared/http/openapi.js';
 import { expectError } from '../support/assertions.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
@@ -173,9 +171,12 @@ describe('a request built from the examples', () => {
 
 describe('servers', () => {
   const served = async (env: Record<string, string>) => {
-    const app = new OpenAPIHono();
-    serveDocumentation(app, { publicBaseUrl: loadConfig(env).PUBLIC_BASE_URL });
-    return ((await (await app.request('/openapi.json')).json()) as OpenApiDocument).servers;
+    const service = await startHarness({ env });
+    try {
+      return ((await (await service.app.request('/openapi.json')).json()) as OpenApiDocument).servers;
+    } finally {
+      await service.close();
+    }
   };
 
   it('is PUBLIC_BASE_URL when it is set, without a trailing slash', async () => {
