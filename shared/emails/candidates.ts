@@ -83,9 +83,7 @@ export function nameParts(firstSpellings: string[][], lastSpellings: string[][])
       lastVariants:
         lastWords.length === 0
           ? []
-          : unique(
-              [lastWords.join(''), core.join(''), core.at(-1) ?? '', lastWords.join('-')].filter(Boolean),
-            ),
+          : unique([lastWords.join(''), core.join(''), core.at(-1) ?? '', lastWords.join('-')]),
     };
   });
   return { spellings };
@@ -161,6 +159,7 @@ export function candidates(parts: NameParts, domain: string, preferredPattern?: 
   return found.slice(0, MAX_CANDIDATES);
 }
 
+/** Distinct non-empty values, in order. */
 function unique(values: string[]): string[] {
   return [...new Set(values)].filter(Boolean);
 }
