@@ -45,7 +45,17 @@ function networkPathValue(raw: string, segment: string): string | null {
   }
 }
 
-const networkUrl = (segment: string, shape: string, valueSchema: z.ZodType<string, string>) =>
+/** What a URL parameter names, for its message: its kind, path segment and the value's placeholder. */
+interface NetworkUrlShape {
+  kind: 'profile' | 'company' | 'post' | 'job';
+  segment: string;
+  placeholder: string;
+}
+
+const networkUrl = (
+  { kind, segment, placeholder }: NetworkUrlShape,
+  valueSchema: z.ZodType<string, string>,
+) =>
   z
     .string()
     .min(1)
@@ -53,13 +63,22 @@ const networkUrl = (segment: string, shape: string, valueSchema: z.ZodType<strin
     .transform((raw, ctx) => {
       const value = networkPathValue(raw, segment);
       const parsed = value === null ? undefined : valueSchema.safeParse(value);
-      if (!parsed?.success) return invalid(ctx, `url must be a profile or company URL of the form ${shape}`);
+      if (!parsed?.success) {
+        return invalid(
+          ctx,
+          `url must be a ${kind} URL of the form https://www.linkedin.com/${segment}/${placeholder} or ` +
+            `https://linkedin.com/${segment}/${placeholder} (a two-letter country host such as de.linkedin.com also works)`,
+        );
+      }
       // The identifier as its own parameter would read it (NFC), so both paths look up the same.
       return parsed.data;
     });
 
 /** A profile URL, reduced to its username. */
-export const profileUrlParam = networkUrl('in', 'https://www.linkedin.com/in/<username>', usernameParam);
+export const profileUrlParam = networkUrl(
+  { kind: 'profile', segment: 'in', placeholder: '<username>' },
+  usernameParam,
+);
 
 export const PROFILE_PUBLIC_ID = /^ACoA[A-Za-z0-9_-]{20,60}$/;
 export const profilePublicIdParam = z
@@ -86,8 +105,7 @@ export const companySlugParam = identifier()
   );
 
 export const companyUrlParam = networkUrl(
-  'company',
-  'https://www.linkedin.com/company/<slug>',
+  { kind: 'company', segment: 'company', placeholder: '<slug>' },
   companySlugParam,
 );
 
@@ -99,11 +117,13 @@ export const postSlugParam = identifier()
     POST_SLUG,
     'slug must be the full post slug (…-activity-<19 digits>-<4 characters>), not a numeric id',
   );
-export const postUrlParam = networkUrl('posts', 'https://www.linkedin.com/posts/<slug>', postSlugParam);
+export const postUrlParam = networkUrl(
+  { kind: 'post', segment: 'posts', placeholder: '<slug>' },
+  postSlugParam,
+);
 
 export const jobUrlParam = networkUrl(
-  'jobs/view',
-  'https://www.linkedin.com/jobs/view/<job id>',
+  { kind: 'job', segment: 'jobs/view', placeholder: '<job id>' },
   z.string().regex(/^\d{6,12}$/),
 );
 

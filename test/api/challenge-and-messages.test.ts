@@ -75,4 +75,19 @@ describe('messages', () => {
       { field: 'reactionType', code: 'invalid_value', message: 'reactionType is required.' },
     ]);
   });
+
+  it.each([
+    ['/v1/profiles/details/by-url', 'profile', 'in/<username>'],
+    ['/v1/companies/details/by-url', 'company', 'company/<slug>'],
+    ['/v1/posts/details/by-url', 'post', 'posts/<slug>'],
+    ['/v1/jobs/details/by-url', 'job', 'jobs/view/<job id>'],
+  ])('on %s name the kind of URL and both accepted forms', async (path, kind, shape) => {
+    const { apiKey } = await harness.provision();
+    const url = encodeURIComponent('https://example.com/elsewhere');
+    const body = await expectError(await harness.get(`${path}?url=${url}`, apiKey), 400, 'invalid_request');
+    const message = body.error.details[0]?.message ?? '';
+    expect(message).toContain(`url must be a ${kind} URL`);
+    expect(message).toContain(`https://www.linkedin.com/${shape}`);
+    expect(message).toContain(`https://linkedin.com/${shape}`);
+  });
 });
