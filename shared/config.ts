@@ -189,6 +189,9 @@ const configSchema = z.object({
 
 export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string };
 
+/** Every setting's environment variable, in declaration order (the README's table lists each). */
+export const settingNames: readonly string[] = Object.keys(configSchema.shape);
+
 export class ConfigError extends Error {}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

@@ -8,6 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { endpointTable, replaceBlock } from '../../scripts/endpoint-table.js';
+import { settingNames } from '../../shared/config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -38,6 +39,14 @@ function resolvedFrom(page: string, path: string): string {
 }
 
 const outside = (path: string) => relative(ROOT, path).startsWith('..');
+
+it('lists every setting in the configuration table, and no setting that does not exist', async () => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Configuration'));
+  const table = section.slice(0, section.indexOf('\n## ', 1));
+  const rows = [...table.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1]);
+  expect(new Set(rows)).toEqual(new Set(settingNames));
+});
 
 describe('the README and docs/ point only inside the repository', async () => {
   const docs = await readdir(join(ROOT, 'docs'));
