@@ -1,5 +1,5 @@
 /**
- * How every CLI command runs: open the store the way `npm start` shares it, act on the
+ * How every CLI command runs: open the store the way `npm start` shares it (STORE), act on the
  * repositories, print the result as JSON, and close the store whatever happened.
  */
 import { type Config, loadConfig } from '../../shared/config.js';
@@ -20,6 +20,12 @@ export async function runCommand(action: (context: CommandContext) => Promise<un
   } finally {
     await opened.close();
   }
+}
+
+/** Runs a command that opens the stores it needs itself (`migrate`), printing its result as JSON. */
+export async function runStandalone(action: (config: Config) => Promise<unknown>): Promise<void> {
+  const result = await action(loadConfig());
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }
 
 /** Operators read errors in a terminal or a log line: one line, no stack. */
