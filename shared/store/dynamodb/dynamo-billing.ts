@@ -3,7 +3,8 @@
  * them, and they cost double). The account's balance item holds, besides `balance` and `granted`:
  *
  *   windowStart, windowCount, previousCount   the rate window (current fixed window and the one before)
- *   inflight    request id → { o: operation, c: cost, t: admitted at }: admitted, not yet cleared
+ *   inflight    request id → { o: operation, c: cost, t: admitted at, and once refunded r: reason,
+ *               h: HTTP status, s: settled at }: admitted, not yet cleared
  *   keyUse      key id → last admitted use (the key's `lastUsedAt`)
  *
  * A billed request writes:
@@ -11,15 +12,17 @@
  *   1. admit   UpdateItem of the balance item: window count + 1, balance − cost, inflight[id] = entry;
  *              condition: the window has room and balance ≥ cost. It also removes the in-flight
  *              entries of this account that this process has settled as charged since (item 2a).
- *   2a. charge PutItem of the final ledger item (condition: new). The in-flight entry stays until
- *              the account's next admission in this process removes it (or `reconcile` does).
+ *   2a. charge PutItem of the final ledger item (condition: new).
  *   2b. refund PutItem of the final ledger item, and in parallel UpdateItem of the balance item:
- *              balance + cost, remove inflight[id] (condition: still in flight).
+ *              balance + cost, and the refund noted on inflight[id] (condition: in flight, not
+ *              refunded yet), so the entry itself can rebuild a ledger item that did not land.
  *
- * An in-flight entry whose ledger item exists is settled; one without is pending. Any prefix or
- * subset of these writes is recovered by `reconcile`, which reads stale in-flight entries: with a
- * `charged` ledger item it removes the entry, with a `refunded` one it returns the cost (once, by
- * the condition), with none it writes `refunded` first and then returns the cost.
+ * Settled entries stay until the account's next admission in this process removes them (no write of
+ * their own), or `reconcile` does. An entry is pending while it is neither refunded nor charged by
+ * a ledger item. Any subset of these writes is recovered by `reconcile`, which reads stale entries:
+ * with a `charged` ledger item it removes the entry; refunded, it writes the ledger item if missing
+ * and removes it; otherwise it writes `refunded` (unless a `refunded` item is there), returns the
+ * cost (once, by the condition) and removes it.
  *
  * The rate window's previous count is fixed once its window closes, so it is cached per process:
  * in steady state an admission is the one write, with no read before it. docs/state.md has the rest.
@@ -51,6 +54,15 @@ interface StoredEntry {
   o: string;
   c: number;
   t: string;
+  /** Set by the refund: its reason, HTTP status and time. */
+  r?: string;
+  h?: number;
+  s?: string;
+}
+
+/** An in-flight entry with what the item says of its settlement. */
+interface HeldEntry extends InflightEntry {
+  refund?: { refundReason: string; httpStatus?: number; settledAt: string };
 }
 
 interface BalanceItem {
@@ -189,7 +201,9 @@ export class DynamoBillingStore implements BillingStore {
       if (await this.putLedger(final, true)) this.markSettled(entry);
       return { refunded: false };
     }
-    const [, refund] = await Promise.all([this.putLedger(final, true), this.returnCost(entry)]);
+    const [, refund] = await Promise.all([this.putLedger(final, true), this.returnCost(entry, settlement)]);
+    // Both landed (or were done already): the entry can go with the next admission.
+    this.markSettled(entry);
     return refund;
   }
 
@@ -219,8 +233,11 @@ export class DynamoBillingStore implements BillingStore {
       startKey = limit && settled.length >= limit ? undefined : page.LastEvaluatedKey;
     } while (startKey);
     const item = await this.read(accountId);
-    const pending = item ? await this.pending(accountId, item) : [];
-    const all = [...settled, ...pending.map((entry): LedgerEntry => ({ ...entry, status: 'pending' }))];
+    const listed = new Set(settled.map((entry) => entry.requestId));
+    const unlisted = item
+      ? (await this.classify(accountId, item)).filter((held) => !listed.has(held.entry.requestId))
+      : [];
+    const all = [...settled, ...unlisted.map(({ entry, held }) => asLedgerEntry(held ?? entry))];
     all.sort((a, b) => newestFirst(a, b));
     return limit === undefined ? all : all.slice(0, limit);
   }
@@ -229,7 +246,7 @@ export class DynamoBillingStore implements BillingStore {
     const settled: LedgerEntry[] = [];
     for (const item of await scanAll(this.table, itemTypes.balance)) {
       const accountId = item.accountId as string;
-      for (const entry of inflightEntries(accountId, item as unknown as BalanceItem)) {
+      for (const entry of heldEntries(accountId, item as unknown as BalanceItem)) {
         if (entry.createdAt >= cutoff) continue;
         const outcome = await this.settleStale(entry, settledAt);
         if (outcome) settled.push(outcome);
@@ -239,23 +256,30 @@ export class DynamoBillingStore implements BillingStore {
   }
 
   /** Finishes what a crashed request left; the entry when credits moved, undefined otherwise. */
-  private async settleStale(entry: InflightEntry, settledAt: string): Promise<LedgerEntry | undefined> {
-    for (;;) {
-      const existing = await this.getLedger(entry);
-      if (existing?.status === 'charged') {
-        await this.clearEntries(entry.accountId, [entry.requestId]);
-        return undefined;
-      }
-      if (existing?.status === 'refunded') {
-        return (await this.returnCost(entry)).refunded ? existing : undefined;
-      }
-      // Ledger first: a crash before the refund leaves a `refunded` item the next run completes.
-      const reconciled: LedgerEntry = { ...entry, status: 'refunded', refundReason: 'reconciled', settledAt };
-      if (await this.putLedger(reconciled, true)) {
-        await this.returnCost(entry);
-        return reconciled;
-      }
+  private async settleStale(held: HeldEntry, settledAt: string): Promise<LedgerEntry | undefined> {
+    const { refund, ...entry } = held;
+    if (refund) {
+      // The request refunded and may have lost its ledger item: rebuild it from the entry.
+      await this.putLedger({ ...entry, status: 'refunded', ...refund }, true);
+      await this.clearEntries(entry.accountId, [entry.requestId]);
+      return undefined;
     }
+    const existing = await this.getLedger(entry);
+    if (existing?.status === 'charged') {
+      await this.clearEntries(entry.accountId, [entry.requestId]);
+      return undefined;
+    }
+    // Ledger first: a crash before the refund leaves a `refunded` item the next run completes.
+    const reconciled: LedgerEntry = existing ?? {
+      ...entry,
+      status: 'refunded',
+      refundReason: 'reconciled',
+      settledAt,
+    };
+    if (!existing && !(await this.putLedger(reconciled, true))) return this.settleStale(held, settledAt);
+    const { refunded } = await this.returnCost(entry, reconciled);
+    await this.clearEntries(entry.accountId, [entry.requestId]);
+    return refunded ? reconciled : undefined;
   }
 
   /** The admission write; undefined when its condition did not hold. */
@@ -357,14 +381,21 @@ export class DynamoBillingStore implements BillingStore {
     }
   }
 
-  /** Gives the cost back if the request is still in flight; at most once, by the condition. */
-  private async returnCost(entry: InflightEntry): Promise<SettleResult> {
+  /** Gives the cost back if the request is in flight and not refunded yet: at most once. */
+  private async returnCost(
+    entry: InflightEntry,
+    refund: { refundReason?: string; httpStatus?: number; settledAt?: string },
+  ): Promise<SettleResult> {
     const update = new UpdateExpression();
     const path = `inflight.${update.name(entry.requestId)}`;
     update
-      .set(`balance = balance + ${update.value(entry.cost)}`)
-      .remove(path)
-      .when(`attribute_exists(${path})`);
+      .set(
+        `balance = balance + ${update.value(entry.cost)}`,
+        `${path}.r = ${update.value(refund.refundReason ?? 'refunded')}`,
+        `${path}.s = ${update.value(refund.settledAt ?? new Date().toISOString())}`,
+        ...(refund.httpStatus === undefined ? [] : [`${path}.h = ${update.value(refund.httpStatus)}`]),
+      )
+      .when(`attribute_exists(${path})`, `attribute_not_exists(${path}.r)`);
     try {
       const { Attributes } = await this.table.doc.send(
         update.command(this.table.table, itemKeys.balance(entry.accountId), 'UPDATED_NEW'),
@@ -406,11 +437,25 @@ export class DynamoBillingStore implements BillingStore {
     return Item ? toLedgerEntry(Item) : undefined;
   }
 
-  /** In-flight entries of the item that no ledger item settles yet. */
+  /** In-flight entries of the item that are neither refunded nor charged by a ledger item. */
   private async pending(accountId: string, item: BalanceItem): Promise<InflightEntry[]> {
-    const entries = inflightEntries(accountId, item);
-    const ledgered = await Promise.all(entries.map((entry) => this.getLedger(entry)));
-    return entries.filter((_, index) => ledgered[index] === undefined);
+    return (await this.classify(accountId, item)).filter(({ held }) => !held).map(({ entry }) => entry);
+  }
+
+  /**
+   * Each in-flight entry with its settlement as far as the item and the ledger tell: `held` is a
+   * refund noted on the entry, or the ledger item's charge; undefined while pending.
+   */
+  private async classify(accountId: string, item: BalanceItem) {
+    const entries = heldEntries(accountId, item);
+    const ledgered = await Promise.all(
+      entries.map((entry) => (entry.refund ? undefined : this.getLedger(entry))),
+    );
+    return entries.map(({ refund, ...entry }, index) => {
+      const charged = ledgered[index]?.status === 'charged' ? ledgered[index] : undefined;
+      const held: LedgerEntry | undefined = refund ? { ...entry, status: 'refunded', ...refund } : charged;
+      return { entry, held };
+    });
   }
 
   private async read(accountId: string): Promise<BalanceItem | undefined> {
@@ -444,14 +489,28 @@ function ledgerKey(entry: { accountId: string; createdAt: string; requestId: str
   return itemKeys.ledger(entry.accountId, entry.createdAt, entry.requestId);
 }
 
-function inflightEntries(accountId: string, item: BalanceItem): InflightEntry[] {
+function heldEntries(accountId: string, item: BalanceItem): HeldEntry[] {
   return Object.entries(item.inflight ?? {}).map(([requestId, stored]) => ({
     requestId,
     accountId,
     operation: stored.o,
     cost: stored.c,
     createdAt: stored.t,
+    ...(stored.r === undefined
+      ? {}
+      : {
+          refund: {
+            refundReason: stored.r,
+            settledAt: stored.s ?? stored.t,
+            ...(stored.h === undefined ? {} : { httpStatus: stored.h }),
+          },
+        }),
   }));
+}
+
+/** A pending entry, or a settled one, as a ledger entry. */
+function asLedgerEntry(entry: InflightEntry | LedgerEntry): LedgerEntry {
+  return 'status' in entry ? entry : { ...entry, status: 'pending' };
 }
 
 function toLedgerEntry(item: Record<string, unknown>): LedgerEntry {

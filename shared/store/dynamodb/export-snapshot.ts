@@ -32,7 +32,26 @@ export async function exportSnapshot(table: DynamoTable): Promise<StoreSnapshot>
       const ledgered = byRequest.get(`${accountId}/${requestId}`);
       if (ledgered && ledgered.status !== 'pending') continue;
       // Current entries carry everything; older markers only a cost, beside a `pending` ledger item.
-      const stored = typeof value === 'number' ? undefined : (value as { o: string; c: number; t: string });
+      const stored =
+        typeof value === 'number'
+          ? undefined
+          : (value as { o: string; c: number; t: string; r?: string; h?: number; s?: string });
+      if (stored?.r !== undefined) {
+        // Refunded, and its ledger item never landed: the entry holds what it would have said.
+        const { o: operation, c: cost, t: createdAt, r: refundReason, h: httpStatus, s: settledAt } = stored;
+        settled.push({
+          requestId,
+          accountId,
+          operation,
+          cost,
+          createdAt,
+          status: 'refunded',
+          refundReason,
+          settledAt,
+          ...(httpStatus === undefined ? {} : { httpStatus }),
+        });
+        continue;
+      }
       inflight.push({
         requestId,
         accountId,
