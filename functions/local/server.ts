@@ -1,6 +1,6 @@
 /**
- * `npm start`: the whole service in one process on http://HOST:PORT, with the embedded DynamoDB
- * under DATA_DIR, and a demo account whose fresh key is printed at every start.
+ * `npm start`: the whole service in one process on http://HOST:PORT, with its state under DATA_DIR
+ * (SQLite by default, see STORE), and a demo account whose fresh key is printed at every start.
  */
 import { serve } from '@hono/node-server';
 import { provisionAccount } from '../../shared/accounts/provisioning.js';

@@ -33,14 +33,16 @@ describe('currentAllowance', () => {
 
 describe('secondsUntilReset', () => {
   it.each([
-    ['nothing counted resets now', window({}), 0],
+    ['at the start of a window: its whole length', window({}), 60],
     [
-      'only the previous window counts: at the end of this one',
+      'whatever the previous window counted: the end of this one',
       window({ previousCount: 4, now: 15_000 }),
       45,
     ],
-    ['this window counts: at the end of the next one', window({ currentCount: 1, now: 15_000 }), 105],
-    ['rounds up to whole seconds', window({ currentCount: 1, now: 15_500 }), 105],
+    ['whatever this window counted: the end of this one', window({ currentCount: 9, now: 15_000 }), 45],
+    ['rounds up to whole seconds', window({ currentCount: 1, now: 15_500 }), 45],
+    ['the last millisecond still counts as one second', window({ now: 59_999 }), 1],
+    ['never more than the window, whatever the clock', window({ now: -5_000 }), 60],
   ])('%s', (_, state, expected) => {
     expect(secondsUntilReset(state)).toBe(expected);
   });

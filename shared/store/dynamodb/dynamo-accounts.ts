@@ -1,7 +1,7 @@
 /**
  * Accounts on DynamoDB: one item per account, beside its balance item under the same partition key.
  */
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Account, AccountStatus, AccountStore, RateLimitSetting } from '../../accounts/accounts.js';
 import { itemKeys, itemTypes } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
