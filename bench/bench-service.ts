@@ -1,6 +1,7 @@
 /**
- * The service every benchmark drives: the real app from createService with all run functions,
- * dynalite in-process, and one account with plenty of credits and a ceiling that never denies.
+ * The service every in-process benchmark drives: the real app from createService with all run
+ * functions, the DynamoDB adapter on an in-process dynalite (so its calls can be counted), and one
+ * account with plenty of credits and a ceiling that never denies.
  */
 import { randomUUID } from 'node:crypto';
 import { provisionAccount } from '../shared/accounts/provisioning.js';
@@ -9,20 +10,22 @@ import { loadConfig } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
 import { createAllRunners } from '../shared/operations/index.js';
 import { createService } from '../shared/service.js';
-import { createStore, ensureTable } from '../shared/store/dynamo.js';
-import { startEmbeddedDynamo } from '../shared/store/embedded-dynamodb.js';
+import { createDynamoStore } from '../shared/store/dynamodb/dynamodb-store.js';
+import { startEmbeddedDynamo } from '../shared/store/dynamodb/embedded-dynamodb.js';
+import { createDynamoTable, ensureTable } from '../shared/store/dynamodb/table.js';
 
 export async function startBenchService(options: {
   env?: Record<string, string | undefined>;
   credits: number;
 }) {
   const dynamo = await startEmbeddedDynamo();
-  const store = createStore({
+  const table = createDynamoTable({
     endpoint: dynamo.endpoint,
     region: 'us-east-1',
     table: `bench-${randomUUID()}`,
   });
-  await ensureTable(store);
+  await ensureTable(table);
+  const store = createDynamoStore(table, () => dynamo.close());
   const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
   const service = createService({
     config,
@@ -36,15 +39,5 @@ export async function startBenchService(options: {
     credits: options.credits,
     rateLimit: { limit: 1_000_000_000, windowSeconds: 60 },
   });
-  return {
-    service,
-    config,
-    store,
-    account,
-    apiKey,
-    async close() {
-      store.doc.destroy();
-      await dynamo.close();
-    },
-  };
+  return { service, config, store, table, account, apiKey, close: () => store.close() };
 }

@@ -119,11 +119,12 @@ function compare(pipeline: LatencyStats, direct: LatencyStats) {
 /** Adds the counts of several phases together (same command and item). */
 function mergeCounts(lists: readonly CallCount[][]): CallCount[] {
   const merged = new Map<string, CallCount>();
-  for (const { command, item, count, startedAtMs } of lists.flat()) {
+  for (const { command, item, count, startedAtMs, spansMs } of lists.flat()) {
     const label = `${command} ${item}`;
-    const entry = merged.get(label) ?? { command, item, count: 0, startedAtMs: [] };
+    const entry: CallCount = merged.get(label) ?? { command, item, count: 0, startedAtMs: [], spansMs: [] };
     entry.count += count;
     entry.startedAtMs.push(...startedAtMs);
+    entry.spansMs.push(...spansMs);
     merged.set(label, entry);
   }
   return [...merged.values()];
@@ -147,7 +148,7 @@ async function main(): Promise<void> {
     credits: CREDITS,
   });
   // Counted per phase, so provisioning's writes before this point are not part of any figure.
-  const counter = countDynamoCalls(bench.store);
+  const counter = countDynamoCalls(bench.table);
   const { service, config, account, apiKey } = bench;
   try {
     const signal = new AbortController().signal;
@@ -257,7 +258,7 @@ async function main(): Promise<void> {
     const balanceCheck = {
       expected: CREDITS - charged,
       actual: balance.balance,
-      inflight: Object.keys(balance.inflight).length,
+      inflight: balance.pending.length,
     };
     const balanceOk = balanceCheck.expected === balanceCheck.actual && balanceCheck.inflight === 0;
     const machineAtEnd = machine();

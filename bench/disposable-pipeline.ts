@@ -2,16 +2,14 @@
  * Benchmark (`npm run bench`): GET /v1/emails/disposable through the whole pipeline (the real app
  * from createService, dynalite in this process, a real clock) against a bare Hono route answering
  * the same body, in the same process and run, interleaved in rounds so machine noise hits both alike.
- * A third, reference target sends the pipeline's two writes straight through the DynamoDB client.
+ * A third, reference target sends the pipeline's two store writes straight through the store port.
  * Prints requests/s, p50 and p99 latency, the pipeline/bare ratio and the DynamoDB calls per request
  * (cold first request and steady state) and the CPU used by it and by other processes during the
  * measured phase, then a one-line JSON summary. Results: docs/benchmarks.md.
  */
 import { randomUUID } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Hono } from 'hono';
-import type { Store } from '../shared/store/dynamo.js';
-import { itemKeys, itemTypes } from '../shared/store/keys.js';
+import type { Store } from '../shared/store/store.js';
 import { startBenchService } from './bench-service.js';
 import { bursts, countDynamoCalls } from './dynamo-call-counter.js';
 import {
@@ -36,45 +34,34 @@ const ORIGIN = 'http://bench.local';
 
 type TargetName = 'pipeline' | 'bare' | 'reference';
 
-/** The pipeline's two DynamoDB writes without the app: rate-window update, then ledger put, both awaited. */
+/** The pipeline's two store writes without the app: the admission, then the usage record, both awaited. */
 function referenceTarget(store: Store): Target<TargetName> {
   const accountId = `acct_reference_${randomUUID().replaceAll('-', '')}`;
   return {
     name: 'reference',
     async send() {
-      const now = Date.now();
-      const windowStart = Math.floor(now / 60_000) * 60_000;
-      await store.doc.send(
-        new UpdateCommand({
-          TableName: store.table,
-          Key: itemKeys.rateWindow(accountId, windowStart),
-          UpdateExpression: 'ADD #count :one SET #type = :type',
-          ConditionExpression: 'attribute_not_exists(#count) OR #count < :allowance',
-          ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':allowance': 1_000_000_000,
-            ':type': itemTypes.rateWindow,
-          },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
       const requestId = `req_${randomUUID()}`;
+      const now = Date.now();
+      await store.billing.admit({
+        accountId,
+        requestId,
+        operation: 'emails.disposable',
+        cost: 0,
+        rateLimit: { limit: 1_000_000_000, windowSeconds: 60 },
+        now,
+      });
+      const at = new Date(now).toISOString();
       // Awaited, and a failure still answers, as the pipeline records a free call.
-      await store.doc
-        .send(
-          new PutCommand({
-            TableName: store.table,
-            Item: {
-              ...itemKeys.ledger(accountId, now, requestId),
-              type: itemTypes.ledger,
-              requestId,
-              status: 'charged',
-              cost: 0,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        )
+      await store.billing
+        .recordUsage({
+          requestId,
+          accountId,
+          operation: 'emails.disposable',
+          cost: 0,
+          status: 'charged',
+          createdAt: at,
+          settledAt: at,
+        })
         .catch(() => undefined);
       return 200;
     },
@@ -87,7 +74,7 @@ async function main(): Promise<void> {
     credits: 0,
   });
   // Counted per phase, so provisioning's writes before this point are not part of any figure.
-  const counter = countDynamoCalls(bench.store);
+  const counter = countDynamoCalls(bench.table);
   const { service, config, apiKey } = bench;
   try {
     const bareApp = new Hono().get('/bare', (c) =>
@@ -193,7 +180,7 @@ async function main(): Promise<void> {
         widths,
       ),
       '',
-      "(reference = the pipeline path's DynamoDB writes alone: awaited rate-window UpdateItem, then awaited PutItem)",
+      "(reference = the pipeline path's store writes alone: awaited admission UpdateItem, then awaited PutItem)",
       '',
       'DynamoDB calls on the pipeline path:',
       `  cold (first request, total): ${formatCalls(coldCalls, 0)}`,

@@ -1,9 +1,10 @@
 /**
  * Counts the DynamoDB calls a store's client sends, by phase of a benchmark, command name and the
- * kind of item addressed. It is a middleware on the client's stack, added by the benchmark only:
- * production code is not changed to be measured.
+ * kind of item addressed, with each call's start and end (so overlapping calls can be told from
+ * sequential round trips). It is a middleware on the client's stack, added by the benchmark or test
+ * only: production code is not changed to be measured.
  */
-import type { Store } from '../shared/store/dynamo.js';
+import type { DynamoTable } from '../shared/store/dynamodb/table.js';
 
 /** Commands that only read; every other command counted is a write (or table administration). */
 const READ_COMMANDS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'DescribeTable']);
@@ -19,6 +20,8 @@ export interface CallCount {
   count: number;
   /** performance.now() of each call's start, for telling bursts apart. */
   startedAtMs: number[];
+  /** [start, end] of each call, in start order. */
+  spansMs: [number, number][];
 }
 
 export interface DynamoCallCounter {
@@ -29,7 +32,7 @@ export interface DynamoCallCounter {
   drain(timeoutMs?: number): Promise<boolean>;
 }
 
-export function countDynamoCalls(store: Store): DynamoCallCounter {
+export function countDynamoCalls(store: DynamoTable): DynamoCallCounter {
   let phase = 'setup';
   let inFlight = 0;
   const byPhase = new Map<string, Map<string, CallCount>>();
@@ -41,15 +44,18 @@ export function countDynamoCalls(store: Store): DynamoCallCounter {
       const counts = byPhase.get(phase) ?? new Map<string, CallCount>();
       byPhase.set(phase, counts);
       const label = `${command} ${item}`;
-      const entry = counts.get(label) ?? { command, item, count: 0, startedAtMs: [] };
+      const entry = counts.get(label) ?? { command, item, count: 0, startedAtMs: [], spansMs: [] };
+      const span: [number, number] = [performance.now(), Number.NaN];
       entry.count += 1;
-      entry.startedAtMs.push(performance.now());
+      entry.startedAtMs.push(span[0]);
+      entry.spansMs.push(span);
       counts.set(label, entry);
       inFlight += 1;
       try {
         return await next(args);
       } finally {
         inFlight -= 1;
+        span[1] = performance.now();
       }
     },
     { step: 'initialize', name: 'benchDynamoCallCounter' },
@@ -63,6 +69,7 @@ export function countDynamoCalls(store: Store): DynamoCallCounter {
       return [...(byPhase.get(name)?.values() ?? [])].map((entry) => ({
         ...entry,
         startedAtMs: [...entry.startedAtMs],
+        spansMs: entry.spansMs.map(([start, end]) => [start, end] as [number, number]),
       }));
     },
     async drain(timeoutMs = 5_000) {
@@ -73,6 +80,18 @@ export function countDynamoCalls(store: Store): DynamoCallCounter {
       return inFlight === 0;
     },
   };
+}
+
+/** Sequential round trips: calls that overlap in time share one, a call after they all ended starts the next. */
+export function sequentialRoundTrips(counts: readonly CallCount[]): number {
+  const spans = counts.flatMap((count) => count.spansMs).sort((a, b) => a[0] - b[0]);
+  let trips = 0;
+  let openUntil = Number.NEGATIVE_INFINITY;
+  for (const [start, end] of spans) {
+    if (start >= openUntil) trips += 1;
+    openUntil = Math.max(openUntil, end);
+  }
+  return trips;
 }
 
 /** Groups call start times into bursts: calls less than `gapMs` apart belong to one burst. */
@@ -94,7 +113,6 @@ function itemKind(input: { Key?: unknown; Item?: unknown }): string {
   if (key.pk.startsWith('APIKEY#')) return 'apiKey';
   if (key.sk === 'ACCOUNT') return 'account';
   if (key.sk === 'BALANCE') return 'balance';
-  if (key.sk.startsWith('RATE#')) return 'rateWindow';
   if (key.sk.startsWith('LEDGER#')) return 'ledger';
   if (key.sk.startsWith('KEY#')) return 'accountKey';
   return 'other';

@@ -1,7 +1,7 @@
 /**
- * The composition root: builds repositories, the pipeline and the REST app from a store and a
- * config. The local server, each Lambda function, the CLI and the tests all assemble the service
- * here, so they run the same code.
+ * The composition root: builds repositories, the pipeline and the REST app from a store (any adapter
+ * of the store port) and a config. The local server, each Lambda function, the CLI and the tests
+ * all assemble the service here, so they run the same code.
  */
 import { catalog, type OperationDefinition } from '../schemas/catalog.js';
 import { AccountRepository } from './accounts/accounts.js';
@@ -11,11 +11,10 @@ import { CreditLedger } from './billing/credit-ledger.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { createRestApp } from './http/create-app.js';
-import { RollingWindowLimiter } from './limits/rolling-window.js';
 import { createLogger, type Logger } from './logger.js';
 import { type Runner, type RunnerRuntime, registerOperations } from './pipeline/operation.js';
 import { LookupPipeline } from './pipeline/run-lookup.js';
-import { pingStore, type Store } from './store/dynamo.js';
+import type { Store } from './store/store.js';
 
 export type RunnerFactory = (runtime: RunnerRuntime) => Record<string, Runner<never>>;
 
@@ -31,11 +30,15 @@ export interface ServiceOptions {
   documentation?: boolean;
 }
 
-export function createRepositories(store: Store, clock: Clock = systemClock) {
+export function createRepositories(
+  store: Store,
+  clock: Clock = systemClock,
+  logger: Logger = createLogger('silent'),
+) {
   return {
-    accounts: new AccountRepository(store, clock),
-    keys: new ApiKeyRepository(store, clock),
-    ledger: new CreditLedger(store, clock),
+    accounts: new AccountRepository(store.accounts, clock),
+    keys: new ApiKeyRepository(store.keys, clock),
+    ledger: new CreditLedger(store.billing, clock, logger),
   };
 }
 
@@ -44,17 +47,15 @@ export type Repositories = ReturnType<typeof createRepositories>;
 export function createService(options: ServiceOptions) {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(options.config.LOG_LEVEL);
-  const repositories = createRepositories(options.store, clock);
+  const repositories = createRepositories(options.store, clock, logger);
   warnAboutUnsafeSettings(options.config, logger);
   const pipeline = new LookupPipeline({
     authenticator: new Authenticator(
       repositories.keys,
       repositories.accounts,
       clock,
-      logger,
       options.config.KEY_CACHE_SECONDS * 1000,
     ),
-    limiter: new RollingWindowLimiter(options.store, clock, logger),
     ledger: repositories.ledger,
     clock,
     logger,
@@ -70,7 +71,7 @@ export function createService(options: ServiceOptions) {
     logger,
     documentation: options.documentation,
     publicBaseUrl: options.config.PUBLIC_BASE_URL,
-    storeProbe: () => pingStore(options.store),
+    storeProbe: () => options.store.ping(),
   });
   return { app, pipeline, operations, repositories, logger, clock };
 }

@@ -1,10 +1,11 @@
 /**
  * `npm run admin -- <command>`: the operator CLI for accounts, credits, keys, usage and ledger
- * reconciliation. Works beside a running `npm start` (through its endpoint file) or alone. Prints
- * JSON on stdout; a failure is one JSON line on stderr (`{"error":{"code","message"}}`) and exit
- * code 1.
+ * reconciliation, and the migration of an embedded-DynamoDB DATA_DIR into SQLite. Works beside a
+ * running `npm start` or alone. Prints JSON on stdout; a failure is one JSON line on stderr
+ * (`{"error":{"code","message"}}`) and exit code 1.
  */
 import { Command } from 'commander';
+import { migrateEmbeddedDynamo } from '../../shared/store/migrate-embedded-dynamo.js';
 import { futureInstant, integer, scopes, text } from './arguments.js';
 import {
   createAccount,
@@ -21,7 +22,7 @@ import {
   showAccount,
   usage,
 } from './commands.js';
-import { reportFailure, runCommand } from './run-command.js';
+import { reportFailure, runCommand, runStandalone } from './run-command.js';
 
 // Same bounds as DEFAULT_RATE_LIMIT and DEFAULT_RATE_WINDOW_SECONDS in shared/config.ts.
 const MAX_RATE_LIMIT = 1_000_000;
@@ -134,5 +135,12 @@ program
   .action((options: { olderThanSeconds: number }) =>
     runCommand((context) => reconcile(context, options.olderThanSeconds)),
   );
+
+program
+  .command('migrate')
+  .description(
+    'Copy the embedded DynamoDB under DATA_DIR (the default store before SQLite) into DATA_DIR/lookup.sqlite.',
+  )
+  .action(() => runStandalone((config) => migrateEmbeddedDynamo(config)));
 
 await program.parseAsync().catch(reportFailure);

@@ -1,6 +1,6 @@
 /**
- * How every CLI command runs and fails: open the store the way `npm start` shares it, act on the
- * repositories, print the result as JSON on stdout, and close the store whatever happened. A
+ * How every CLI command runs and fails: open the store the way `npm start` shares it (STORE), act
+ * on the repositories, print the result as JSON on stdout, and close the store whatever happened. A
  * failure is one JSON line on stderr, `{"error":{"code","message"}}`, and exit code 1.
  */
 import { CommanderError } from 'commander';
@@ -49,6 +49,12 @@ function describe(error: unknown): { code: CliErrorCode; message: string } {
     return { code: 'invalid_argument', message };
   }
   return { code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** Runs a command that opens the stores it needs itself (`migrate`), printing its result as JSON. */
+export async function runStandalone(action: (config: Config) => Promise<unknown>): Promise<void> {
+  const result = await action(loadConfigOrExplain());
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }
 
 /** Reports a failure for scripts and terminals alike; help and version pages are not failures. */

@@ -1,8 +1,8 @@
 /**
- * `npm start`: the whole service in one process on http://HOST:PORT, with the embedded DynamoDB
- * under DATA_DIR, and a demo account whose fresh key is printed at every start. A start-up that
- * cannot succeed (a bad variable, a busy DATA_DIR, a taken port) ends with one line on stderr naming
- * the setting and what to do, and exit code 1.
+ * `npm start`: the whole service in one process on http://HOST:PORT, with its state under DATA_DIR
+ * (SQLite by default, see STORE), and a demo account whose fresh key is printed at every start. A
+ * start-up that cannot succeed (a bad variable, a busy DATA_DIR, a taken port) ends with one line on
+ * stderr naming the setting and what to do, and exit code 1.
  */
 import { once } from 'node:events';
 import type { Server } from 'node:http';

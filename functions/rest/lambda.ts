@@ -9,7 +9,8 @@ import { handle, type LambdaEvent } from 'hono/aws-lambda';
 import { catalog, type OperationId } from '../../schemas/catalog.js';
 import { loadConfig } from '../../shared/config.js';
 import { createService, type RunnerFactory } from '../../shared/service.js';
-import { createStore } from '../../shared/store/dynamo.js';
+import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
 
 /** The contract API Gateway holds us to, typed from @types/aws-lambda rather than Hono's subset. */
 export type RestHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -25,11 +26,13 @@ export function createOperationHandler(operationId: OperationId, runners: Runner
   const definition = catalog.find((operation) => operation.id === operationId);
   if (!definition) throw new Error(`Operation ${operationId} is not in the catalog.`);
   const config = loadConfig();
-  const store = createStore({
-    table: config.DYNAMODB_TABLE,
-    region: config.AWS_REGION,
-    endpoint: config.DYNAMODB_ENDPOINT,
-  });
+  const store = createDynamoStore(
+    createDynamoTable({
+      table: config.DYNAMODB_TABLE,
+      region: config.AWS_REGION,
+      endpoint: config.DYNAMODB_ENDPOINT,
+    }),
+  );
   // No /docs or /openapi.json on Lambda: API Gateway routes only the operation's own paths here.
   const { app } = createService({ config, store, runners, operations: [definition], documentation: false });
   const handler = handle(app);

@@ -1,12 +1,10 @@
 /**
- * Accounts: status, request ceiling and name. The credit balance is its own item (billing/), so the
- * hot debit path never rewrites the account record.
+ * Accounts: status, request ceiling and name. The credit balance is kept by billing/, so the hot
+ * admission path never rewrites the account record. `AccountStore` is the port an adapter under
+ * shared/store/ implements; `AccountRepository` adds what does not depend on the backend.
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
-import { isConditionFailure, type Store } from '../store/dynamo.js';
-import { itemKeys, itemTypes } from '../store/keys.js';
 
 export const accountStatuses = ['active', 'suspended'] as const;
 export type AccountStatus = (typeof accountStatuses)[number];
@@ -25,6 +23,17 @@ export interface Account {
   createdAt: string;
 }
 
+/** The port: where accounts are kept. */
+export interface AccountStore {
+  /** Adds a new account; fails if its id is taken. */
+  insert(account: Account): Promise<void>;
+  get(accountId: string): Promise<Account | undefined>;
+  /** Every account, oldest first. */
+  list(): Promise<Account[]>;
+  /** The account after the change, or undefined when there is no such account. */
+  setStatus(accountId: string, status: AccountStatus): Promise<Account | undefined>;
+}
+
 export class AccountNotFoundError extends Error {
   constructor(accountId: string) {
     super(`No account ${accountId}.`);
@@ -33,7 +42,7 @@ export class AccountNotFoundError extends Error {
 
 export class AccountRepository {
   constructor(
-    private readonly store: Store,
+    private readonly store: AccountStore,
     private readonly clock: Clock,
   ) {}
 
@@ -45,21 +54,12 @@ export class AccountRepository {
       rateLimit: input.rateLimit,
       createdAt: new Date(this.clock.now()).toISOString(),
     };
-    await this.store.doc.send(
-      new PutCommand({
-        TableName: this.store.table,
-        Item: { ...itemKeys.account(account.accountId), type: itemTypes.account, ...account },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.store.insert(account);
     return account;
   }
 
-  async get(accountId: string): Promise<Account | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: itemKeys.account(accountId) }),
-    );
-    return Item ? toAccount(Item) : undefined;
+  get(accountId: string): Promise<Account | undefined> {
+    return this.store.get(accountId);
   }
 
   async require(accountId: string): Promise<Account> {
@@ -68,52 +68,13 @@ export class AccountRepository {
     return account;
   }
 
-  async list(): Promise<Account[]> {
-    const accounts: Account[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.doc.send(
-        new ScanCommand({
-          TableName: this.store.table,
-          FilterExpression: '#type = :type',
-          ExpressionAttributeNames: { '#type': 'type' },
-          ExpressionAttributeValues: { ':type': itemTypes.account },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      accounts.push(...(page.Items ?? []).map(toAccount));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return accounts.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  list(): Promise<Account[]> {
+    return this.store.list();
   }
 
   async setStatus(accountId: string, status: AccountStatus): Promise<Account> {
-    try {
-      const { Attributes } = await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: itemKeys.account(accountId),
-          UpdateExpression: 'SET #status = :status',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': status },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toAccount(Attributes ?? {});
-    } catch (error) {
-      if (isConditionFailure(error)) throw new AccountNotFoundError(accountId);
-      throw error;
-    }
+    const account = await this.store.setStatus(accountId, status);
+    if (!account) throw new AccountNotFoundError(accountId);
+    return account;
   }
-}
-
-function toAccount(item: Record<string, unknown>): Account {
-  return {
-    accountId: item.accountId as string,
-    name: item.name as string,
-    status: item.status as AccountStatus,
-    rateLimit: item.rateLimit as RateLimitSetting,
-    createdAt: item.createdAt as string,
-  };
 }

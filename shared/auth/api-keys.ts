@@ -2,13 +2,12 @@
  * API keys: a fixed prefix and 66 Base64url characters (396 random bits). Only the SHA-256 of a key
  * is stored; the key itself is shown once, when it is issued. An account may hold several keys at
  * once (rotation with overlap), each with optional scopes (operation families) and expiry.
+ * `ApiKeyStore` is the port an adapter under shared/store/ implements. A key's `lastUsedAt` is
+ * written by the billing port together with the request's admission (no write of its own).
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Family } from '../../schemas/catalog.js';
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/dynamo.js';
-import { itemKeys, itemTypes } from '../store/keys.js';
 
 export const API_KEY_PREFIX = 'lk_live_';
 const KEY_BODY_LENGTH = 66;
@@ -61,9 +60,23 @@ export class ApiKeyNotFoundError extends Error {
   }
 }
 
+/** The port: where key records are kept, reachable by hash (every request) and by account. */
+export interface ApiKeyStore {
+  /**
+   * Adds a key. An adapter that cannot write both ways in one step writes the account's listing
+   * first: a crash in between leaves a listed key that cannot authenticate, never a working key
+   * that the operator cannot see or revoke.
+   */
+  insert(record: ApiKeyRecord): Promise<void>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** The account's keys, oldest first, with their `lastUsedAt`. */
+  list(accountId: string): Promise<ApiKeyRecord[]>;
+  setRevoked(record: ApiKeyRecord, revokedAt: string): Promise<void>;
+}
+
 export class ApiKeyRepository {
   constructor(
-    private readonly store: Store,
+    private readonly store: ApiKeyStore,
     private readonly clock: Clock,
   ) {}
 
@@ -84,40 +97,16 @@ export class ApiKeyRepository {
       revokedAt: null,
       lastUsedAt: null,
     };
-    // Listing entry first: a crash in between leaves a listed key that cannot authenticate, never
-    // a working key that the operator cannot see or revoke.
-    await this.put(itemKeys.accountKey(accountId, record.keyId), {
-      type: itemTypes.accountKey,
-      keyId: record.keyId,
-      keyHash: record.keyHash,
-    });
-    await this.put(itemKeys.apiKeyByHash(record.keyHash), { type: itemTypes.apiKey, ...record });
+    await this.store.insert(record);
     return { apiKey, record };
   }
 
-  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: itemKeys.apiKeyByHash(keyHash) }),
-    );
-    return Item ? toRecord(Item) : undefined;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    return this.store.findByHash(keyHash);
   }
 
-  /** The account's keys; the record reached by hash is the source of truth for each. */
-  async list(accountId: string): Promise<ApiKeyRecord[]> {
-    const { Items } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': itemKeys.account(accountId).pk,
-          ':prefix': itemKeys.accountKeyPrefix,
-        },
-      }),
-    );
-    const records = await Promise.all((Items ?? []).map((item) => this.findByHash(item.keyHash as string)));
-    return records
-      .filter((record) => record !== undefined)
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  list(accountId: string): Promise<ApiKeyRecord[]> {
+    return this.store.list(accountId);
   }
 
   async revoke(accountId: string, keyId: string): Promise<ApiKeyRecord> {
@@ -125,50 +114,7 @@ export class ApiKeyRepository {
     if (!listed) throw new ApiKeyNotFoundError(keyId);
     if (listed.revokedAt) return listed;
     const revokedAt = new Date(this.clock.now()).toISOString();
-    await this.update(listed, 'revokedAt', revokedAt);
+    await this.store.setRevoked(listed, revokedAt);
     return { ...listed, revokedAt };
   }
-
-  /** Records use of a key; best effort, and callers throttle it (see Authenticator). */
-  async touch(record: ApiKeyRecord, at: string): Promise<void> {
-    await this.update(record, 'lastUsedAt', at);
-  }
-
-  private async update(record: ApiKeyRecord, attribute: 'revokedAt' | 'lastUsedAt', value: string) {
-    await this.store.doc.send(
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: itemKeys.apiKeyByHash(record.keyHash),
-        UpdateExpression: 'SET #attribute = :value',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#attribute': attribute },
-        ExpressionAttributeValues: { ':value': value },
-      }),
-    );
-  }
-
-  private async put(key: { pk: string; sk: string }, attributes: Record<string, unknown>): Promise<void> {
-    await this.store.doc.send(
-      new PutCommand({
-        TableName: this.store.table,
-        Item: { ...key, ...attributes },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  }
-}
-
-function toRecord(item: Record<string, unknown>): ApiKeyRecord {
-  return {
-    keyId: item.keyId as string,
-    accountId: item.accountId as string,
-    keyHash: item.keyHash as string,
-    preview: item.preview as string,
-    label: (item.label as string | null | undefined) ?? null,
-    scopes: (item.scopes as Family[] | null | undefined) ?? null,
-    createdAt: item.createdAt as string,
-    expiresAt: (item.expiresAt as string | null | undefined) ?? null,
-    revokedAt: (item.revokedAt as string | null | undefined) ?? null,
-    lastUsedAt: (item.lastUsedAt as string | null | undefined) ?? null,
-  };
 }

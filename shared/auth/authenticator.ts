@@ -7,7 +7,6 @@ import type { OperationDefinition } from '../../schemas/catalog.js';
 import type { Account, AccountRepository } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
 import { InsufficientScopeError, InvalidApiKeyError, ServiceUnavailableError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import {
   type ApiKeyRecord,
   type ApiKeyRepository,
@@ -19,9 +18,11 @@ import {
 export interface Principal {
   account: Account;
   key: ApiKeyRecord;
+  /** A use of the key to record with this request's admission (at most one per key and resolution). */
+  keyUse?: { keyId: string; at: string };
 }
 
-/** How stale `lastUsedAt` may get before a request records use again (keeps writes off the hot path). */
+/** How stale `lastUsedAt` may get before a request records use again (keeps the item small to write). */
 const LAST_USED_RESOLUTION_MS = 5 * 60_000;
 const MAX_CACHED_KEYS = 10_000;
 
@@ -39,7 +40,6 @@ export class Authenticator {
     private readonly keys: ApiKeyRepository,
     private readonly accounts: AccountRepository,
     private readonly clock: Clock,
-    private readonly logger: Logger,
     private readonly cacheMs: number,
   ) {}
 
@@ -58,8 +58,8 @@ export class Authenticator {
     const now = this.clock.now();
     const { key } = principal;
     if (key.revokedAt || (key.expiresAt && Date.parse(key.expiresAt) <= now)) throw new InvalidApiKeyError();
-    this.recordUse(key, now);
-    return principal;
+    const keyUse = this.useToRecord(key, now);
+    return keyUse ? { ...principal, keyUse } : principal;
   }
 
   /** Throws 403 when the account is suspended or the key may not call the operation's family. */
@@ -101,12 +101,12 @@ export class Authenticator {
     return principal;
   }
 
-  private recordUse(key: ApiKeyRecord, now: number): void {
-    if (key.lastUsedAt && now - Date.parse(key.lastUsedAt) < LAST_USED_RESOLUTION_MS) return;
+  /** The key's use to record now, or undefined when the last one recorded is recent enough. */
+  private useToRecord(key: ApiKeyRecord, now: number): Principal['keyUse'] {
+    if (key.lastUsedAt && now - Date.parse(key.lastUsedAt) < LAST_USED_RESOLUTION_MS) return undefined;
     const at = new Date(now).toISOString();
+    // The cached record remembers it, so the requests after this one do not record it again.
     key.lastUsedAt = at;
-    this.keys.touch(key, at).catch((error: unknown) => {
-      this.logger.warn({ err: error, keyId: key.keyId }, 'could not record the last use of an API key');
-    });
+    return { keyId: key.keyId, at };
   }
 }

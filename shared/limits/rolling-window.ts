@@ -3,17 +3,11 @@
  *
  *   estimate = previousCount × (1 − elapsedFraction) + currentCount
  *
- * The closed previous window never changes again, so its count is read once and cached in memory.
- * The current window is counted by one conditional write whose condition is the allowance left by
- * the previous window's weight, so a limit of N admits exactly N however many requests race.
- * The limiter fails open: when the store cannot answer, the request passes and the denial is logged.
+ * The arithmetic lives here; the counting lives in the billing port (shared/billing/billing-store.ts),
+ * whose adapters admit a request in the same atomic write that checks the balance, with the
+ * allowance below as the write's condition, so a limit of N admits exactly N however many race.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimitSetting } from '../accounts/accounts.js';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
-import { isConditionFailure, type Store } from '../store/dynamo.js';
-import { itemKeys, itemTypes } from '../store/keys.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -21,7 +15,7 @@ export interface RateDecision {
   limit: number;
   /** Requests still admitted now; absent when the limiter could not count. */
   remaining?: number;
-  /** Whole seconds until the current window ends (its count resets), rounded up. */
+  /** Whole seconds until the current fixed window ends, rounded up (never more than its length). */
   resetSeconds?: number;
   /** On denial: whole seconds (at least 1) until one more request would be admitted. */
   retryAfterSeconds?: number;
@@ -36,6 +30,12 @@ export interface WindowState {
   currentCount: number;
 }
 
+/** The fixed window `now` falls in. */
+export function windowStartAt(now: number, setting: RateLimitSetting): number {
+  const windowMs = setting.windowSeconds * 1000;
+  return Math.floor(now / windowMs) * windowMs;
+}
+
 /** Requests the current window may hold in total at `now`, given the previous window's weight. */
 export function currentAllowance(state: Omit<WindowState, 'currentCount'>): number {
   const elapsed = (state.now - state.windowStart) / state.windowMs;
@@ -43,11 +43,12 @@ export function currentAllowance(state: Omit<WindowState, 'currentCount'>): numb
 }
 
 /**
- * Whole seconds until the current window ends, rounded up: when its count resets. Never more than
- * the window's length; `Retry-After` (secondsUntilAdmission) says when one more request fits.
+ * Whole seconds until the current fixed window ends: when this window's count starts over. The
+ * estimate may still weigh this window after that, which `Retry-After` accounts for.
  */
-export function secondsUntilReset(state: WindowState): number {
-  return Math.ceil((state.windowStart + state.windowMs - state.now) / 1000);
+export function secondsUntilReset(state: Pick<WindowState, 'windowStart' | 'windowMs' | 'now'>): number {
+  const left = Math.ceil((state.windowStart + state.windowMs - state.now) / 1000);
+  return Math.min(Math.max(left, 0), Math.ceil(state.windowMs / 1000));
 }
 
 /** Whole seconds (at least 1) until the estimate leaves room for one more request. */
@@ -65,109 +66,30 @@ export function secondsUntilAdmission(state: WindowState): number {
   return Math.max(1, Math.ceil((admitAt - now) / 1000));
 }
 
-const MAX_CACHED_WINDOWS = 10_000;
+/** The answer to an admitted request; `state.currentCount` includes it. */
+export function admitted(state: WindowState): RateDecision {
+  return {
+    allowed: true,
+    reason: 'within_limit',
+    limit: state.limit,
+    remaining: Math.max(0, currentAllowance(state) - state.currentCount),
+    resetSeconds: secondsUntilReset(state),
+  };
+}
 
-export class RollingWindowLimiter {
-  private readonly closedWindows = new Map<string, Promise<number>>();
+/** The answer to a request the window has no room for. */
+export function limitExceeded(state: WindowState): RateDecision {
+  return {
+    allowed: false,
+    reason: 'limit_exceeded',
+    limit: state.limit,
+    remaining: 0,
+    resetSeconds: secondsUntilReset(state),
+    retryAfterSeconds: secondsUntilAdmission(state),
+  };
+}
 
-  constructor(
-    private readonly store: Store,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-  ) {}
-
-  async consume(accountId: string, setting: RateLimitSetting): Promise<RateDecision> {
-    const now = this.clock.now();
-    const windowMs = setting.windowSeconds * 1000;
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    try {
-      const previousCount = await this.closedWindowCount(accountId, windowStart - windowMs);
-      const base = { limit: setting.limit, windowMs, windowStart, now, previousCount };
-      const allowance = currentAllowance(base);
-      const admittedCount = allowance > 0 ? await this.increment(accountId, base, allowance) : undefined;
-      if (admittedCount !== undefined) {
-        const state = { ...base, currentCount: admittedCount };
-        return {
-          allowed: true,
-          reason: 'within_limit',
-          limit: setting.limit,
-          remaining: Math.max(0, allowance - admittedCount),
-          resetSeconds: secondsUntilReset(state),
-        };
-      }
-      const state = { ...base, currentCount: await this.count(accountId, windowStart) };
-      const decision: RateDecision = {
-        allowed: false,
-        reason: 'limit_exceeded',
-        limit: setting.limit,
-        remaining: 0,
-        resetSeconds: secondsUntilReset(state),
-        retryAfterSeconds: secondsUntilAdmission(state),
-      };
-      this.logger.info(
-        { accountId, reason: decision.reason, retryAfterSeconds: decision.retryAfterSeconds },
-        'rate limit denial',
-      );
-      return decision;
-    } catch (error) {
-      this.logger.warn({ err: error, accountId, reason: 'limiter_unavailable' }, 'rate limiter failed open');
-      return { allowed: true, reason: 'limiter_unavailable', limit: setting.limit };
-    }
-  }
-
-  /** Adds one request if the window holds fewer than `allowance`; the new count, or undefined. */
-  private async increment(
-    accountId: string,
-    window: { windowStart: number; windowMs: number },
-    allowance: number,
-  ): Promise<number | undefined> {
-    try {
-      const { Attributes } = await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: itemKeys.rateWindow(accountId, window.windowStart),
-          UpdateExpression:
-            'ADD #count :one SET #type = :type, expiresAt = if_not_exists(expiresAt, :expiresAt)',
-          ConditionExpression: 'attribute_not_exists(#count) OR #count < :allowance',
-          ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':allowance': allowance,
-            ':type': itemTypes.rateWindow,
-            // Kept while it can still be the previous window; TTL is seconds since the epoch.
-            ':expiresAt': Math.ceil((window.windowStart + 3 * window.windowMs) / 1000),
-          },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Attributes?.count as number;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
-  }
-
-  private async count(accountId: string, windowStart: number): Promise<number> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({
-        TableName: this.store.table,
-        Key: itemKeys.rateWindow(accountId, windowStart),
-        ConsistentRead: true,
-      }),
-    );
-    return (Item?.count as number | undefined) ?? 0;
-  }
-
-  /** Cached as a promise, so the burst of requests at a window's start reads it once. */
-  private closedWindowCount(accountId: string, windowStart: number): Promise<number> {
-    const cacheKey = `${accountId}:${windowStart}`;
-    const cached = this.closedWindows.get(cacheKey);
-    if (cached !== undefined) return cached;
-    if (this.closedWindows.size >= MAX_CACHED_WINDOWS) this.closedWindows.clear();
-    const count = this.count(accountId, windowStart);
-    this.closedWindows.set(cacheKey, count);
-    // A failed read is not a fact about the window: forget it so the next request asks again.
-    count.catch(() => this.closedWindows.delete(cacheKey));
-    return count;
-  }
+/** The limiter fails open: when the store cannot count, the request passes (and is logged). */
+export function limiterUnavailable(setting: RateLimitSetting): RateDecision {
+  return { allowed: true, reason: 'limiter_unavailable', limit: setting.limit };
 }

@@ -7,7 +7,7 @@ import type { RunMeta } from '../../schemas/envelope.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { Store } from '../store/dynamo.js';
+import type { Store } from '../store/store.js';
 
 export interface RunContext {
   /** Aborted when the operation's deadline passes. */

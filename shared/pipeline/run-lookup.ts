@@ -1,11 +1,12 @@
 /**
  * The billed pipeline, shared by every transport once it has a request id and has passed its own
- * protocol checks: authenticate → authorize → validate → rate limit → debit → run under a deadline →
- * settle (charge or refund) → envelope. It never throws: every outcome is a PublicResponse.
+ * protocol checks: authenticate → authorize → validate → admit (rate limit and debit, one step) →
+ * run under a deadline → settle (charge or refund) → envelope. It never throws: every outcome is a
+ * PublicResponse.
  */
 import type { OperationVariant } from '../../schemas/catalog.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
-import type { CreditLedger, OpenEntry } from '../billing/credit-ledger.js';
+import type { AdmissionDecision, CreditLedger, InflightEntry } from '../billing/credit-ledger.js';
 import type { Clock } from '../clock.js';
 import {
   type ApiError,
@@ -16,7 +17,7 @@ import {
   toApiError,
   UpstreamTimeoutError,
 } from '../errors.js';
-import type { RateDecision, RollingWindowLimiter } from '../limits/rolling-window.js';
+import type { RateDecision } from '../limits/rolling-window.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredOperation, RunResult } from './operation.js';
 import { baseHeaders, errorResponse, type PublicResponse } from './public-response.js';
@@ -24,7 +25,6 @@ import { type RawInput, validateInput } from './validate-input.js';
 
 export interface PipelineDependencies {
   authenticator: Authenticator;
-  limiter: RollingWindowLimiter;
   ledger: CreditLedger;
   clock: Clock;
   logger: Logger;
@@ -69,12 +69,17 @@ export class LookupPipeline {
       this.deps.authenticator.authorize(principal, operation.definition);
       const input = validateInput(operation.definition, request.input, request.variant);
 
-      const rate = await this.deps.limiter.consume(principal.account.accountId, principal.account.rateLimit);
-      Object.assign(accountHeaders, rateLimitHeaders(rate));
-      if (!rate.allowed) throw new RateLimitExceededError(rate.retryAfterSeconds ?? 1);
+      const admission = await this.admit(operation, requestId, principal);
+      Object.assign(accountHeaders, rateLimitHeaders(admission.rate));
+      if (admission.outcome === 'rate_limited')
+        throw new RateLimitExceededError(admission.rate.retryAfterSeconds ?? 1);
+      if (admission.outcome === 'insufficient_credits') {
+        accountHeaders['X-Credits-Remaining'] = String(admission.balance);
+        throw new InsufficientCreditsError(operation.price, admission.balance);
+      }
 
-      const result = billed
-        ? await this.runBilled(operation, input, requestId, principal, state)
+      const result = admission.entry
+        ? await this.runBilled(operation, input, admission.entry, admission.balance, state)
         : await this.runFree(operation, input, requestId, principal);
       return {
         response: {
@@ -106,65 +111,78 @@ export class LookupPipeline {
       : this.deps.authenticator.authenticateKey(credential.apiKey);
   }
 
+  /** Rate limit and debit in one step of the store; billing fails closed, the rate limit open. */
+  private async admit(
+    operation: RegisteredOperation,
+    requestId: string,
+    principal: Principal,
+  ): Promise<AdmissionDecision> {
+    try {
+      return await this.deps.ledger.admit({
+        accountId: principal.account.accountId,
+        requestId,
+        operation: operation.definition.id,
+        cost: operation.price,
+        rateLimit: principal.account.rateLimit,
+        keyUse: principal.keyUse,
+      });
+    } catch (error) {
+      // Only billed admissions throw: no free lookups while credits cannot be counted.
+      throw new ServiceUnavailableError('Billing is temporarily unavailable; no credits were used.', error);
+    }
+  }
+
   private async runFree(
     operation: RegisteredOperation,
     input: unknown,
     requestId: string,
     principal: Principal,
   ): Promise<RunResult> {
-    const accountId = principal.account.accountId;
-    const result = await this.execute(operation, input, requestId, accountId);
-    // Awaited, because a frozen Lambda would lose it; a failure still answers, since a lost usage
-    // record of a free call costs nobody a credit.
-    await this.deps.ledger
-      .recordFree({ requestId, accountId, operation: operation.definition.id, httpStatus: 200 })
-      .catch((error: unknown) =>
-        this.deps.logger.warn({ err: error, requestId }, 'could not record a free call'),
-      );
-    return result;
+    const { ledger, logger } = this.deps;
+    const entry = ledger.freeEntry({
+      requestId,
+      accountId: principal.account.accountId,
+      operation: operation.definition.id,
+    });
+    // The usage record is written while the lookup runs, and awaited (a frozen Lambda would lose
+    // it); a failure still answers, since a lost usage record of a free call costs nobody a credit.
+    const record = (settled: typeof entry) =>
+      ledger.recordUsage(settled).catch((error: unknown) => {
+        logger.warn({ err: error, requestId }, 'could not record a free call');
+      });
+    const recorded = record(entry);
+    try {
+      return await this.execute(operation, input, requestId, entry.accountId);
+    } catch (error) {
+      await recorded;
+      await record({ ...entry, httpStatus: toApiError(error).status });
+      throw error;
+    } finally {
+      await recorded;
+    }
   }
 
   private async runBilled(
     operation: RegisteredOperation,
     input: unknown,
-    requestId: string,
-    principal: Principal,
+    entry: InflightEntry,
+    balance: number | undefined,
     state: RequestState,
   ): Promise<RunResult> {
-    const { ledger } = this.deps;
-    const { accountHeaders } = state;
-    const accountId = principal.account.accountId;
-    const cost = operation.price;
-    let open: OpenEntry;
-    try {
-      open = await ledger.begin({ requestId, accountId, operation: operation.definition.id, cost });
-      const debit = await ledger.debit(open);
-      accountHeaders['X-Credits-Remaining'] = String(debit.balance);
-      if (!debit.allowed) {
-        await ledger.discard(open).catch((error: unknown) => {
-          this.deps.logger.warn({ err: error, requestId }, 'could not discard a declined ledger entry');
-        });
-        throw new InsufficientCreditsError(cost, debit.balance);
-      }
-    } catch (error) {
-      if (error instanceof InsufficientCreditsError) throw error;
-      // Billing fails closed: no free lookups while credits cannot be counted.
-      throw new ServiceUnavailableError('Billing is temporarily unavailable; no credits were used.', error);
-    }
-
-    state.creditCost = cost;
+    state.accountHeaders['X-Credits-Remaining'] = String(balance);
+    state.creditCost = entry.cost;
     let result: RunResult;
     try {
-      result = await this.execute(operation, input, requestId, accountId);
+      result = await this.execute(operation, input, entry.requestId, entry.accountId);
     } catch (error) {
-      throw await this.settleFailure(open, toApiError(error), operation, state);
+      throw await this.settleFailure(entry, toApiError(error), operation, state);
     }
     try {
-      await ledger.charge(open, 200);
+      await this.deps.ledger.charge(entry, 200);
     } catch (error) {
-      // The answer is delivered; the entry stays pending and reconcile refunds it later.
+      // The answer is delivered; the request stays in flight and reconcile settles it later.
       this.deps.logger.error(
-        { err: error, requestId },
+        { err: error, requestId: entry.requestId },
         'could not record a charge; reconcile will settle it',
       );
     }
@@ -173,7 +191,7 @@ export class LookupPipeline {
 
   /** Refunds or keeps the charge by the operation's settlement rule; returns the error to answer. */
   private async settleFailure(
-    open: OpenEntry,
+    entry: InflightEntry,
     error: ApiError,
     operation: RegisteredOperation,
     state: RequestState,
@@ -181,15 +199,15 @@ export class LookupPipeline {
     const keepsCharge = operation.definition.settlement.chargedErrors.includes(error.code) || !error.refund;
     try {
       if (keepsCharge) {
-        await this.deps.ledger.charge(open, error.status);
+        await this.deps.ledger.charge(entry, error.status);
       } else {
-        const { balance } = await this.deps.ledger.refund(open, error.code, error.status);
-        state.accountHeaders['X-Credits-Remaining'] = String(balance);
+        const { balance } = await this.deps.ledger.refund(entry, error.code, error.status);
+        if (balance !== undefined) state.accountHeaders['X-Credits-Remaining'] = String(balance);
         state.creditCost = 0;
       }
       return error;
     } catch (settleError) {
-      this.deps.logger.error({ err: settleError, requestId: open.entry.requestId }, 'settlement failed');
+      this.deps.logger.error({ err: settleError, requestId: entry.requestId }, 'settlement failed');
       // When settlement is uncertain the client must not retry on its own.
       return error.withRetryable(
         false,

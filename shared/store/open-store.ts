@@ -1,17 +1,27 @@
 /**
- * Opens the store for a local process (the server or the operator CLI), deciding where DynamoDB is:
- * `DYNAMODB_ENDPOINT` when set; otherwise the embedded DynamoDB under `DATA_DIR`, served by the
- * running server if there is one (its endpoint file), or started by this process when there is not.
+ * Opens the store for a local process (the server or the operator CLI), as `STORE` says:
+ *
+ * - `sqlite` (default): DATA_DIR/lookup.sqlite, shared by the server and the CLI through WAL.
+ * - `dynamodb`: `DYNAMODB_ENDPOINT` when set; otherwise the embedded DynamoDB (dynalite) under
+ *   DATA_DIR/dynamodb, served by the running server if there is one (its endpoint file), or
+ *   started by this process when there is not (LevelDB lets one process hold the folder).
+ *
+ * A DATA_DIR that still holds embedded-DynamoDB data from before SQLite was the default is refused
+ * under `sqlite` until `npm run admin -- migrate` has copied it, so nothing is silently left behind.
  */
-
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { Config } from '../config.js';
-import { createStore, ensureTable, type Store } from './dynamo.js';
-import { endpointFile, startEmbeddedDynamo } from './embedded-dynamodb.js';
+import { createDynamoStore, type DynamoStore } from './dynamodb/dynamodb-store.js';
+import { endpointFile, startEmbeddedDynamo } from './dynamodb/embedded-dynamodb.js';
+import { createDynamoTable, type DynamoTable, ensureTable } from './dynamodb/table.js';
+import { MIGRATION_SETTING } from './migration.js';
+import { createSqliteStore, type SqliteStore } from './sqlite/sqlite-store.js';
+import type { Store } from './store.js';
 
-export interface OpenedStore {
-  store: Store;
+export interface OpenedStore<S extends Store = Store> {
+  store: S;
   /** Where the data lives, for the start-up banner and the CLI. */
   location: string;
   close(): Promise<void>;
@@ -19,50 +29,96 @@ export interface OpenedStore {
 
 type Role = 'server' | 'cli';
 
+/** Expired cursors, domain facts and slot leases: SQLite and dynalite have no TTL of their own. */
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+
+export const sqlitePath = (config: Config) => join(config.DATA_DIR, 'lookup.sqlite');
+export const embeddedDynamoPath = (config: Config) => join(config.DATA_DIR, 'dynamodb');
+
+export class UnmigratedDataError extends Error {
+  constructor(config: Config) {
+    super(
+      `${embeddedDynamoPath(config)} holds data of the embedded DynamoDB, which STORE=sqlite (the default) ` +
+        'does not read. Copy it into SQLite with `npm run admin -- migrate`, or keep using it with ' +
+        `STORE=dynamodb, or move that folder away to start afresh.`,
+    );
+  }
+}
+
 export async function openStore(config: Config, role: Role): Promise<OpenedStore> {
+  const opened = config.STORE === 'dynamodb' ? await openDynamo(config, role) : await openSqlite(config);
+  if (role !== 'server') return opened;
+  const sweep = setInterval(() => {
+    opened.store.sweepExpired(Date.now()).catch(() => undefined);
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
+  return {
+    ...opened,
+    close: async () => {
+      clearInterval(sweep);
+      await opened.close();
+    },
+  };
+}
+
+/** The SQLite store under DATA_DIR, refusing while unmigrated embedded-DynamoDB data sits beside it. */
+export async function openSqlite(config: Config, options: { migrating?: boolean } = {}) {
+  const path = sqlitePath(config);
+  const store = createSqliteStore(path);
+  if (!options.migrating && existsSync(embeddedDynamoPath(config))) {
+    if ((await store.settings.get(MIGRATION_SETTING)) === undefined) {
+      await store.close();
+      throw new UnmigratedDataError(config);
+    }
+  }
+  return {
+    store,
+    location: `${path} (SQLite)`,
+    close: () => store.close(),
+  } satisfies OpenedStore<SqliteStore>;
+}
+
+export async function openDynamo(config: Config, role: Role): Promise<OpenedStore<DynamoStore>> {
   const open = (endpoint: string) =>
-    createStore({ endpoint, region: config.AWS_REGION, table: config.DYNAMODB_TABLE });
+    createDynamoTable({ endpoint, region: config.AWS_REGION, table: config.DYNAMODB_TABLE });
 
   if (config.DYNAMODB_ENDPOINT) {
-    const store = open(config.DYNAMODB_ENDPOINT);
-    await ensureTable(store);
-    return { store, location: config.DYNAMODB_ENDPOINT, close: async () => store.doc.destroy() };
+    const table = open(config.DYNAMODB_ENDPOINT);
+    await ensureTable(table);
+    const store = createDynamoStore(table);
+    return { store, location: config.DYNAMODB_ENDPOINT, close: () => store.close() };
   }
 
   if (role === 'cli') {
     const running = await endpointFile.read(config.DATA_DIR);
     if (running && (await answers(open(running)))) {
-      const store = open(running);
-      return {
-        store,
-        location: `${running} (served by the running server)`,
-        close: async () => store.doc.destroy(),
-      };
+      const store = createDynamoStore(open(running));
+      return { store, location: `${running} (served by the running server)`, close: () => store.close() };
     }
   }
 
-  const embedded = await startEmbeddedDynamo({ path: join(config.DATA_DIR, 'dynamodb') });
-  const store = open(embedded.endpoint);
-  await ensureTable(store);
+  const embedded = await startEmbeddedDynamo({ path: embeddedDynamoPath(config) });
+  const table = open(embedded.endpoint);
+  await ensureTable(table);
   if (role === 'server') await endpointFile.write(config.DATA_DIR, embedded.endpoint);
+  const store = createDynamoStore(table, async () => {
+    if (role === 'server') await endpointFile.remove(config.DATA_DIR);
+    await embedded.close();
+  });
   return {
     store,
-    location: `${join(config.DATA_DIR, 'dynamodb')} (embedded, ${embedded.endpoint})`,
-    close: async () => {
-      store.doc.destroy();
-      if (role === 'server') await endpointFile.remove(config.DATA_DIR);
-      await embedded.close();
-    },
+    location: `${embeddedDynamoPath(config)} (embedded DynamoDB, ${embedded.endpoint})`,
+    close: () => store.close(),
   };
 }
 
-async function answers(store: Store): Promise<boolean> {
+async function answers(table: DynamoTable): Promise<boolean> {
   try {
-    await store.doc.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(1_000) });
+    await table.doc.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(1_000) });
     return true;
   } catch {
     return false;
   } finally {
-    store.doc.destroy();
+    table.doc.destroy();
   }
 }

@@ -7,7 +7,8 @@ import { disposableCheck } from '../../schemas/operations/emails.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { createService } from '../../shared/service.js';
-import { createStore } from '../../shared/store/dynamo.js';
+import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
 import { expectError, headerNames, rateLimitHeaderNames } from '../support/assertions.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -273,7 +274,9 @@ describe('503', () => {
   it('answers service_unavailable, retryable, with Retry-After when the store cannot be reached', async () => {
     // A real DynamoDB client pointed at a port nothing listens on.
     const config = loadConfig({ LOG_LEVEL: 'silent' });
-    const store = createStore({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', table: 'gone' });
+    const store = createDynamoStore(
+      createDynamoTable({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', table: 'gone' }),
+    );
     const service = createService({
       config,
       store,
@@ -288,6 +291,6 @@ describe('503', () => {
     const body = await expectError(response, 503, 'service_unavailable');
     expect(body.error.retryable).toBe(true);
     expect(response.headers.get('retry-after')).toBe('5');
-    store.doc.destroy();
+    await store.close();
   });
 });

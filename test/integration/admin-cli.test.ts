@@ -1,8 +1,9 @@
 /**
  * The operator CLI as operators run it: one child process per command, JSON on stdout and errors as
- * one JSON line on stderr, first on a DATA_DIR of its own (the CLI starts the embedded DynamoDB
- * itself), then beside a running `npm start` that holds the DATA_DIR lock, checking every change
- * through the server's HTTP API.
+ * one JSON line on stderr, first on a DATA_DIR of its own (the CLI opens the SQLite store itself),
+ * then beside a running `npm start` on each store (SQLite shared through WAL; the embedded DynamoDB,
+ * whose folder the server locks, through its endpoint file), checking every change through the
+ * server's HTTP API.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import type { LedgerEntry } from '../../shared/billing/credit-ledger.js';
 import { loadConfig } from '../../shared/config.js';
 import { createRepositories, type Repositories } from '../../shared/service.js';
 import { type OpenedStore, openStore } from '../../shared/store/open-store.js';
+import type { Store } from '../../shared/store/store.js';
 import { pricedOperation } from '../support/priced-operation.js';
 import {
   type CliResult,
@@ -21,6 +23,7 @@ import {
   type RunningServer,
   runCli,
   startServer,
+  useStore,
 } from '../support/processes.js';
 
 afterAll(cleanUpProcesses);
@@ -69,7 +72,7 @@ const noAccount = `${JSON.stringify({ error: { code: 'not_found', message: 'No a
 
 // --- tests ----------------------------------------------------------------------------------------
 
-describe('without a server running, the CLI opens the embedded DynamoDB itself', () => {
+describe('without a server running, the CLI opens the store itself', () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await freshDataDir();
@@ -276,125 +279,132 @@ describe('help and failures before any command runs', () => {
   });
 });
 
-describe('beside a running server, which holds the DATA_DIR lock', () => {
-  let dataDir: string;
-  let server: RunningServer;
-  /** The test's own way in, through the server's endpoint file as the CLI finds it. */
-  let direct: OpenedStore;
-  let repositories: Repositories;
+describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
+  'beside a running server on the %s store',
+  (store) => {
+    let dataDir: string;
+    let server: RunningServer;
+    /** The test's own way in, through the server's endpoint file as the CLI finds it. */
+    let direct: OpenedStore;
+    let repositories: Repositories;
 
-  const lookup = async (apiKey: string) => {
-    const response = await fetch(`${server.url}/v1/emails/disposable?email=a%40b.com`, {
-      headers: { Authorization: `Bearer ${apiKey}` },
+    const lookup = async (apiKey: string) => {
+      const response = await fetch(`${server.url}/v1/emails/disposable?email=a%40b.com`, {
+        headers: { Authorization: `Bearer ${apiKey}` },
+      });
+      await response.arrayBuffer();
+      return response;
+    };
+
+    beforeAll(async () => {
+      dataDir = await freshDataDir();
+      // No key cache, so the server sees each CLI change on the next request.
+      useStore(store);
+      server = await startServer(dataDir, { KEY_CACHE_SECONDS: '0' });
+      direct = await openStore(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', STORE: store }), 'cli');
+      repositories = createRepositories(direct.store);
     });
-    await response.arrayBuffer();
-    return response;
-  };
-
-  beforeAll(async () => {
-    dataDir = await freshDataDir();
-    // No key cache, so the server sees each CLI change on the next request.
-    server = await startServer(dataDir, { KEY_CACHE_SECONDS: '0' });
-    direct = await openStore(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), 'cli');
-    repositories = createRepositories(direct.store);
-  });
-  afterAll(async () => {
-    await direct?.close();
-    await server?.stop();
-  });
-
-  it('provisions in the store the server uses: the server accepts the key the CLI printed', async () => {
-    const { apiKey } = await createAccount(dataDir, '--credits', '10');
-    expect((await lookup(apiKey)).status).toBe(200);
-  });
-
-  it('revoked keys are refused and scoped keys reach only their families', async () => {
-    const { accountId, apiKey, keyId } = await createAccount(dataDir);
-    const profilesOnly = await cli<IssuedKey>(dataDir, 'keys', 'issue', accountId, '--scopes', 'profiles');
-    expect((await lookup(profilesOnly.apiKey)).status).toBe(403);
-    const emails = await cli<IssuedKey>(dataDir, 'keys', 'issue', accountId, '--scopes', 'emails');
-    expect((await lookup(emails.apiKey)).status).toBe(200);
-
-    await cli(dataDir, 'keys', 'revoke', accountId, keyId);
-    expect((await lookup(apiKey)).status).toBe(401);
-    expect((await lookup(emails.apiKey)).status).toBe(200);
-  });
-
-  it('a suspended account is refused until it is resumed', async () => {
-    const { accountId, apiKey } = await createAccount(dataDir);
-    await cli(dataDir, 'accounts', 'suspend', accountId);
-    expect((await lookup(apiKey)).status).toBe(403);
-    await cli(dataDir, 'accounts', 'resume', accountId);
-    expect((await lookup(apiKey)).status).toBe(200);
-  });
-
-  it('reports usage per operation with the most recent ledger entries first', async () => {
-    const { accountId, apiKey } = await createAccount(dataDir, '--credits', '10');
-    const requestIds: string[] = [];
-    for (let call = 0; call < 3; call++) {
-      const response = await lookup(apiKey);
-      expect(response.status).toBe(200);
-      requestIds.push(response.headers.get('x-request-id') as string);
-    }
-    // Free calls are recorded after the answer; wait until all three are written.
-    await vi.waitFor(async () => expect(await repositories.ledger.entries(accountId)).toHaveLength(3));
-
-    const report = await cli<Usage>(dataDir, 'usage', accountId);
-    expect(report).toMatchObject({ accountId, balance: 10, granted: 10 });
-    expect(report.totals).toEqual({
-      'emails.disposable': { calls: 3, charged: 3, refunded: 0, pending: 0, credits: 0 },
-    });
-    expect(report.recent.map((entry) => entry.requestId)).toEqual(requestIds.toReversed());
-    expect(report.recent[0]).toMatchObject({
-      operation: 'emails.disposable',
-      status: 'charged',
-      httpStatus: 200,
+    afterAll(async () => {
+      await direct?.close();
+      await server?.stop();
+      useStore('');
     });
 
-    const newest = await cli<Usage>(dataDir, 'usage', accountId, '--recent', '1');
-    expect(newest.recent).toEqual(report.recent.slice(0, 1));
-    expect(newest.totals).toEqual(report.totals);
-  });
-
-  it('reconciles a debit left pending by a crashed request, but not before the deadline has passed', async () => {
-    const { accountId } = await createAccount(dataDir, '--credits', '10');
-    // What a billed request leaves behind when its process dies between the debit and settlement.
-    const requestId = `req_crashed_${accountId}`;
-    const open = await repositories.ledger.begin({
-      requestId,
-      accountId,
-      operation: pricedOperation.id,
-      cost: 3,
-    });
-    expect(await repositories.ledger.debit(open)).toEqual({ allowed: true, balance: 7 });
-
-    expect(await cli(dataDir, 'reconcile')).toEqual({ settled: 0, entries: [] });
-    expect((await cli<Usage>(dataDir, 'usage', accountId)).totals[pricedOperation.id]).toEqual({
-      calls: 1,
-      charged: 0,
-      refunded: 0,
-      pending: 1,
-      credits: 0,
+    it('provisions in the store the server uses: the server accepts the key the CLI printed', async () => {
+      const { apiKey } = await createAccount(dataDir, '--credits', '10');
+      expect((await lookup(apiKey)).status).toBe(200);
     });
 
-    const reconciled = await cli<{ settled: number; entries: LedgerEntry[] }>(
-      dataDir,
-      ...['reconcile', '--older-than-seconds', '0'],
-    );
-    expect(reconciled).toEqual({
-      settled: 1,
-      entries: [
-        expect.objectContaining({ requestId, status: 'refunded', refundReason: 'reconciled', cost: 3 }),
-      ],
+    it('revoked keys are refused and scoped keys reach only their families', async () => {
+      const { accountId, apiKey, keyId } = await createAccount(dataDir);
+      const profilesOnly = await cli<IssuedKey>(dataDir, 'keys', 'issue', accountId, '--scopes', 'profiles');
+      expect((await lookup(profilesOnly.apiKey)).status).toBe(403);
+      const emails = await cli<IssuedKey>(dataDir, 'keys', 'issue', accountId, '--scopes', 'emails');
+      expect((await lookup(emails.apiKey)).status).toBe(200);
+
+      await cli(dataDir, 'keys', 'revoke', accountId, keyId);
+      expect((await lookup(apiKey)).status).toBe(401);
+      expect((await lookup(emails.apiKey)).status).toBe(200);
     });
-    const report = await cli<Usage>(dataDir, 'usage', accountId);
-    expect(report.balance).toBe(10);
-    expect(report.totals[pricedOperation.id]).toEqual({
-      calls: 1,
-      charged: 0,
-      refunded: 1,
-      pending: 0,
-      credits: 0,
+
+    it('a suspended account is refused until it is resumed', async () => {
+      const { accountId, apiKey } = await createAccount(dataDir);
+      await cli(dataDir, 'accounts', 'suspend', accountId);
+      expect((await lookup(apiKey)).status).toBe(403);
+      await cli(dataDir, 'accounts', 'resume', accountId);
+      expect((await lookup(apiKey)).status).toBe(200);
     });
-  });
-});
+
+    it('reports usage per operation with the most recent ledger entries first', async () => {
+      const { accountId, apiKey } = await createAccount(dataDir, '--credits', '10');
+      const requestIds: string[] = [];
+      for (let call = 0; call < 3; call++) {
+        const response = await lookup(apiKey);
+        expect(response.status).toBe(200);
+        requestIds.push(response.headers.get('x-request-id') as string);
+      }
+      // Free calls are recorded after the answer; wait until all three are written.
+      await vi.waitFor(async () => expect(await repositories.ledger.entries(accountId)).toHaveLength(3));
+
+      const report = await cli<Usage>(dataDir, 'usage', accountId);
+      expect(report).toMatchObject({ accountId, balance: 10, granted: 10 });
+      expect(report.totals).toEqual({
+        'emails.disposable': { calls: 3, charged: 3, refunded: 0, pending: 0, credits: 0 },
+      });
+      expect(report.recent.map((entry) => entry.requestId)).toEqual(requestIds.toReversed());
+      expect(report.recent[0]).toMatchObject({
+        operation: 'emails.disposable',
+        status: 'charged',
+        httpStatus: 200,
+      });
+
+      const newest = await cli<Usage>(dataDir, 'usage', accountId, '--recent', '1');
+      expect(newest.recent).toEqual(report.recent.slice(0, 1));
+      expect(newest.totals).toEqual(report.totals);
+    });
+
+    it('reconciles a debit left pending by a crashed request, but not before the deadline has passed', async () => {
+      const { accountId } = await createAccount(dataDir, '--credits', '10');
+      // What a billed request leaves behind when its process dies between the debit and settlement.
+      const requestId = `req_crashed_${accountId}`;
+      expect(
+        await repositories.ledger.admit({
+          requestId,
+          accountId,
+          operation: pricedOperation.id,
+          cost: 3,
+          rateLimit: { limit: 10, windowSeconds: 60 },
+        }),
+      ).toMatchObject({ outcome: 'admitted', balance: 7 });
+
+      expect(await cli(dataDir, 'reconcile')).toEqual({ settled: 0, entries: [] });
+      expect((await cli<Usage>(dataDir, 'usage', accountId)).totals[pricedOperation.id]).toEqual({
+        calls: 1,
+        charged: 0,
+        refunded: 0,
+        pending: 1,
+        credits: 0,
+      });
+
+      const reconciled = await cli<{ settled: number; entries: LedgerEntry[] }>(
+        dataDir,
+        ...['reconcile', '--older-than-seconds', '0'],
+      );
+      expect(reconciled).toEqual({
+        settled: 1,
+        entries: [
+          expect.objectContaining({ requestId, status: 'refunded', refundReason: 'reconciled', cost: 3 }),
+        ],
+      });
+      const report = await cli<Usage>(dataDir, 'usage', accountId);
+      expect(report.balance).toBe(10);
+      expect(report.totals[pricedOperation.id]).toEqual({
+        calls: 1,
+        charged: 0,
+        refunded: 1,
+        pending: 0,
+        credits: 0,
+      });
+    });
+  },
+);

@@ -17,8 +17,10 @@ import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import { createRepositories, createService, type Service } from '../../shared/service.js';
-import { createStore, ensureTable, type Store } from '../../shared/store/dynamo.js';
-import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/embedded-dynamodb.js';
+import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
+import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
+import type { Store } from '../../shared/store/store.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const bundle = join(root, 'dist', 'functions', 'emails.disposable', 'index.mjs');
@@ -60,8 +62,9 @@ beforeAll(async () => {
 
   dynamo = await startEmbeddedDynamo();
   const table = `lambda-${randomUUID()}`;
-  store = createStore({ endpoint: dynamo.endpoint, region: 'us-east-1', table });
-  await ensureTable(store);
+  const dynamoTable = createDynamoTable({ endpoint: dynamo.endpoint, region: 'us-east-1', table });
+  await ensureTable(dynamoTable);
+  store = createDynamoStore(dynamoTable);
   ({ apiKey } = await provisionAccount(createRepositories(store), {
     name: 'lambda test',
     credits: 10,
@@ -82,7 +85,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   process.env = savedEnv;
-  store?.doc.destroy();
+  await store?.close();
   await dynamo?.close();
 });
 

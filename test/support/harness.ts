@@ -1,8 +1,12 @@
 /**
- * Starts the real service for a test file: dynalite in-process (in memory, or under a folder),
- * the real pipeline and REST app, an injected clock. Nothing here is a fake of the store.
+ * Starts the real service for a test file: the real store (SQLite in a temporary file by default,
+ * or DynamoDB on an in-process dynalite), the real pipeline and REST app, an injected clock.
+ * Nothing here is a fake of the store.
  */
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { type NewAccount, provisionAccount } from '../../shared/accounts/provisioning.js';
 import type { Clock } from '../../shared/clock.js';
@@ -11,10 +15,15 @@ import { createLogger, type Logger } from '../../shared/logger.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import type { Runner } from '../../shared/pipeline/operation.js';
 import { createService } from '../../shared/service.js';
-import { createStore, ensureTable, type Store } from '../../shared/store/dynamo.js';
-import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/embedded-dynamodb.js';
+import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
+import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
+import { createSqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
+import type { Store } from '../../shared/store/store.js';
 import { ManualClock } from './manual-clock.js';
 import { pricedOperation, pricedRunner } from './priced-operation.js';
+
+export type StoreKind = Store['kind'];
 
 export interface HarnessOptions {
   clock?: Clock;
@@ -22,22 +31,58 @@ export interface HarnessOptions {
   runners?: Record<string, Runner<never>>;
   operations?: readonly OperationDefinition[];
   env?: Record<string, string>;
-  /** An already running DynamoDB endpoint (restart tests); a fresh in-memory one otherwise. */
+  /** The adapter; SQLite (the default of `npm start`) unless a test says otherwise. */
+  store?: StoreKind;
+  /**
+   * Another harness's `endpoint`, to serve the same state from a second service (restarts, other
+   * settings): a DynamoDB endpoint URL, or an SQLite file. A fresh store otherwise.
+   */
   endpoint?: string;
   table?: string;
   /** Read the logs back (silent by default). */
   logger?: Logger;
 }
 
-export async function startHarness(options: HarnessOptions = {}) {
-  const dynamo: EmbeddedDynamo | undefined = options.endpoint ? undefined : await startEmbeddedDynamo();
-  const endpoint = options.endpoint ?? (dynamo as EmbeddedDynamo).endpoint;
-  const store = createStore({
+export interface OpenedTestStore {
+  store: Store;
+  /** What another harness passes as `endpoint` to reach the same state. */
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+/** The store of a test: its own unless `endpoint` names one that another test store owns. */
+export async function openTestStore(
+  options: Pick<HarnessOptions, 'store' | 'endpoint' | 'table'> = {},
+): Promise<OpenedTestStore> {
+  const kind = options.store ?? (options.endpoint?.startsWith('http') ? 'dynamodb' : 'sqlite');
+  if (kind === 'sqlite') {
+    const path = options.endpoint ?? join(tmpdir(), `lookup-test-${randomUUID()}.sqlite`);
+    const store = createSqliteStore(path);
+    return {
+      store,
+      endpoint: path,
+      async close() {
+        await store.close();
+        if (!options.endpoint)
+          await Promise.all(['', '-wal', '-shm'].map((end) => rm(`${path}${end}`, { force: true })));
+      },
+    };
+  }
+  const dynamo = options.endpoint ? undefined : await startEmbeddedDynamo();
+  const endpoint = options.endpoint ?? (dynamo?.endpoint as string);
+  const table = createDynamoTable({
     endpoint,
     region: 'us-east-1',
     table: options.table ?? `test-${randomUUID()}`,
   });
-  await ensureTable(store);
+  await ensureTable(table);
+  const store = createDynamoStore(table, async () => dynamo?.close());
+  return { store, endpoint, close: () => store.close() };
+}
+
+export async function startHarness(options: HarnessOptions = {}) {
+  const opened = await openTestStore(options);
+  const { store } = opened;
   const clock = options.clock ?? new ManualClock();
   const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
   const service = createService({
@@ -74,18 +119,14 @@ export async function startHarness(options: HarnessOptions = {}) {
     store,
     clock,
     config,
-    endpoint,
+    endpoint: opened.endpoint,
     provision,
     get,
-    async close() {
-      store.doc.destroy();
-      await dynamo?.close();
-    },
+    close: () => opened.close(),
   };
 }
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
-export function storeFor(endpoint: string, table: string): Store {
-  return createStore({ endpoint, region: 'us-east-1', table });
-}
+/** Both adapters, for `describe.each`: the contract every store keeps. */
+export const storeKinds: readonly StoreKind[] = ['sqlite', 'dynamodb'];

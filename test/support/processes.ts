@@ -12,6 +12,12 @@ import { expect } from 'vitest';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'node_modules', '.bin');
 const children = new Set<ChildProcess>();
+/** STORE of the processes started from now on; empty: the default (SQLite). */
+let childStore = '';
+
+export function useStore(kind: '' | 'sqlite' | 'dynamodb'): void {
+  childStore = kind;
+}
 const dataDirs: string[] = [];
 
 export async function freshDataDir(): Promise<string> {
@@ -37,6 +43,7 @@ function start(script: string, args: string[], dataDir: string, env: Record<stri
       LOG_LEVEL: 'silent',
       // A developer's own DynamoDB must not stand in for the DATA_DIR under test.
       DYNAMODB_ENDPOINT: '',
+      STORE: childStore,
       ...env,
     },
   });

@@ -34,10 +34,15 @@ describe('currentAllowance', () => {
 describe('secondsUntilReset', () => {
   it.each([
     ['at the start of a window: its whole length', window({}), 60],
-    ['counts do not move it: the end of this window', window({ previousCount: 4, now: 15_000 }), 45],
-    ['this window counts: still the end of this window', window({ currentCount: 10, now: 15_000 }), 45],
+    [
+      'whatever the previous window counted: the end of this one',
+      window({ previousCount: 4, now: 15_000 }),
+      45,
+    ],
+    ['whatever this window counted: the end of this one', window({ currentCount: 9, now: 15_000 }), 45],
     ['rounds up to whole seconds', window({ currentCount: 1, now: 15_500 }), 45],
-    ['the last millisecond: 1', window({ currentCount: 1, now: 59_999 }), 1],
+    ['the last millisecond still counts as one second', window({ now: 59_999 }), 1],
+    ['never more than the window, whatever the clock', window({ now: -5_000 }), 60],
   ])('%s', (_, state, expected) => {
     expect(secondsUntilReset(state)).toBe(expected);
   });

@@ -1,22 +1,23 @@
 /**
- * The one DynamoDB client and the table it talks to. Every repository takes a `Store`.
+ * The one DynamoDB client and the table it talks to, shared by every repository of the DynamoDB
+ * adapter.
  */
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 
-export interface Store {
+export interface DynamoTable {
   doc: DynamoDBDocumentClient;
   table: string;
 }
 
-export interface StoreOptions {
+export interface DynamoTableOptions {
   table: string;
   region: string;
   /** Unset on AWS: the SDK finds DynamoDB itself. */
   endpoint?: string;
 }
 
-export function createStore(options: StoreOptions): Store {
+export function createDynamoTable(options: DynamoTableOptions): DynamoTable {
   const client = new DynamoDBClient({
     region: options.region,
     ...(options.endpoint
@@ -36,7 +37,7 @@ export function createStore(options: StoreOptions): Store {
 }
 
 /** Creates the table when it does not exist (local and tests; on AWS the CDK stack owns it). */
-export async function ensureTable(store: Store): Promise<void> {
+export async function ensureTable(store: DynamoTable): Promise<void> {
   try {
     await store.doc.send(new DescribeTableCommand({ TableName: store.table }));
     return;
@@ -59,12 +60,32 @@ export async function ensureTable(store: Store): Promise<void> {
   );
 }
 
-/** Resolves when the table answers; for health checks. */
-export async function pingStore(store: Store): Promise<void> {
-  await store.doc.send(new DescribeTableCommand({ TableName: store.table }));
-}
-
 /** True when a conditional write was refused because its condition did not hold. */
 export function isConditionFailure(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/** Every item of one `type`, across all pages of a consistent scan (operator commands, not requests). */
+export async function scanAll(
+  store: DynamoTable,
+  type: string,
+  filter?: { expression: string; values: Record<string, unknown> },
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.doc.send(
+      new ScanCommand({
+        TableName: store.table,
+        FilterExpression: `#type = :type${filter ? ` AND (${filter.expression})` : ''}`,
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':type': type, ...filter?.values },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }

@@ -10,6 +10,7 @@ const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
 
 export const itemKeys = {
   account: (accountId: string): ItemKey => ({ pk: accountPk(accountId), sk: 'ACCOUNT' }),
+  /** Balance, rate window, in-flight requests and key uses of an account: the item every request writes. */
   balance: (accountId: string): ItemKey => ({ pk: accountPk(accountId), sk: 'BALANCE' }),
   /** The key record looked up on every request, addressed by the SHA-256 of the key. */
   apiKeyByHash: (keyHash: string): ItemKey => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
@@ -19,14 +20,10 @@ export const itemKeys = {
     sk: `KEY#${keyId}`,
   }),
   accountKeyPrefix: 'KEY#',
-  rateWindow: (accountId: string, windowStartMs: number): ItemKey => ({
-    pk: accountPk(accountId),
-    sk: `RATE#${windowStartMs}`,
-  }),
   /** Ledger items sort by time, so `usage` reads the most recent first. */
-  ledger: (accountId: string, createdAtMs: number, requestId: string): ItemKey => ({
+  ledger: (accountId: string, createdAt: string, requestId: string): ItemKey => ({
     pk: accountPk(accountId),
-    sk: `LEDGER#${new Date(createdAtMs).toISOString()}#${requestId}`,
+    sk: `LEDGER#${createdAt}#${requestId}`,
   }),
   ledgerPrefix: 'LEDGER#',
   cursor: (cursorId: string): ItemKey => ({ pk: `CURSOR#${cursorId}`, sk: 'CURSOR' }),
@@ -39,6 +36,8 @@ export const itemKeys = {
   emailDomain: (domain: string): ItemKey => ({ pk: `EMAILDOMAIN#${domain}`, sk: 'EMAILDOMAIN' }),
   /** Service-wide settings kept in the table (e.g. the generated cursor secret). */
   setting: (name: string): ItemKey => ({ pk: `SETTING#${name}`, sk: 'SETTING' }),
+  /** Never written: `ping` reads it to learn that the table answers. */
+  probe: { pk: 'PROBE', sk: 'PROBE' } as ItemKey,
 } as const;
 
 /** Item types, stored as `type` so scans can filter on them. */
@@ -47,10 +46,12 @@ export const itemTypes = {
   balance: 'balance',
   apiKey: 'apiKey',
   accountKey: 'accountKey',
-  rateWindow: 'rateWindow',
   ledger: 'ledger',
   cursor: 'cursor',
   setting: 'setting',
   hostSlot: 'hostSlot',
   emailDomain: 'emailDomain',
 } as const;
+
+/** DynamoDB's TTL attribute counts seconds; the ports count milliseconds. */
+export const ttlSeconds = (ms: number) => Math.ceil(ms / 1000);

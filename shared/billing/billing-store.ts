@@ -1,0 +1,106 @@
+/**
+ * The billing port: an account's credit balance, its rate window and its usage ledger. They are one
+ * port because one atomic step admits a request on both its allowance and its balance and records
+ * the request as in flight (`admit`); a second settles it (`settle`). Adapters: shared/store/*.
+ *
+ * Invariant every adapter keeps between any two of its writes, once `reconcile` has run:
+ *
+ *   granted − Σ cost of `charged` ledger entries = balance + Σ cost of pending (in-flight) entries
+ *
+ * and a request is refunded at most once. docs/state.md describes how each adapter keeps it.
+ */
+import type { RateLimitSetting } from '../accounts/accounts.js';
+import type { WindowState } from '../limits/rolling-window.js';
+
+export type LedgerStatus = 'pending' | 'charged' | 'refunded';
+
+export interface LedgerEntry {
+  requestId: string;
+  accountId: string;
+  operation: string;
+  /** Credits this request was priced at. */
+  cost: number;
+  status: LedgerStatus;
+  /** Public HTTP status the request ended with (absent while pending). */
+  httpStatus?: number;
+  /** Error code that caused the refund, or `reconciled`. */
+  refundReason?: string;
+  createdAt: string;
+  settledAt?: string;
+}
+
+/** A billed request between admission and settlement: everything its ledger entry will hold. */
+export interface InflightEntry {
+  requestId: string;
+  accountId: string;
+  operation: string;
+  cost: number;
+  createdAt: string;
+}
+
+export interface AdmissionRequest {
+  accountId: string;
+  requestId: string;
+  operation: string;
+  /** Credits to take; 0 counts the request against the rate window only. */
+  cost: number;
+  rateLimit: RateLimitSetting;
+  now: number;
+  /** A key use to record (`lastUsedAt`) with the admission, at no extra write. */
+  keyUse?: { keyId: string; at: string };
+}
+
+export type Admission =
+  /**
+   * Counted, and for a cost the debit taken (`balance` after it) and `entry` in flight; `window`
+   * includes this request.
+   */
+  | { outcome: 'admitted'; window: WindowState; balance?: number; entry?: InflightEntry }
+  | { outcome: 'rate_limited'; window: WindowState }
+  /** Nothing written: the window had room, the balance did not. */
+  | { outcome: 'insufficient_credits'; window: WindowState; balance: number };
+
+export interface Settlement {
+  status: 'charged' | 'refunded';
+  httpStatus?: number;
+  /** Why the cost was given back (refunds only). */
+  refundReason?: string;
+  settledAt: string;
+}
+
+export interface SettleResult {
+  /** True when this call gave the cost back (false when it was not in flight any more). */
+  refunded: boolean;
+  /** The balance after a refund; absent on a charge, where the admission already told it. */
+  balance?: number;
+}
+
+export interface BalanceState {
+  balance: number;
+  /** Every credit ever granted. */
+  granted: number;
+  /** Admitted billed requests not settled yet. */
+  pending: InflightEntry[];
+}
+
+export interface BillingStore {
+  /** Creates the balance of a new account. */
+  open(accountId: string, credits: number): Promise<void>;
+  /** Adds credits (creating the balance if an interrupted account creation left none); the new balance. */
+  grant(accountId: string, credits: number): Promise<number>;
+  state(accountId: string): Promise<BalanceState>;
+  /** One atomic step: the rate window's allowance, then the balance; see `Admission`. */
+  admit(request: AdmissionRequest): Promise<Admission>;
+  /** Ends an in-flight request: keeps the charge or gives it back (at most once), and ledgers it. */
+  settle(entry: InflightEntry, settlement: Settlement): Promise<SettleResult>;
+  /** The ledger entry of a free call, written once it is over. */
+  recordUsage(entry: LedgerEntry): Promise<void>;
+  /** Ledger entries of an account, newest first, pending ones included. */
+  entries(accountId: string, limit?: number): Promise<LedgerEntry[]>;
+  /**
+   * Settles every request still in flight that was admitted before `cutoff` (ISO 8601): completes a
+   * settlement that a crash interrupted, and refunds the others. Safe at any time, repeatedly.
+   * Returns the entries it settled.
+   */
+  reconcile(cutoff: string, settledAt: string): Promise<LedgerEntry[]>;
+}

@@ -1,0 +1,523 @@
+/**
+ * Billing on DynamoDB with single-item conditional writes only (no transactions: dynalite lacks
+ * them, and they cost double). The account's balance item holds, besides `balance` and `granted`:
+ *
+ *   windowStart, windowCount, previousCount   the rate window (current fixed window and the one before)
+ *   inflight    request id → { o: operation, c: cost, t: admitted at, and once refunded r: reason,
+ *               h: HTTP status, s: settled at }: admitted, not yet cleared
+ *   keyUse      key id → last admitted use (the key's `lastUsedAt`)
+ *
+ * A billed request writes:
+ *
+ *   1. admit   UpdateItem of the balance item: window count + 1, balance − cost, inflight[id] = entry;
+ *              condition: the window has room and balance ≥ cost. It also removes the in-flight
+ *              entries of this account that this process has settled as charged since (item 2a).
+ *   2a. charge PutItem of the final ledger item (condition: new).
+ *   2b. refund PutItem of the final ledger item, and in parallel UpdateItem of the balance item:
+ *              balance + cost, and the refund noted on inflight[id] (condition: in flight, not
+ *              refunded yet), so the entry itself can rebuild a ledger item that did not land.
+ *
+ * Settled entries stay until the account's next admission in this process removes them (no write of
+ * their own), or `reconcile` does. An entry is pending while it is neither refunded nor charged by
+ * a ledger item. Any subset of these writes is recovered by `reconcile`, which reads stale entries:
+ * with a `charged` ledger item it removes the entry; refunded, it writes the ledger item if missing
+ * and removes it; otherwise it writes `refunded` (unless a `refunded` item is there), returns the
+ * cost (once, by the condition) and removes it.
+ *
+ * The rate window's previous count is fixed once its window closes, so it is cached per process:
+ * in steady state an admission is the one write, with no read before it. docs/state.md has the rest.
+ */
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type {
+  Admission,
+  AdmissionRequest,
+  BalanceState,
+  BillingStore,
+  InflightEntry,
+  LedgerEntry,
+  Settlement,
+  SettleResult,
+} from '../../billing/billing-store.js';
+import { currentAllowance, type WindowState, windowStartAt } from '../../limits/rolling-window.js';
+import { itemKeys, itemTypes } from './keys.js';
+import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
+import { UpdateExpression } from './update-expression.js';
+
+/** Races lost in a row before an admission gives up (only window roll-overs race). */
+const MAX_ATTEMPTS = 8;
+/** Settled entries one admission removes at most, keeping the expression small. */
+const MAX_CLEARED_PER_WRITE = 25;
+const MAX_TRACKED_ACCOUNTS = 10_000;
+
+/** An in-flight entry as stored: short names, since every write of the item pays for its size. */
+interface StoredEntry {
+  o: string;
+  c: number;
+  t: string;
+  /** Set by the refund: its reason, HTTP status and time. */
+  r?: string;
+  h?: number;
+  s?: string;
+}
+
+/** An in-flight entry with what the item says of its settlement. */
+interface HeldEntry extends InflightEntry {
+  refund?: { refundReason: string; httpStatus?: number; settledAt: string };
+}
+
+interface BalanceItem {
+  balance: number;
+  granted: number;
+  inflight?: Record<string, StoredEntry>;
+  keyUse?: Record<string, string>;
+  windowStart?: number;
+  windowCount?: number;
+  previousCount?: number;
+}
+
+type WindowBase = Omit<WindowState, 'currentCount'>;
+
+type WriteMode = { kind: 'same-window'; allowance: number } | { kind: 'new-window'; seen: BalanceItem };
+
+export class DynamoBillingStore implements BillingStore {
+  /** Per account: the window this process last counted in and its (immutable) previous count. */
+  private readonly windows = new Map<string, { windowStart: number; previousCount: number }>();
+  /** Per account: requests this process settled as charged whose in-flight entry is still there. */
+  private readonly settled = new Map<string, Set<string>>();
+
+  constructor(private readonly table: DynamoTable) {}
+
+  async open(accountId: string, credits: number): Promise<void> {
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.table,
+        Item: {
+          ...itemKeys.balance(accountId),
+          type: itemTypes.balance,
+          accountId,
+          balance: credits,
+          granted: credits,
+          inflight: {},
+          keyUse: {},
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async grant(accountId: string, credits: number): Promise<number> {
+    const update = new UpdateExpression();
+    const amount = update.value(credits);
+    const none = update.value({});
+    update
+      .add(`balance ${amount}`, `granted ${amount}`)
+      .set(
+        `inflight = if_not_exists(inflight, ${none})`,
+        `keyUse = if_not_exists(keyUse, ${none})`,
+        `${update.name('type')} = ${update.value(itemTypes.balance)}`,
+        `accountId = ${update.value(accountId)}`,
+      );
+    const { Attributes } = await this.table.doc.send(
+      update.command(this.table.table, itemKeys.balance(accountId), 'UPDATED_NEW'),
+    );
+    return Attributes?.balance as number;
+  }
+
+  async state(accountId: string): Promise<BalanceState> {
+    const item = await this.read(accountId);
+    return {
+      balance: item?.balance ?? 0,
+      granted: item?.granted ?? 0,
+      pending: item ? await this.pending(accountId, item) : [],
+    };
+  }
+
+  async admit(request: AdmissionRequest): Promise<Admission> {
+    const { accountId, cost, rateLimit } = request;
+    const windowMs = rateLimit.windowSeconds * 1000;
+    let now = request.now;
+    let windowStart = windowStartAt(now, rateLimit);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const known = this.windows.get(accountId);
+      if (known?.windowStart === windowStart) {
+        const base = {
+          limit: rateLimit.limit,
+          windowMs,
+          windowStart,
+          now,
+          previousCount: known.previousCount,
+        };
+        const allowance = currentAllowance(base);
+        if (allowance >= 1) {
+          const admitted = await this.write(request, base, { kind: 'same-window', allowance });
+          if (admitted) return admitted;
+        }
+      }
+      // No window known for now, or the write's condition failed: read the item to learn why.
+      const item = await this.read(accountId);
+      if (!item) {
+        const base = { limit: rateLimit.limit, windowMs, windowStart, now, previousCount: 0 };
+        if (cost > 0)
+          return { outcome: 'insufficient_credits', window: { ...base, currentCount: 0 }, balance: 0 };
+        const created = await this.create(request, base);
+        if (created) return created;
+        continue;
+      }
+      if (item.windowStart !== undefined && item.windowStart > windowStart) {
+        // Another process's clock is ahead and opened a later window: count in that one.
+        windowStart = item.windowStart;
+        now = Math.max(now, windowStart);
+      }
+      if (item.windowStart === windowStart) {
+        const previousCount = item.previousCount ?? 0;
+        this.remember(this.windows, accountId, { windowStart, previousCount });
+        const base = { limit: rateLimit.limit, windowMs, windowStart, now, previousCount };
+        const window = { ...base, currentCount: item.windowCount ?? 0 };
+        if (window.currentCount >= currentAllowance(base)) return { outcome: 'rate_limited', window };
+        if (cost > 0 && item.balance < cost)
+          return { outcome: 'insufficient_credits', window, balance: item.balance };
+        continue;
+      }
+      // The item still counts an older window: this request opens the current one.
+      const previousCount = item.windowStart === windowStart - windowMs ? (item.windowCount ?? 0) : 0;
+      const base = { limit: rateLimit.limit, windowMs, windowStart, now, previousCount };
+      const window = { ...base, currentCount: 0 };
+      if (currentAllowance(base) < 1) return { outcome: 'rate_limited', window };
+      if (cost > 0 && item.balance < cost)
+        return { outcome: 'insufficient_credits', window, balance: item.balance };
+      const admitted = await this.write(request, base, { kind: 'new-window', seen: item });
+      if (admitted) {
+        this.remember(this.windows, accountId, { windowStart, previousCount });
+        return admitted;
+      }
+    }
+    throw new Error(`The admission of ${request.requestId} lost ${MAX_ATTEMPTS} races in a row.`);
+  }
+
+  async settle(entry: InflightEntry, settlement: Settlement): Promise<SettleResult> {
+    const final: LedgerEntry = { ...entry, ...settlement };
+    if (settlement.status === 'charged') {
+      // Not written when a reconcile settled the request first: its settlement stands.
+      if (await this.putLedger(final, true)) this.markSettled(entry);
+      return { refunded: false };
+    }
+    const [, refund] = await Promise.all([this.putLedger(final, true), this.returnCost(entry, settlement)]);
+    // Both landed (or were done already): the entry can go with the next admission.
+    this.markSettled(entry);
+    return refund;
+  }
+
+  async recordUsage(entry: LedgerEntry): Promise<void> {
+    await this.putLedger(entry, false);
+  }
+
+  async entries(accountId: string, limit?: number): Promise<LedgerEntry[]> {
+    const settled: LedgerEntry[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': itemKeys.account(accountId).pk,
+            ':prefix': itemKeys.ledgerPrefix,
+          },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+          ...(limit ? { Limit: limit - settled.length } : {}),
+        }),
+      );
+      settled.push(...(page.Items ?? []).map(toLedgerEntry));
+      startKey = limit && settled.length >= limit ? undefined : page.LastEvaluatedKey;
+    } while (startKey);
+    const item = await this.read(accountId);
+    const listed = new Set(settled.map((entry) => entry.requestId));
+    const unlisted = item
+      ? (await this.classify(accountId, item)).filter((held) => !listed.has(held.entry.requestId))
+      : [];
+    const all = [...settled, ...unlisted.map(({ entry, held }) => asLedgerEntry(held ?? entry))];
+    all.sort((a, b) => newestFirst(a, b));
+    return limit === undefined ? all : all.slice(0, limit);
+  }
+
+  async reconcile(cutoff: string, settledAt: string): Promise<LedgerEntry[]> {
+    const settled: LedgerEntry[] = [];
+    for (const item of await scanAll(this.table, itemTypes.balance)) {
+      const accountId = item.accountId as string;
+      for (const entry of heldEntries(accountId, item as unknown as BalanceItem)) {
+        if (entry.createdAt >= cutoff) continue;
+        const outcome = await this.settleStale(entry, settledAt);
+        if (outcome) settled.push(outcome);
+      }
+    }
+    return settled;
+  }
+
+  /** Finishes what a crashed request left; the entry when credits moved, undefined otherwise. */
+  private async settleStale(held: HeldEntry, settledAt: string): Promise<LedgerEntry | undefined> {
+    const { refund, ...entry } = held;
+    if (refund) {
+      // The request refunded and may have lost its ledger item: rebuild it from the entry.
+      await this.putLedger({ ...entry, status: 'refunded', ...refund }, true);
+      await this.clearEntries(entry.accountId, [entry.requestId]);
+      return undefined;
+    }
+    const existing = await this.getLedger(entry);
+    if (existing?.status === 'charged') {
+      await this.clearEntries(entry.accountId, [entry.requestId]);
+      return undefined;
+    }
+    // Ledger first: a crash before the refund leaves a `refunded` item the next run completes.
+    const reconciled: LedgerEntry = existing ?? {
+      ...entry,
+      status: 'refunded',
+      refundReason: 'reconciled',
+      settledAt,
+    };
+    if (!existing && !(await this.putLedger(reconciled, true))) return this.settleStale(held, settledAt);
+    const { refunded } = await this.returnCost(entry, reconciled);
+    await this.clearEntries(entry.accountId, [entry.requestId]);
+    return refunded ? reconciled : undefined;
+  }
+
+  /** The admission write; undefined when its condition did not hold. */
+  private async write(
+    request: AdmissionRequest,
+    base: WindowBase,
+    mode: WriteMode,
+  ): Promise<Admission | undefined> {
+    const { accountId, cost, keyUse } = request;
+    const update = new UpdateExpression();
+    if (mode.kind === 'same-window') {
+      update
+        .set(`windowCount = windowCount + ${update.value(1)}`)
+        .when(
+          `windowStart = ${update.value(base.windowStart)}`,
+          `windowCount < ${update.value(mode.allowance)}`,
+        );
+    } else {
+      const { seen } = mode;
+      update.set(
+        `windowStart = ${update.value(base.windowStart)}`,
+        `previousCount = ${update.value(base.previousCount)}`,
+        `windowCount = ${update.value(1)}`,
+      );
+      update.when(
+        seen.windowStart === undefined
+          ? 'attribute_not_exists(windowStart)'
+          : `windowStart = ${update.value(seen.windowStart)} AND windowCount = ${update.value(seen.windowCount ?? 0)}`,
+      );
+      // Items written before the window moved here have no key-use map yet.
+      if (!seen.keyUse) update.set(`keyUse = ${update.value(keyUse ? { [keyUse.keyId]: keyUse.at } : {})}`);
+    }
+    const entry: InflightEntry | undefined =
+      cost > 0
+        ? {
+            requestId: request.requestId,
+            accountId,
+            operation: request.operation,
+            cost,
+            createdAt: new Date(base.now).toISOString(),
+          }
+        : undefined;
+    if (entry) {
+      const amount = update.value(cost);
+      const stored: StoredEntry = { o: entry.operation, c: cost, t: entry.createdAt };
+      update
+        .set(
+          `balance = balance - ${amount}`,
+          `inflight.${update.name(entry.requestId)} = ${update.value(stored)}`,
+        )
+        .when(`balance >= ${amount}`);
+    }
+    if (keyUse && !(mode.kind === 'new-window' && !mode.seen.keyUse)) {
+      update.set(`keyUse.${update.name(keyUse.keyId)} = ${update.value(keyUse.at)}`);
+    }
+    const cleared = [...(this.settled.get(accountId) ?? [])].slice(0, MAX_CLEARED_PER_WRITE);
+    for (const requestId of cleared) update.remove(`inflight.${update.name(requestId)}`);
+    try {
+      const { Attributes } = await this.table.doc.send(
+        update.command(this.table.table, itemKeys.balance(accountId), 'UPDATED_NEW'),
+      );
+      this.forgetSettled(accountId, cleared);
+      return {
+        outcome: 'admitted',
+        window: { ...base, currentCount: Attributes?.windowCount as number },
+        ...(entry ? { balance: Attributes?.balance as number, entry } : {}),
+      };
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** The first request of an account whose balance item an interrupted creation never wrote. */
+  private async create(request: AdmissionRequest, base: WindowBase): Promise<Admission | undefined> {
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.table,
+          Item: {
+            ...itemKeys.balance(request.accountId),
+            type: itemTypes.balance,
+            accountId: request.accountId,
+            balance: 0,
+            granted: 0,
+            inflight: {},
+            keyUse: request.keyUse ? { [request.keyUse.keyId]: request.keyUse.at } : {},
+            windowStart: base.windowStart,
+            windowCount: 1,
+            previousCount: base.previousCount,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { outcome: 'admitted', window: { ...base, currentCount: 1 } };
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Gives the cost back if the request is in flight and not refunded yet: at most once. */
+  private async returnCost(
+    entry: InflightEntry,
+    refund: { refundReason?: string; httpStatus?: number; settledAt?: string },
+  ): Promise<SettleResult> {
+    const update = new UpdateExpression();
+    const path = `inflight.${update.name(entry.requestId)}`;
+    update
+      .set(
+        `balance = balance + ${update.value(entry.cost)}`,
+        `${path}.r = ${update.value(refund.refundReason ?? 'refunded')}`,
+        `${path}.s = ${update.value(refund.settledAt ?? new Date().toISOString())}`,
+        ...(refund.httpStatus === undefined ? [] : [`${path}.h = ${update.value(refund.httpStatus)}`]),
+      )
+      .when(`attribute_exists(${path})`, `attribute_not_exists(${path}.r)`);
+    try {
+      const { Attributes } = await this.table.doc.send(
+        update.command(this.table.table, itemKeys.balance(entry.accountId), 'UPDATED_NEW'),
+      );
+      return { refunded: true, balance: Attributes?.balance as number };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return { refunded: false, balance: (await this.read(entry.accountId))?.balance ?? 0 };
+    }
+  }
+
+  private async clearEntries(accountId: string, requestIds: readonly string[]): Promise<void> {
+    const update = new UpdateExpression();
+    for (const requestId of requestIds) update.remove(`inflight.${update.name(requestId)}`);
+    await this.table.doc.send(update.command(this.table.table, itemKeys.balance(accountId)));
+  }
+
+  /** Writes a ledger item; with `onlyNew`, false when one was there already. */
+  private async putLedger(entry: LedgerEntry, onlyNew: boolean): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.table,
+          Item: { ...ledgerKey(entry), type: itemTypes.ledger, ...entry },
+          ...(onlyNew ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (onlyNew && isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  private async getLedger(entry: InflightEntry): Promise<LedgerEntry | undefined> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.table, Key: ledgerKey(entry), ConsistentRead: true }),
+    );
+    return Item ? toLedgerEntry(Item) : undefined;
+  }
+
+  /** In-flight entries of the item that are neither refunded nor charged by a ledger item. */
+  private async pending(accountId: string, item: BalanceItem): Promise<InflightEntry[]> {
+    return (await this.classify(accountId, item)).filter(({ held }) => !held).map(({ entry }) => entry);
+  }
+
+  /**
+   * Each in-flight entry with its settlement as far as the item and the ledger tell: `held` is a
+   * refund noted on the entry, or the ledger item's charge; undefined while pending.
+   */
+  private async classify(accountId: string, item: BalanceItem) {
+    const entries = heldEntries(accountId, item);
+    const ledgered = await Promise.all(
+      entries.map((entry) => (entry.refund ? undefined : this.getLedger(entry))),
+    );
+    return entries.map(({ refund, ...entry }, index) => {
+      const charged = ledgered[index]?.status === 'charged' ? ledgered[index] : undefined;
+      const held: LedgerEntry | undefined = refund ? { ...entry, status: 'refunded', ...refund } : charged;
+      return { entry, held };
+    });
+  }
+
+  private async read(accountId: string): Promise<BalanceItem | undefined> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.table, Key: itemKeys.balance(accountId), ConsistentRead: true }),
+    );
+    return Item as BalanceItem | undefined;
+  }
+
+  private markSettled(entry: InflightEntry): void {
+    const ids = this.settled.get(entry.accountId) ?? new Set<string>();
+    ids.add(entry.requestId);
+    this.remember(this.settled, entry.accountId, ids);
+  }
+
+  private forgetSettled(accountId: string, requestIds: readonly string[]): void {
+    const ids = this.settled.get(accountId);
+    if (!ids) return;
+    for (const requestId of requestIds) ids.delete(requestId);
+    if (ids.size === 0) this.settled.delete(accountId);
+  }
+
+  /** Bounded per-process memory: when full it starts over (reconcile clears what is forgotten). */
+  private remember<T>(map: Map<string, T>, accountId: string, value: T): void {
+    if (!map.has(accountId) && map.size >= MAX_TRACKED_ACCOUNTS) map.clear();
+    map.set(accountId, value);
+  }
+}
+
+function ledgerKey(entry: { accountId: string; createdAt: string; requestId: string }) {
+  return itemKeys.ledger(entry.accountId, entry.createdAt, entry.requestId);
+}
+
+function heldEntries(accountId: string, item: BalanceItem): HeldEntry[] {
+  return Object.entries(item.inflight ?? {}).map(([requestId, stored]) => ({
+    requestId,
+    accountId,
+    operation: stored.o,
+    cost: stored.c,
+    createdAt: stored.t,
+    ...(stored.r === undefined
+      ? {}
+      : {
+          refund: {
+            refundReason: stored.r,
+            settledAt: stored.s ?? stored.t,
+            ...(stored.h === undefined ? {} : { httpStatus: stored.h }),
+          },
+        }),
+  }));
+}
+
+/** A pending entry, or a settled one, as a ledger entry. */
+function asLedgerEntry(entry: InflightEntry | LedgerEntry): LedgerEntry {
+  return 'status' in entry ? entry : { ...entry, status: 'pending' };
+}
+
+function toLedgerEntry(item: Record<string, unknown>): LedgerEntry {
+  const { pk: _pk, sk: _sk, type: _type, ...entry } = item;
+  return entry as unknown as LedgerEntry;
+}
+
+function newestFirst(a: LedgerEntry, b: LedgerEntry): number {
+  return b.createdAt.localeCompare(a.createdAt) || b.requestId.localeCompare(a.requestId);
+}

@@ -1,0 +1,70 @@
+/**
+ * The DynamoDB adapter of the store port: one table (pk/sk, TTL attribute `expiresAt` in seconds),
+ * key shapes from keys.ts, single-item conditional writes only.
+ */
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Store } from '../store.js';
+import { DynamoAccountStore } from './dynamo-accounts.js';
+import { DynamoApiKeyStore } from './dynamo-api-keys.js';
+import { DynamoBillingStore } from './dynamo-billing.js';
+import { DynamoCursorStore } from './dynamo-cursors.js';
+import { DynamoDomainFactsStore } from './dynamo-domain-facts.js';
+import { DynamoHostSlotStore } from './dynamo-host-slots.js';
+import { DynamoSettingStore } from './dynamo-settings.js';
+import { itemKeys, itemTypes, ttlSeconds } from './keys.js';
+import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
+
+/** Item types that expire (the others live until an operator removes them). */
+const expiringTypes = [itemTypes.cursor, itemTypes.emailDomain, itemTypes.hostSlot];
+
+export interface DynamoStore extends Store {
+  readonly kind: 'dynamodb';
+  readonly table: DynamoTable;
+}
+
+export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<void>): DynamoStore {
+  return {
+    kind: 'dynamodb',
+    table,
+    accounts: new DynamoAccountStore(table),
+    keys: new DynamoApiKeyStore(table),
+    billing: new DynamoBillingStore(table),
+    cursors: new DynamoCursorStore(table),
+    settings: new DynamoSettingStore(table),
+    domains: new DynamoDomainFactsStore(table),
+    hostSlots: new DynamoHostSlotStore(table),
+    async ping() {
+      await table.doc.send(new GetCommand({ TableName: table.table, Key: itemKeys.probe }), {
+        abortSignal: AbortSignal.timeout(2_000),
+      });
+    },
+    /** DynamoDB's TTL deletes these on AWS; dynalite never does, so local processes sweep. */
+    async sweepExpired(now) {
+      let deleted = 0;
+      for (const type of expiringTypes) {
+        const filter = { expression: 'expiresAt < :now', values: { ':now': ttlSeconds(now) } };
+        for (const item of await scanAll(table, type, filter)) {
+          try {
+            await table.doc.send(
+              new DeleteCommand({
+                TableName: table.table,
+                Key: { pk: item.pk, sk: item.sk },
+                ConditionExpression: 'expiresAt < :now',
+                ExpressionAttributeValues: { ':now': ttlSeconds(now) },
+              }),
+            );
+            deleted += 1;
+          } catch (error) {
+            // Renewed in the meantime (a slot taken again): it stays.
+            if (!isConditionFailure(error)) throw error;
+          }
+        }
+      }
+      return deleted;
+    },
+    async close() {
+      table.doc.destroy();
+      await onClose?.();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * `npm run admin -- migrate`: copies the embedded DynamoDB's data under DATA_DIR (the default store
+ * before SQLite) into the SQLite store: accounts, keys (with their last use), balances, the ledger,
+ * requests still in flight, and settings. Rate windows, cursors, email-domain facts and host slots
+ * are short-lived and start afresh. The DynamoDB folder is left as it was.
+ */
+import type { Account } from '../accounts/accounts.js';
+import type { ApiKeyRecord } from '../auth/api-keys.js';
+import type { InflightEntry, LedgerEntry } from '../billing/billing-store.js';
+
+/** Set in SQLite once a migration is done (its value: when); open-store.ts checks it. */
+export const MIGRATION_SETTING = 'migrated-from-embedded-dynamodb';
+
+/** Everything worth keeping, in adapter-neutral shapes. */
+export interface StoreSnapshot {
+  accounts: Account[];
+  keys: ApiKeyRecord[];
+  balances: { accountId: string; balance: number; granted: number }[];
+  /** Settled entries (charged or refunded). */
+  ledger: LedgerEntry[];
+  /** Requests in flight when the copy was made; `reconcile` settles them as usual. */
+  inflight: InflightEntry[];
+  settings: { name: string; value: string }[];
+}
+
+export interface MigrationReport {
+  from: string;
+  to: string;
+  accounts: number;
+  keys: number;
+  balances: number;
+  ledgerEntries: number;
+  inflight: number;
+  settings: number;
+}
+
+export function summarize(snapshot: StoreSnapshot, from: string, to: string): MigrationReport {
+  return {
+    from,
+    to,
+    accounts: snapshot.accounts.length,
+    keys: snapshot.keys.length,
+    balances: snapshot.balances.length,
+    ledgerEntries: snapshot.ledger.length,
+    inflight: snapshot.inflight.length,
+    settings: snapshot.settings.length,
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * Opens the SQLite database file: WAL (readers never block the writer, and the operator CLI can
+ * use the file while the server runs), a busy timeout instead of immediate "database is locked",
+ * and the schema, created or upgraded by `PRAGMA user_version`.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from './node-sqlite.js';
+
+/** How long a writer waits for another process's transaction (the CLI's are milliseconds long). */
+const BUSY_TIMEOUT_MS = 5_000;
+
+const schema = [
+  // Version 1.
+  `
+  CREATE TABLE accounts (
+    account_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    rate_limit INTEGER NOT NULL,
+    rate_window_seconds INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE TABLE api_keys (
+    key_hash TEXT PRIMARY KEY,
+    key_id TEXT NOT NULL UNIQUE,
+    account_id TEXT NOT NULL,
+    preview TEXT NOT NULL,
+    label TEXT,
+    scopes TEXT,
+    created_at TEXT NOT NULL,
+    expires_at TEXT,
+    revoked_at TEXT,
+    last_used_at TEXT
+  ) STRICT;
+  CREATE INDEX api_keys_by_account ON api_keys (account_id, created_at);
+  CREATE TABLE balances (
+    account_id TEXT PRIMARY KEY,
+    balance INTEGER NOT NULL,
+    granted INTEGER NOT NULL,
+    window_start INTEGER,
+    window_count INTEGER NOT NULL DEFAULT 0,
+    previous_count INTEGER NOT NULL DEFAULT 0
+  ) STRICT;
+  CREATE TABLE inflight (
+    account_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    cost INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (account_id, request_id)
+  ) STRICT;
+  CREATE INDEX inflight_by_age ON inflight (created_at);
+  CREATE TABLE ledger (
+    account_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    cost INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    http_status INTEGER,
+    refund_reason TEXT,
+    created_at TEXT NOT NULL,
+    settled_at TEXT,
+    PRIMARY KEY (account_id, request_id)
+  ) STRICT;
+  CREATE INDEX ledger_by_time ON ledger (account_id, created_at, request_id);
+  CREATE TABLE cursors (
+    id TEXT PRIMARY KEY,
+    operation TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    position TEXT NOT NULL,
+    issued_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+  CREATE TABLE email_domains (
+    domain TEXT PRIMARY KEY,
+    catch_all INTEGER NOT NULL,
+    mx TEXT,
+    pattern TEXT,
+    learned_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE TABLE host_slots (
+    kind TEXT NOT NULL,
+    host TEXT NOT NULL,
+    slot INTEGER NOT NULL,
+    holder TEXT NOT NULL,
+    lease_until INTEGER NOT NULL,
+    PRIMARY KEY (kind, host, slot)
+  ) STRICT;
+  `,
+];
+
+export class Database {
+  readonly db: DatabaseSync;
+  private readonly statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+
+  /** `path` is a file, or `:memory:` for a database that lives as long as this object. */
+  constructor(readonly path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+    this.db.exec('PRAGMA journal_mode = WAL');
+    // With WAL, NORMAL loses no committed transaction when the process crashes, only (possibly the
+    // last ones) on power loss, and each commit then costs no fsync.
+    this.db.exec('PRAGMA synchronous = NORMAL');
+    this.db.exec('PRAGMA foreign_keys = ON');
+    this.migrate();
+  }
+
+  /** A prepared statement, prepared once per database. */
+  statement(sql: string) {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  /**
+   * Runs `work` as one write transaction. BEGIN IMMEDIATE takes the write lock up front, so two
+   * processes never both read a balance and then both write it; the work is synchronous, so
+   * nothing else in this process runs in between either.
+   */
+  transaction<T>(work: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  close(): void {
+    this.statements.clear();
+    this.db.close();
+  }
+
+  private migrate(): void {
+    this.transaction(() => {
+      const { user_version: version } = this.db.prepare('PRAGMA user_version').get() as {
+        user_version: number;
+      };
+      for (let next = version; next < schema.length; next += 1) this.db.exec(schema[next] as string);
+      this.db.exec(`PRAGMA user_version = ${schema.length}`);
+    });
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The store port: every repository the service keeps state in, as one object an adapter provides.
+ * The ports themselves sit beside their users (accounts/, auth/, billing/, paging/, emails/,
+ * limits/); this file gathers them and adds the few a whole store answers for. Adapters:
+ * `sqlite/` (one machine, the default of `npm start`) and `dynamodb/` (AWS, and dynalite locally).
+ * Nothing outside an adapter builds a DynamoDB command or an SQL statement.
+ */
+import type { AccountStore } from '../accounts/accounts.js';
+import type { ApiKeyStore } from '../auth/api-keys.js';
+import type { BillingStore } from '../billing/billing-store.js';
+import type { DomainFactsStore } from '../emails/domain-memory.js';
+import type { HostSlotStore } from '../limits/host-slots.js';
+import type { CursorRecordStore } from '../paging/cursors.js';
+
+/** Service-wide values kept in the store, such as the generated cursor secret. */
+export interface SettingStore {
+  get(name: string): Promise<string | undefined>;
+  /** The stored value of `name`; stores `candidate` first when there is none (atomically). */
+  getOrCreate(name: string, candidate: string): Promise<string>;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'dynamodb';
+  readonly accounts: AccountStore;
+  readonly keys: ApiKeyStore;
+  readonly billing: BillingStore;
+  readonly cursors: CursorRecordStore;
+  readonly settings: SettingStore;
+  readonly domains: DomainFactsStore;
+  readonly hostSlots: HostSlotStore;
+  /** Resolves when the store answers a trivial read; throws when it cannot be reached. */
+  ping(): Promise<void>;
+  /** Deletes records whose `expiresAt` passed (cursors, domain facts, host slots); how many. */
+  sweepExpired(now: number): Promise<number>;
+  /** Releases connections or the database file; the store is unusable afterwards. */
+  close(): Promise<void>;
+}
