@@ -99,6 +99,14 @@ const configSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   /** Port `npm start` listens on. */
   PORT: integer(0, 65_535).default(8787),
+  /**
+   * The public base URL clients use (scheme, host and any path prefix before `/v1`), published as
+   * the OpenAPI document's server; unset: the listening address `http://HOST:PORT`.
+   */
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
   /** Folder of the local state: the SQLite database, or the embedded DynamoDB's files (local use only). */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Where `npm start` and the CLI keep state: `sqlite` (DATA_DIR/lookup.sqlite) or `dynamodb`. */
