@@ -11,11 +11,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { Config } from '../config.js';
 import { createDynamoStore, type DynamoStore } from './dynamodb/dynamodb-store.js';
 import { endpointFile, startEmbeddedDynamo } from './dynamodb/embedded-dynamodb.js';
-import { createDynamoTable, type DynamoTable, ensureTable } from './dynamodb/table.js';
+import { createDynamoTable, ensureTable } from './dynamodb/table.js';
 import { MIGRATION_SETTING } from './migration.js';
 import { createSqliteStore, type SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
@@ -91,9 +90,11 @@ export async function openDynamo(config: Config, role: Role): Promise<OpenedStor
 
   if (role === 'cli') {
     const running = await endpointFile.read(config.DATA_DIR);
-    if (running && (await answers(open(running)))) {
+    if (running) {
       const store = createDynamoStore(open(running));
-      return { store, location: `${running} (served by the running server)`, close: () => store.close() };
+      if (await answers(store))
+        return { store, location: `${running} (served by the running server)`, close: () => store.close() };
+      await store.close();
     }
   }
 
@@ -112,13 +113,11 @@ export async function openDynamo(config: Config, role: Role): Promise<OpenedStor
   };
 }
 
-async function answers(table: DynamoTable): Promise<boolean> {
+async function answers(store: Store): Promise<boolean> {
   try {
-    await table.doc.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(1_000) });
+    await store.ping();
     return true;
   } catch {
     return false;
-  } finally {
-    table.doc.destroy();
   }
 }
