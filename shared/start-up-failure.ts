@@ -5,7 +5,8 @@
  */
 import type { Config } from './config.js';
 import { ConfigError, loadConfig } from './config.js';
-import { type OpenedStore, openStore } from './store/open-store.js';
+import { type OpenedStore, openStore, UnmigratedDataError } from './store/open-store.js';
+import { DataDirInUseError } from './store/sqlite/server-lock.js';
 
 export type StartUpFailureCode = 'invalid_configuration' | 'store_unavailable' | 'cannot_listen';
 
@@ -50,6 +51,11 @@ export async function openStoreOrExplain(config: Config, role: 'server' | 'cli')
 }
 
 function storeFailureMessage(config: Config, error: unknown): string {
+  // These two already say what to do.
+  if (error instanceof UnmigratedDataError) return error.message;
+  if (error instanceof DataDirInUseError) {
+    return `Another npm start is using DATA_DIR=${config.DATA_DIR}: stop it, or set DATA_DIR to another folder.`;
+  }
   if (config.DYNAMODB_ENDPOINT) {
     return (
       `Cannot open the store at DYNAMODB_ENDPOINT=${config.DYNAMODB_ENDPOINT} (${causeText(error)}). ` +

@@ -1,7 +1,8 @@
 /**
  * Opens the store for a local process (the server or the operator CLI), as `STORE` says:
  *
- * - `sqlite` (default): DATA_DIR/lookup.sqlite, shared by the server and the CLI through WAL.
+ * - `sqlite` (default): DATA_DIR/lookup.sqlite, shared by the server and the CLI through WAL; one
+ *   server per DATA_DIR (sqlite/server-lock.ts).
  * - `dynamodb`: `DYNAMODB_ENDPOINT` when set; otherwise the embedded DynamoDB (dynalite) under
  *   DATA_DIR/dynamodb, served by the running server if there is one (its endpoint file), or
  *   started by this process when there is not (LevelDB lets one process hold the folder).
@@ -16,6 +17,7 @@ import { createDynamoStore, type DynamoStore } from './dynamodb/dynamodb-store.j
 import { endpointFile, startEmbeddedDynamo } from './dynamodb/embedded-dynamodb.js';
 import { createDynamoTable, ensureTable } from './dynamodb/table.js';
 import { MIGRATION_SETTING } from './migration.js';
+import { holdServerLock } from './sqlite/server-lock.js';
 import { createSqliteStore, type SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
@@ -45,7 +47,8 @@ export class UnmigratedDataError extends Error {
 }
 
 export async function openStore(config: Config, role: Role): Promise<OpenedStore> {
-  const opened = config.STORE === 'dynamodb' ? await openDynamo(config, role) : await openSqlite(config);
+  const opened =
+    config.STORE === 'dynamodb' ? await openDynamo(config, role) : await openSqliteFor(config, role);
   if (role !== 'server') return opened;
   const sweep = setInterval(() => {
     opened.store.sweepExpired(Date.now()).catch(() => undefined);
@@ -58,6 +61,25 @@ export async function openStore(config: Config, role: Role): Promise<OpenedStore
       await opened.close();
     },
   };
+}
+
+/** The SQLite store; a server first takes the DATA_DIR lock (one server per folder, CLIs beside it). */
+async function openSqliteFor(config: Config, role: Role): Promise<OpenedStore> {
+  if (role === 'cli') return openSqlite(config);
+  const release = holdServerLock(config.DATA_DIR);
+  try {
+    const opened = await openSqlite(config);
+    return {
+      ...opened,
+      close: async () => {
+        await opened.close();
+        release();
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
 
 /** The SQLite store under DATA_DIR, refusing while unmigrated embedded-DynamoDB data sits beside it. */

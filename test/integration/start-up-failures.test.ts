@@ -56,24 +56,33 @@ it('names HOST when it is not an address of this machine', async () => {
   expectOneLine(result, /^HOST 192\.0\.2\.1 is not an address of this machine: set HOST /);
 });
 
-it('names DATA_DIR when another npm start holds it, and leaves that server running', async () => {
-  const dataDir = await freshDataDir();
-  const first = await startServer(dataDir);
-  try {
-    const second = await runFailingServer(dataDir);
-    expectOneLine(
-      second,
-      new RegExp(`^Cannot open the store in DATA_DIR=${dataDir} \\(.*\\)\\. Stop any other npm start`),
-    );
-    const response = await fetch(`${first.url}/v1/emails/disposable?email=a%40b.com`, {
-      headers: { Authorization: `Bearer ${first.demoKey}` },
-    });
-    await response.arrayBuffer();
-    expect(response.status).toBe(200);
-  } finally {
-    expect(await first.stop()).toBe(0);
-  }
-});
+it.each([
+  [
+    'sqlite',
+    (dataDir: string) => `^Another npm start is using DATA_DIR=${dataDir}: stop it, or set DATA_DIR`,
+  ],
+  [
+    'dynamodb',
+    (dataDir: string) => `^Cannot open the store in DATA_DIR=${dataDir} \\(.*\\)\\. Stop any other npm start`,
+  ],
+])(
+  'names DATA_DIR when another npm start holds it (STORE=%s), and leaves that server running',
+  async (store, line) => {
+    const dataDir = await freshDataDir();
+    const first = await startServer(dataDir, { STORE: store });
+    try {
+      const second = await runFailingServer(dataDir, { STORE: store });
+      expectOneLine(second, new RegExp(line(dataDir)));
+      const response = await fetch(`${first.url}/v1/emails/disposable?email=a%40b.com`, {
+        headers: { Authorization: `Bearer ${first.demoKey}` },
+      });
+      await response.arrayBuffer();
+      expect(response.status).toBe(200);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+  },
+);
 
 it('names DATA_DIR when it is not a folder', async () => {
   const dataDir = await freshDataDir();

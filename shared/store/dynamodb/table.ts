@@ -2,7 +2,12 @@
  * The one DynamoDB client and the table it talks to, shared by every repository of the DynamoDB
  * adapter.
  */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 
 export interface DynamoTable {
@@ -58,7 +63,16 @@ export async function ensureTable(store: DynamoTable): Promise<void> {
       ],
     }),
   );
+  // A new table is CREATING for a moment (dynalite too, on a busy machine); writes before it is
+  // ACTIVE fail as if it did not exist.
+  await waitUntilTableExists(
+    { client: store.doc, minDelay: 1, maxDelay: 1, maxWaitTime: TABLE_CREATION_WAIT_SECONDS },
+    { TableName: store.table },
+  );
 }
+
+/** How long a process waits for the table it created to become ACTIVE. */
+const TABLE_CREATION_WAIT_SECONDS = 60;
 
 /** True when a conditional write was refused because its condition did not hold. */
 export function isConditionFailure(error: unknown): boolean {
