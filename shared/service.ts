@@ -7,12 +7,14 @@ import { catalog, type OperationDefinition } from '../schemas/catalog.js';
 import { AccountRepository } from './accounts/accounts.js';
 import { ApiKeyRepository } from './auth/api-keys.js';
 import { Authenticator } from './auth/authenticator.js';
+import { DynamoOAuthLinks } from './auth/oauth-links.js';
 import { CreditLedger } from './billing/credit-ledger.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { createRestApp } from './http/create-app.js';
 import { RollingWindowLimiter } from './limits/rolling-window.js';
 import { createLogger, type Logger } from './logger.js';
+import { mountMcp } from './mcp/mount-mcp.js';
 import { type Runner, type RunnerRuntime, registerOperations } from './pipeline/operation.js';
 import { LookupPipeline } from './pipeline/run-lookup.js';
 import { pingStore, type Store } from './store/dynamo.js';
@@ -29,6 +31,8 @@ export interface ServiceOptions {
   clock?: Clock;
   logger?: Logger;
   documentation?: boolean;
+  /** The MCP lookup deadline; the spec's 45 s unless a test shortens it. */
+  mcpDeadlineMs?: number;
 }
 
 export function createRepositories(store: Store, clock: Clock = systemClock) {
@@ -36,6 +40,7 @@ export function createRepositories(store: Store, clock: Clock = systemClock) {
     accounts: new AccountRepository(store, clock),
     keys: new ApiKeyRepository(store, clock),
     ledger: new CreditLedger(store, clock),
+    oauthLinks: new DynamoOAuthLinks(store),
   };
 }
 
@@ -46,14 +51,15 @@ export function createService(options: ServiceOptions) {
   const logger = options.logger ?? createLogger(options.config.LOG_LEVEL);
   const repositories = createRepositories(options.store, clock);
   warnAboutUnsafeSettings(options.config, logger);
+  const authenticator = new Authenticator(
+    repositories.keys,
+    repositories.accounts,
+    clock,
+    logger,
+    options.config.KEY_CACHE_SECONDS * 1000,
+  );
   const pipeline = new LookupPipeline({
-    authenticator: new Authenticator(
-      repositories.keys,
-      repositories.accounts,
-      clock,
-      logger,
-      options.config.KEY_CACHE_SECONDS * 1000,
-    ),
+    authenticator,
     limiter: new RollingWindowLimiter(options.store, clock, logger),
     ledger: repositories.ledger,
     clock,
@@ -70,6 +76,17 @@ export function createService(options: ServiceOptions) {
     logger,
     documentation: options.documentation,
     storeProbe: () => pingStore(options.store),
+  });
+  mountMcp(app, {
+    config: options.config,
+    operations,
+    pipeline,
+    authenticator,
+    accounts: repositories.accounts,
+    oauthLinks: repositories.oauthLinks,
+    clock,
+    logger,
+    deadlineMs: options.mcpDeadlineMs,
   });
   return { app, pipeline, operations, repositories, logger, clock };
 }

@@ -29,12 +29,17 @@ import { type ItemKey, itemKeys, itemTypes } from '../store/keys.js';
 
 export type LedgerStatus = 'pending' | 'charged' | 'refunded';
 
+/** The surface a call came through, for usage analytics. */
+export type Transport = 'rest' | 'mcp' | 'v2';
+
 export interface LedgerEntry {
   requestId: string;
   accountId: string;
   operation: string;
   /** Credits this request was priced at. */
   cost: number;
+  /** Absent on entries written before transports were recorded. */
+  transport?: Transport;
   status: LedgerStatus;
   /** Public HTTP status the request ended with (absent while pending). */
   httpStatus?: number;
@@ -126,6 +131,7 @@ export class CreditLedger {
     accountId: string;
     operation: string;
     cost: number;
+    transport?: Transport;
   }): Promise<OpenEntry> {
     const createdAt = this.clock.now();
     const entry: LedgerEntry = { ...input, status: 'pending', createdAt: new Date(createdAt).toISOString() };
@@ -200,7 +206,13 @@ export class CreditLedger {
   }
 
   /** A free operation has no debit to protect: one item, written once it is over. */
-  async recordFree(input: { requestId: string; accountId: string; operation: string; httpStatus: number }) {
+  async recordFree(input: {
+    requestId: string;
+    accountId: string;
+    operation: string;
+    httpStatus: number;
+    transport?: Transport;
+  }) {
     const now = this.clock.now();
     const at = new Date(now).toISOString();
     const entry: LedgerEntry = {
@@ -208,6 +220,7 @@ export class CreditLedger {
       accountId: input.accountId,
       operation: input.operation,
       cost: 0,
+      transport: input.transport,
       status: 'charged',
       httpStatus: input.httpStatus,
       createdAt: at,

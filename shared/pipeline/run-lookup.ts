@@ -5,7 +5,7 @@
  */
 import type { OperationVariant } from '../../schemas/catalog.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
-import type { CreditLedger, OpenEntry } from '../billing/credit-ledger.js';
+import type { CreditLedger, OpenEntry, Transport } from '../billing/credit-ledger.js';
 import type { Clock } from '../clock.js';
 import {
   type ApiError,
@@ -33,12 +33,18 @@ export interface PipelineDependencies {
 export interface LookupRequest {
   operation: RegisteredOperation;
   variant?: OperationVariant;
-  /** The credential as the transport received it. */
+  /**
+   * The credential as the transport received it, or the principal a transport already authenticated
+   * (the MCP endpoint authenticates every HTTP request before any tool runs).
+   */
   credential:
     | { scheme: 'bearer'; authorization: string | undefined }
-    | { scheme: 'apiKey'; apiKey: string | undefined };
+    | { scheme: 'apiKey'; apiKey: string | undefined }
+    | { scheme: 'principal'; principal: Principal };
   input: RawInput;
   requestId: string;
+  /** Which transport the call came through, recorded in the usage ledger. */
+  transport?: Transport;
 }
 
 export interface LookupOutcome {
@@ -74,8 +80,8 @@ export class LookupPipeline {
       if (!rate.allowed) throw new RateLimitExceededError(rate.retryAfterSeconds ?? 1);
 
       const result = billed
-        ? await this.runBilled(operation, input, requestId, principal, state)
-        : await this.runFree(operation, input, requestId, principal);
+        ? await this.runBilled(operation, input, requestId, principal, state, request.transport)
+        : await this.runFree(operation, input, requestId, principal, request.transport);
       return {
         response: {
           status: 200,
@@ -83,7 +89,7 @@ export class LookupPipeline {
           body: { data: result.data, meta: { ...result.meta, creditCost: operation.price } },
         },
         accountId: principal.account.accountId,
-        keyId: principal.key.keyId,
+        keyId: principal.key?.keyId,
         creditCost: operation.price,
       };
     } catch (error) {
@@ -93,17 +99,22 @@ export class LookupPipeline {
       return {
         response: errorResponse(apiError, requestId, accountHeaders, billed),
         accountId: principal?.account.accountId,
-        keyId: principal?.key.keyId,
+        keyId: principal?.key?.keyId,
         creditCost: state.creditCost,
       };
     }
   }
 
-  private authenticate(request: LookupRequest): Promise<Principal> {
+  private async authenticate(request: LookupRequest): Promise<Principal> {
     const { credential } = request;
-    return credential.scheme === 'bearer'
-      ? this.deps.authenticator.authenticateBearer(credential.authorization)
-      : this.deps.authenticator.authenticateKey(credential.apiKey);
+    switch (credential.scheme) {
+      case 'bearer':
+        return this.deps.authenticator.authenticateBearer(credential.authorization);
+      case 'apiKey':
+        return this.deps.authenticator.authenticateKey(credential.apiKey);
+      case 'principal':
+        return credential.principal;
+    }
   }
 
   private async runFree(
@@ -111,13 +122,14 @@ export class LookupPipeline {
     input: unknown,
     requestId: string,
     principal: Principal,
+    transport: Transport | undefined,
   ): Promise<RunResult> {
     const accountId = principal.account.accountId;
     const result = await this.execute(operation, input, requestId, accountId);
     // Awaited, because a frozen Lambda would lose it; a failure still answers, since a lost usage
     // record of a free call costs nobody a credit.
     await this.deps.ledger
-      .recordFree({ requestId, accountId, operation: operation.definition.id, httpStatus: 200 })
+      .recordFree({ requestId, accountId, operation: operation.definition.id, httpStatus: 200, transport })
       .catch((error: unknown) =>
         this.deps.logger.warn({ err: error, requestId }, 'could not record a free call'),
       );
@@ -130,6 +142,7 @@ export class LookupPipeline {
     requestId: string,
     principal: Principal,
     state: RequestState,
+    transport: Transport | undefined,
   ): Promise<RunResult> {
     const { ledger } = this.deps;
     const { accountHeaders } = state;
@@ -137,7 +150,13 @@ export class LookupPipeline {
     const cost = operation.price;
     let open: OpenEntry;
     try {
-      open = await ledger.begin({ requestId, accountId, operation: operation.definition.id, cost });
+      open = await ledger.begin({
+        requestId,
+        accountId,
+        operation: operation.definition.id,
+        cost,
+        transport,
+      });
       const debit = await ledger.debit(open);
       accountHeaders['X-Credits-Remaining'] = String(debit.balance);
       if (!debit.allowed) {

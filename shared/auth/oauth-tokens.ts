@@ -1,0 +1,78 @@
+/**
+ * OAuth access tokens for /mcp: JWTs from OAUTH_ISSUER, verified with jose against the issuer's
+ * JWKS. The audience must be the canonical /mcp URL (a token minted for another resource is never
+ * accepted, and tokens without an audience are refused); expiry is required, not-before is checked.
+ * The token's subject must be bound to an account (oauth-links.ts). Tokens are never passed on.
+ */
+import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import type { AccountRepository } from '../accounts/accounts.js';
+import type { Clock } from '../clock.js';
+import { InsufficientScopeError, InvalidApiKeyError, ServiceUnavailableError } from '../errors.js';
+import type { Principal } from './authenticator.js';
+import type { OAuthLinkRepository } from './oauth-links.js';
+
+export interface OAuthSettings {
+  issuer: string;
+  jwksUrl: string;
+  /** The canonical URL of the protected resource (the /mcp endpoint). */
+  audience: string;
+}
+
+/** How long a JWKS fetch may take before the access service counts as unavailable. */
+const JWKS_TIMEOUT_MS = 5_000;
+/** Allowed clock difference between the issuer and us when checking exp and nbf. */
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+/** Failures that say the key set could not be had, not that the token is bad: 503, not 401. */
+const KEY_SET_FAILURES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
+
+export class OAuthAuthenticator {
+  private readonly keys: JWTVerifyGetKey;
+
+  constructor(
+    private readonly settings: OAuthSettings,
+    private readonly links: OAuthLinkRepository,
+    private readonly accounts: AccountRepository,
+    private readonly clock: Clock,
+  ) {
+    this.keys = createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS });
+  }
+
+  async authenticate(token: string): Promise<Principal> {
+    const subject = await this.verify(token);
+    let account: Principal['account'] | undefined;
+    try {
+      const accountId = await this.links.find(subject);
+      account = accountId === undefined ? undefined : await this.accounts.get(accountId);
+    } catch (error) {
+      throw new ServiceUnavailableError('Authentication is temporarily unavailable.', error);
+    }
+    if (!account) {
+      throw new InsufficientScopeError(
+        'This OAuth identity is not linked to an account; ask the operator to link it.',
+      );
+    }
+    return { account, oauthSubject: subject };
+  }
+
+  private async verify(token: string): Promise<string> {
+    try {
+      const { payload } = await jwtVerify(token, this.keys, {
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+        requiredClaims: ['sub', 'aud', 'exp'],
+        currentDate: new Date(this.clock.now()),
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      });
+      return payload.sub as string;
+    } catch (error) {
+      if (!(error instanceof errors.JOSEError) || KEY_SET_FAILURES.has(error.code)) {
+        throw new ServiceUnavailableError(
+          "The authorization server's signing keys cannot be fetched; try again later.",
+          error,
+        );
+      }
+      throw new InvalidApiKeyError('The access token is invalid, expired, or not issued for this endpoint.');
+    }
+  }
+}
