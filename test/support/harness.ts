@@ -27,6 +27,8 @@ export interface HarnessOptions {
   table?: string;
   /** Read the logs back (silent by default). */
   logger?: Logger;
+  /** A shorter MCP lookup deadline than the spec's 45 s. */
+  mcpDeadlineMs?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}) {
@@ -52,6 +54,7 @@ export async function startHarness(options: HarnessOptions = {}) {
     }),
     operations: options.operations ?? [...catalog, pricedOperation],
     documentation: true,
+    mcpDeadlineMs: options.mcpDeadlineMs,
   });
 
   const provision = (input: Partial<NewAccount> = {}) =>
