@@ -144,3 +144,69 @@ describe('what the endpoint answers itself', () => {
     expect(await response.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
   });
 });
+
+describe('tool filtering', () => {
+  const connect = (query: string) => connectClient(`${app.url}?${query}`, apiKey);
+  const groupOf = new Map(
+    catalog.flatMap((operation) => (operation.mcpTool ? [[operation.mcpTool, operation.group]] : [])),
+  );
+
+  it('narrows tools/list to the tools named in ?tools=', async () => {
+    const narrowed = await connect('tools=search_companies_by_keyword,get_profile_details');
+    try {
+      const { tools } = await narrowed.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['get_profile_details', 'search_companies_by_keyword']);
+    } finally {
+      await narrowed.close();
+    }
+  });
+
+  it('narrows tools/list to the groups named in ?toolsets=, together with ?tools=', async () => {
+    const narrowed = await connect('toolsets=companies,jobs&tools=get_post');
+    try {
+      const names = (await narrowed.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(
+        toolNames.filter(
+          (name) => ['companies', 'jobs'].includes(groupOf.get(name) as string) || name === 'get_post',
+        ),
+      );
+      expect(names).toContain('search_jobs');
+    } finally {
+      await narrowed.close();
+    }
+  });
+
+  it('refuses a call to a tool outside the filter with a tool error, free of charge', async () => {
+    const narrowed = await connect('toolsets=jobs');
+    const before = (await harness.repositories.ledger.state(accountId)).balance;
+    try {
+      const result = await narrowed.callTool({ name: 'search_service_categories', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ error: { code: 'invalid_request' } });
+      expect((await harness.repositories.ledger.state(accountId)).balance).toBe(before);
+    } finally {
+      await narrowed.close();
+    }
+  });
+
+  it.each([
+    ['tools=get_profile_details,get_everything', 'tools', ['get_everything']],
+    ['toolsets=profiles,everything', 'toolsets', ['everything']],
+    ['tools=', 'tools', []],
+  ])('answers ?%s with 400 and the valid names', async (query, parameter, unknown) => {
+    const response = await postJsonRpc(
+      `${app.url}?${query}`,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { Authorization: `Bearer ${apiKey}` },
+    );
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32602, data: { parameter, unknown } },
+    });
+    const valid = parameter === 'tools' ? toolNames : [...new Set(groupOf.values())];
+    expect(body.error.data.valid).toEqual(valid);
+  });
+});
