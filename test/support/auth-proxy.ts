@@ -33,7 +33,7 @@ export async function startAuthProxy(target: string, authorization: string): Pro
       const upstream = await fetch(new URL(req.url ?? '/', target), {
         method: req.method,
         headers,
-        body: body.length > 0 ? body : undefined,
+        body: body.length > 0 ? new Uint8Array(body) : undefined,
       });
       const responseHeaders = [...upstream.headers].filter(([name]) => !DROPPED.has(name));
       res.writeHead(upstream.status, Object.fromEntries(responseHeaders));
