@@ -4,6 +4,8 @@
  * line mode listing and calling a tool. Both need Node 22: they run on the project's own node.
  */
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { type AuthProxy, startAuthProxy } from '../support/auth-proxy.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { type ListeningApp, listen } from '../support/mcp-server.js';
 import { ROOT } from '../support/processes.js';
+import { identifierValues } from '../support/sample-inputs.js';
 
 const run = promisify(execFile);
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
@@ -20,8 +23,11 @@ let harness: Harness;
 let app: ListeningApp;
 let proxy: AuthProxy;
 let apiKey: string;
+/** The Inspector keeps state under HOME: give it a home of its own. */
+let inspectorHome: string;
 
 beforeAll(async () => {
+  inspectorHome = await mkdtemp(join(tmpdir(), 'inspector-home-'));
   harness = await startHarness();
   app = await listen(harness);
   ({ apiKey } = await harness.provision({ credits: 100 }));
@@ -31,6 +37,7 @@ afterAll(async () => {
   await proxy.close();
   await app.close();
   await harness.close();
+  await rm(inspectorHome, { recursive: true, force: true });
 });
 
 /**
@@ -69,19 +76,27 @@ describe('the MCP Inspector CLI', () => {
         `Authorization: Bearer ${apiKey}`,
         ...args,
       ],
-      { cwd: ROOT, timeout: 60_000 },
+      { cwd: ROOT, timeout: 60_000, env: { ...process.env, HOME: inspectorHome } },
     );
 
-  it('lists the 35 tools', async () => {
-    const { stdout } = await inspect('--method', 'tools/list');
+  it('lists the 35 tools, with no schema portability problem in strict mode', async () => {
+    const { stdout } = await inspect('--method', 'tools/list', '--strict');
     const { tools } = JSON.parse(stdout) as { tools: { name: string }[] };
     expect(tools).toHaveLength(35);
   }, 60_000);
 
   it('calls a tool', async () => {
-    const { stdout } = await inspect('--method', 'tools/call', '--tool-name', 'search_service_categories');
+    const { stdout } = await inspect(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_profile_details',
+      '--tool-arg',
+      `username=${identifierValues.profiles?.username}`,
+    );
     const result = JSON.parse(stdout);
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent.meta.creditCost).toBe(1);
+    expect(result.structuredContent.data.username).toBe(identifierValues.profiles?.username);
+    expect(result.structuredContent.meta.creditCost).toBe(2);
   }, 60_000);
 });

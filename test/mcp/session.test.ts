@@ -210,3 +210,8 @@ describe('tool filtering', () => {
     expect(body.error.data.valid).toEqual(valid);
   });
 });
+
+it('is mentioned in the OpenAPI document', async () => {
+  const document = await (await harness.app.request('/openapi.json')).json();
+  expect(document.info.description).toContain('POST /mcp');
+});
