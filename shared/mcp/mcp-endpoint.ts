@@ -13,6 +13,7 @@ import {
   ErrorCode as JsonRpcErrorCode,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -49,6 +50,12 @@ export const MCP_PATH = '/mcp';
 const MAX_BODY_BYTES = 256 * 1024;
 /** JSON-RPC's implementation-defined server error, which the SDK also uses for transport refusals. */
 const SERVER_ERROR = -32000;
+
+/**
+ * Every SDK `Server` builds a JSON Schema validator (an Ajv instance) unless given one, and it is
+ * only used for elicitation, which this server never asks for: one validator serves every request.
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
 
 const INSTRUCTIONS = [
   'Lookups of public professional data: profiles, companies, posts, jobs and searches.',
@@ -148,7 +155,11 @@ function createServer(
 ): Server {
   const server = new Server(
     { name: packageJson.name, title: 'Professional data lookup service', version: packageJson.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: sharedValidator,
+    },
   );
   const list = [...tools.values()].map((entry) => entry.tool);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));

@@ -53,7 +53,6 @@ function describeTool(name: string, operation: RegisteredOperation): Tool {
     inputSchema: inputSchema(operation) as Tool['inputSchema'],
     outputSchema: outputSchema(operation) as Tool['outputSchema'],
     annotations: {
-      title: definition.summary,
       readOnlyHint: true,
       destructiveHint: false,
       // A repeat is a new billed call, so only a free tool is free of side effects when repeated.
@@ -78,7 +77,7 @@ function toolDescription(operation: RegisteredOperation): string {
       : ` Costs ${price} credit${price === 1 ? '' : 's'} per call; a lookup that matches nothing is refunded.`;
   return (
     `${definition.summary}. ${definition.description}${identifierAdvice}${cost}` +
-    ' Results describe public professional data: they do not establish ownership, shareholdings or beneficial ownership, and an empty search does not prove absence.'
+    ' Results do not establish ownership or beneficial ownership; an empty result does not prove absence.'
   );
 }
 
@@ -97,8 +96,10 @@ function inputSchema(operation: RegisteredOperation): JsonSchema {
 }
 
 /**
- * `{ data, meta }` on success, `{ error, meta }` on a tool error: `data` and `error` are precise, `meta`
- * is whichever of the two shapes applies.
+ * `{ data, meta }` on success, `{ error, meta }` on a tool error. `data` is precise. The error body and
+ * `meta` are published as outlines (names and types, no bounds or enums): the same ~1,000 characters
+ * in each of 35 tools would otherwise be a third of what tools/list costs an agent's context, and
+ * the error codes are in the spec, the README and each error's text.
  */
 function outputSchema(operation: RegisteredOperation): JsonSchema {
   const { definition, price } = operation;
@@ -106,19 +107,37 @@ function outputSchema(operation: RegisteredOperation): JsonSchema {
     successEnvelopeSchema(definition.data, definition.paging, price, definition.meta),
     'output',
   );
-  const failure = toJsonSchema(errorBodySchema, 'output');
   const successProperties = success.properties as Record<string, JsonSchema>;
-  const failureProperties = failure.properties as Record<string, JsonSchema>;
+  const failureProperties = errorOutline.properties as Record<string, JsonSchema>;
   return {
     type: 'object',
     properties: {
       data: successProperties.data,
       error: failureProperties.error,
-      meta: { anyOf: [successProperties.meta, failureProperties.meta] },
+      meta: { anyOf: [outline(successProperties.meta), failureProperties.meta] },
     },
     anyOf: [{ required: ['data', 'meta'] }, { required: ['error', 'meta'] }],
     additionalProperties: false,
   };
+}
+
+/** Keywords an outline keeps: the shape, not the bounds or what is required. */
+const OUTLINE_KEYWORDS = new Set(['type', 'properties', 'items', 'anyOf']);
+
+/** A schema reduced to property names and types; property names are kept as they are. */
+function outline(schema: unknown): JsonSchema {
+  const kept: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema as JsonSchema)) {
+    if (!OUTLINE_KEYWORDS.has(key)) continue;
+    if (key === 'properties') {
+      kept.properties = Object.fromEntries(
+        Object.entries(value as JsonSchema).map(([name, inner]) => [name, outline(inner)]),
+      );
+    } else if (key === 'items') kept.items = outline(value);
+    else if (key === 'anyOf') kept.anyOf = (value as unknown[]).map(outline);
+    else kept[key] = value;
+  }
+  return kept;
 }
 
 /** Component ids (such as ErrorBody's) name OpenAPI components; tool schemas are inlined instead. */
@@ -158,3 +177,5 @@ function withoutFormats(value: unknown): unknown {
   }
   return copy;
 }
+
+const errorOutline = outline(toJsonSchema(errorBodySchema, 'output'));

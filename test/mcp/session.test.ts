@@ -46,14 +46,15 @@ describe('initialize, tools/list and ping', () => {
     for (const tool of tools) {
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
       expect(tool.outputSchema).toMatchObject({ type: 'object' });
+      expect(tool.title).toEqual(expect.any(String));
       expect(tool.annotations).toEqual({
-        title: tool.title,
         readOnlyHint: true,
         destructiveHint: false,
         idempotentHint: false,
         openWorldHint: true,
       });
       expect(tool.description).toMatch(/Costs \d+ credits? per call/);
+      expect(tool.description).toMatch(/do not establish ownership .*does not prove absence/);
       expect(JSON.stringify(tool)).not.toContain('"format"');
     }
   });
