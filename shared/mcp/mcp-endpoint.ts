@@ -57,16 +57,18 @@ const SERVER_ERROR = -32000;
  */
 const sharedValidator = new AjvJsonSchemaValidator();
 
-const INSTRUCTIONS = [
-  'Lookups of public professional data: profiles, companies, posts, jobs and searches.',
-  'Billing: every tools/call is one billed operation at the price in its description, charged to the account behind your credentials;',
-  'repeating a call (even with the same JSON-RPC id) is billed again, a lookup that matches nothing is refunded, and initialize, tools/list and ping are free.',
-  'Paging: a call returns one page; to continue, call again with meta.paging.nextStart, nextOffset or nextCursor as the tool describes. Nothing pages or retries on its own.',
-  'Errors: a failed lookup is a tool result with isError true, structuredContent holding error.code, error.message, error.retryable and error.details, and text saying what to change.',
-  'After authentication, account, credit, rate-limit or service errors do not switch tools and do not retry automatically.',
-  '_meta["<domain>/lookup"] of each result holds the HTTP status and the X-Credits-Remaining and X-RateLimit-* values.',
-  'Results do not establish ownership or beneficial ownership, and an empty search does not prove absence.',
-].join(' ');
+/** What `initialize` tells an agent about billing, paging and errors. */
+const instructions = (serviceDomain: string) =>
+  [
+    'Lookups of public professional data: profiles, companies, posts, jobs and searches.',
+    'Billing: every tools/call is one billed operation at the price in its description, charged to the account behind your credentials;',
+    'repeating a call (even with the same JSON-RPC id) is billed again, a lookup that matches nothing is refunded, and initialize, tools/list and ping are free.',
+    'Paging: a call returns one page; to continue, call again with meta.paging.nextStart, nextOffset or nextCursor as the tool describes. Nothing pages or retries on its own.',
+    'Errors: a failed lookup is a tool result with isError true, structuredContent holding error.code, error.message, error.retryable and error.details, and text saying what to change.',
+    'After authentication, account, credit, rate-limit or service errors do not switch tools and do not retry automatically.',
+    `_meta["${serviceDomain}/lookup"] of each result holds the HTTP status and the X-Credits-Remaining and X-RateLimit-* values.`,
+    'Results do not establish ownership or beneficial ownership, and an empty search does not prove absence.',
+  ].join(' ');
 
 export function mountMcpEndpoint(app: Hono<RestEnv>, options: McpEndpointOptions): void {
   app.use(
@@ -134,7 +136,7 @@ async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise
     );
   }
 
-  const server = createServer(filtered.tools, (name, args) =>
+  const server = createServer(filtered.tools, options.serviceDomain, (name, args) =>
     callTool(c, options, filtered.tools, { name, args, principal, requestId }),
   );
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -151,13 +153,14 @@ async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise
 
 function createServer(
   tools: ReadonlyMap<string, ToolEntry>,
+  serviceDomain: string,
   call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>,
 ): Server {
   const server = new Server(
     { name: packageJson.name, title: 'Professional data lookup service', version: packageJson.version },
     {
       capabilities: { tools: { listChanged: false } },
-      instructions: INSTRUCTIONS,
+      instructions: instructions(serviceDomain),
       jsonSchemaValidator: sharedValidator,
     },
   );
