@@ -75,7 +75,7 @@ export function mountMcpEndpoint(app: Hono<RestEnv>, options: McpEndpointOptions
     MCP_PATH,
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: () => jsonRpcError(413, `Request body larger than ${MAX_BODY_BYTES} bytes.`),
+      onError: () => withNoStore(jsonRpcError(413, `Request body larger than ${MAX_BODY_BYTES} bytes.`)),
     }),
   );
   app.all(MCP_PATH, async (c) => withNoStore(await handle(c, options)));

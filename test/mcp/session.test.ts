@@ -113,6 +113,22 @@ describe('what the endpoint answers itself', () => {
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });
 
+  it('refuses a body above 256 KiB with 413 before reading it whole', async () => {
+    // In-process: over a socket, the server closes the connection of a refused upload.
+    const response = await harness.app.request('/mcp', {
+      method: 'POST',
+      headers: {
+        ...auth(),
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ ...initialize, padding: 'x'.repeat(300_000) }),
+    });
+    expect(response.status).toBe(413);
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+  });
+
   it('refuses batches', async () => {
     const response = await postJsonRpc(app.url, [initialize], auth());
     expect(response.status).toBe(400);

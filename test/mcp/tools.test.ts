@@ -9,6 +9,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { errorBodySchema } from '../../schemas/errors.js';
+import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
+import { LocalToolDispatcher, type ToolCall } from '../../shared/mcp/tool-dispatch.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { connectClient, type ListeningApp, listen, postJsonRpc } from '../support/mcp-server.js';
 import { identifierValues, otherParameters, sampleRequests } from '../support/sample-inputs.js';
@@ -156,6 +158,27 @@ describe('tool errors', () => {
     expect(result.structuredContent).toMatchObject({
       error: { code: 'invalid_request', details: [{ field: 'name', code: 'invalid_value' }] },
     });
+  });
+});
+
+describe('the dispatch port', () => {
+  it('takes and answers plain JSON, so a call can cross a function boundary', async () => {
+    const account = await harness.repositories.accounts.require(accountId);
+    const call: ToolCall = {
+      tool: 'get_company_details',
+      arguments: { slug: identifierValues.companies?.slug },
+      principal: { account, oauthSubject: 'agent-user-9' },
+      requestId: 'req_dispatch_port_test',
+    };
+    const dispatcher = new LocalToolDispatcher(buildToolCatalog(harness.operations), harness.pipeline);
+    const outcome = await dispatcher.dispatch(JSON.parse(JSON.stringify(call)) as ToolCall);
+    expect(JSON.parse(JSON.stringify(outcome))).toEqual(outcome);
+    expect(outcome).toMatchObject({
+      creditCost: 1,
+      response: { status: 200, headers: { 'X-Request-Id': call.requestId } },
+    });
+    const { body } = await rest('/v1/companies/details/by-slug', call.arguments as Record<string, string>);
+    expect(outcome.response.body).toEqual(body);
   });
 });
 
