@@ -7,6 +7,7 @@ import { provisionAccount } from '../shared/accounts/provisioning.js';
 import { systemClock } from '../shared/clock.js';
 import { loadConfig } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
+import { mountMcp } from '../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../shared/operations/index.js';
 import { createService } from '../shared/service.js';
 import { createStore, ensureTable } from '../shared/store/dynamo.js';
@@ -31,6 +32,7 @@ export async function startBenchService(options: {
     logger: createLogger('silent'),
     runners: createAllRunners,
   });
+  mountMcp(service);
   const { account, apiKey } = await provisionAccount(service.repositories, {
     name: 'benchmark',
     credits: options.credits,

@@ -14,7 +14,6 @@ import type { Config } from './config.js';
 import { createRestApp } from './http/create-app.js';
 import { RollingWindowLimiter } from './limits/rolling-window.js';
 import { createLogger, type Logger } from './logger.js';
-import { mountMcp } from './mcp/mount-mcp.js';
 import { type Runner, type RunnerRuntime, registerOperations } from './pipeline/operation.js';
 import { LookupPipeline } from './pipeline/run-lookup.js';
 import { pingStore, type Store } from './store/dynamo.js';
@@ -31,8 +30,6 @@ export interface ServiceOptions {
   clock?: Clock;
   logger?: Logger;
   documentation?: boolean;
-  /** The MCP lookup deadline; the spec's 45 s unless a test shortens it. */
-  mcpDeadlineMs?: number;
 }
 
 export function createRepositories(store: Store, clock: Clock = systemClock) {
@@ -77,18 +74,7 @@ export function createService(options: ServiceOptions) {
     documentation: options.documentation,
     storeProbe: () => pingStore(options.store),
   });
-  mountMcp(app, {
-    config: options.config,
-    operations,
-    pipeline,
-    authenticator,
-    accounts: repositories.accounts,
-    oauthLinks: repositories.oauthLinks,
-    clock,
-    logger,
-    deadlineMs: options.mcpDeadlineMs,
-  });
-  return { app, pipeline, operations, repositories, logger, clock };
+  return { app, pipeline, operations, repositories, authenticator, config: options.config, logger, clock };
 }
 
 export type Service = ReturnType<typeof createService>;

@@ -5,6 +5,7 @@
 import { serve } from '@hono/node-server';
 import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import { loadConfig } from '../../shared/config.js';
+import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import { createService, type Repositories } from '../../shared/service.js';
 import { openStore } from '../../shared/store/open-store.js';
@@ -20,6 +21,7 @@ const service = createService({
   runners: createAllRunners,
   documentation: true,
 });
+mountMcp(service);
 const demoKey = await issueDemoKey(service.repositories);
 
 const server = serve({ fetch: service.app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
@@ -30,6 +32,7 @@ const server = serve({ fetch: service.app.fetch, hostname: config.HOST, port: co
       `Lookup service listening on ${base}`,
       `  state:     ${opened.location}`,
       `  reference: ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
+      `  MCP:       ${base}/mcp  (the same key as a bearer token)`,
       '',
       `Demo API key (account "${DEMO_ACCOUNT_NAME}", replaced at every start):`,
       `  ${demoKey}`,

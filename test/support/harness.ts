@@ -8,6 +8,7 @@ import { type NewAccount, provisionAccount } from '../../shared/accounts/provisi
 import type { Clock } from '../../shared/clock.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
+import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import type { Runner } from '../../shared/pipeline/operation.js';
 import { createService } from '../../shared/service.js';
@@ -54,8 +55,8 @@ export async function startHarness(options: HarnessOptions = {}) {
     }),
     operations: options.operations ?? [...catalog, pricedOperation],
     documentation: true,
-    mcpDeadlineMs: options.mcpDeadlineMs,
   });
+  mountMcp(service, { deadlineMs: options.mcpDeadlineMs });
 
   const provision = (input: Partial<NewAccount> = {}) =>
     provisionAccount(service.repositories, {
