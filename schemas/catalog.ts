@@ -4,7 +4,7 @@
  * CDK routes) are all derived from this list. This module imports only zod, so infrastructure code
  * can read it without loading any runtime dependency.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { PagingStyle } from './envelope.js';
 import type { ErrorCode } from './errors.js';
 import { companyOperations } from './operations/companies.js';
@@ -73,3 +73,29 @@ export const catalog = [
 ] as const satisfies readonly OperationDefinition[];
 
 export type OperationId = (typeof catalog)[number]['id'];
+
+/** One parameter a path accepts. */
+export interface PathParameter {
+  name: string;
+  /** The parameter's schema; an identifier of its own path is required there. */
+  schema: z.ZodType;
+  required: boolean;
+}
+
+/**
+ * The parameters one path accepts, in declaration order: on a `/by-X` path its own identifier,
+ * required, and none of the operation's other identifiers. The OpenAPI document and the README's
+ * endpoint table both read paths through this, so they cannot disagree about one.
+ */
+export function pathParameters(operation: OperationDefinition, variant: OperationVariant): PathParameter[] {
+  const { identifier } = variant;
+  return Object.entries(operation.query.shape)
+    .filter(
+      ([name]) => identifier === undefined || name === identifier || !operation.identifiers.includes(name),
+    )
+    .map(([name, declared]) => {
+      const own = name === identifier && declared instanceof z.ZodOptional;
+      const schema = (own ? declared.unwrap() : declared) as z.ZodType;
+      return { name, schema, required: !schema.safeParse(undefined).success };
+    });
+}

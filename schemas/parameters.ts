@@ -13,12 +13,18 @@ const invalid = (ctx: z.RefinementCtx, message: string, detailCode = 'invalid_fo
   return z.NEVER;
 };
 
-const USERNAME = /^[\p{L}\p{N}][\p{L}\p{N}_-]{1,99}$/u;
+/**
+ * Identifiers are compared in NFC: a client may send `josé` composed or decomposed (macOS file names
+ * and some keyboards produce NFD), and scripts such as Devanagari and Thai need their combining
+ * marks (\p{M}) even when composed.
+ */
+const identifier = () => z.string().normalize('NFC');
 
-export const usernameParam = z
-  .string()
-  .max(100)
-  .regex(USERNAME, 'username must be 2 to 100 letters, digits, hyphens or underscores');
+const USERNAME = /^[\p{L}\p{N}][\p{L}\p{M}\p{N}_-]{1,99}$/u;
+
+export const usernameParam = identifier()
+  .max(100, 'username must be at most 100 characters')
+  .regex(USERNAME, 'username must be 2 to 100 letters (of any script), digits, hyphens or underscores');
 
 /** Reads `/<segment>/<value>` from a URL of the source network; strict about host and shape. */
 function networkPathValue(raw: string, segment: string): string | null {
@@ -39,21 +45,40 @@ function networkPathValue(raw: string, segment: string): string | null {
   }
 }
 
-const networkUrl = (segment: string, shape: string, valueSchema: z.ZodType<string>) =>
+/** What a URL parameter names, for its message: its kind, path segment and the value's placeholder. */
+interface NetworkUrlShape {
+  kind: 'profile' | 'company' | 'post' | 'job';
+  segment: string;
+  placeholder: string;
+}
+
+const networkUrl = (
+  { kind, segment, placeholder }: NetworkUrlShape,
+  valueSchema: z.ZodType<string, string>,
+) =>
   z
     .string()
     .min(1)
     .max(2048)
     .transform((raw, ctx) => {
       const value = networkPathValue(raw, segment);
-      if (value === null || !valueSchema.safeParse(value).success) {
-        return invalid(ctx, `url must be a profile or company URL of the form ${shape}`);
+      const parsed = value === null ? undefined : valueSchema.safeParse(value);
+      if (!parsed?.success) {
+        return invalid(
+          ctx,
+          `url must be a ${kind} URL of the form https://www.linkedin.com/${segment}/${placeholder} or ` +
+            `https://linkedin.com/${segment}/${placeholder} (a two-letter country host such as de.linkedin.com also works)`,
+        );
       }
-      return value;
+      // The identifier as its own parameter would read it (NFC), so both paths look up the same.
+      return parsed.data;
     });
 
 /** A profile URL, reduced to its username. */
-export const profileUrlParam = networkUrl('in', 'https://www.linkedin.com/in/<username>', usernameParam);
+export const profileUrlParam = networkUrl(
+  { kind: 'profile', segment: 'in', placeholder: '<username>' },
+  usernameParam,
+);
 
 export const PROFILE_PUBLIC_ID = /^ACoA[A-Za-z0-9_-]{20,60}$/;
 export const profilePublicIdParam = z
@@ -65,54 +90,51 @@ export const companyPublicIdParam = z
   .string()
   .regex(COMPANY_PUBLIC_ID, 'publicId must be a company publicId (digits)');
 
-/** Company slugs lookup accepts; each refusal says which character rule it broke. */
-export const companySlugParam = z
-  .string()
+/**
+ * A company slug: every slug the network hands out, which includes periods (`acme.co`), ampersands
+ * (`smith&sons`), a leading underscore and letters of any script (`café-münchen`). What can never be
+ * part of a slug (separators, whitespace, controls, `?`, `#`, `%`) is refused.
+ */
+const COMPANY_SLUG = /^[\p{L}\p{M}\p{N}._&-]{1,100}$/u;
+export const companySlugParam = identifier()
   .min(1)
-  .max(100)
-  .transform((slug, ctx) => {
-    if (slug.startsWith('_')) return invalid(ctx, 'slug must not start with an underscore');
-    if (slug.includes('.')) return invalid(ctx, 'slug must not contain periods');
-    if (slug.includes('&')) return invalid(ctx, 'slug must not contain ampersands');
-    if (/[^\p{ASCII}]/u.test(slug)) return invalid(ctx, 'slug must not contain non-English letters');
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(slug)) {
-      return invalid(ctx, 'slug may contain only English letters, digits, hyphens and underscores');
-    }
-    return slug.toLowerCase();
-  });
+  .max(100, 'slug must be at most 100 characters')
+  .regex(
+    COMPANY_SLUG,
+    "slug may contain only letters (of any script), digits, '.', '&', '_' and '-' (no slashes, spaces, '?', '#' or '%')",
+  );
 
 export const companyUrlParam = networkUrl(
-  'company',
-  'https://www.linkedin.com/company/<slug>',
+  { kind: 'company', segment: 'company', placeholder: '<slug>' },
   companySlugParam,
 );
 
 /** A post slug: the full slug, which ends in `activity-<19 digits>-<4 characters>`. */
-export const POST_SLUG = /^[\p{L}\p{N}_-]+-activity-\d{19}-[A-Za-z0-9_-]{4}$/u;
-export const postSlugParam = z
-  .string()
+export const POST_SLUG = /^[\p{L}\p{M}\p{N}_-]+-activity-\d{19}-[A-Za-z0-9_-]{4}$/u;
+export const postSlugParam = identifier()
   .max(300)
   .regex(
     POST_SLUG,
     'slug must be the full post slug (…-activity-<19 digits>-<4 characters>), not a numeric id',
   );
-export const postUrlParam = networkUrl('posts', 'https://www.linkedin.com/posts/<slug>', postSlugParam);
+export const postUrlParam = networkUrl(
+  { kind: 'post', segment: 'posts', placeholder: '<slug>' },
+  postSlugParam,
+);
 
 export const jobUrlParam = networkUrl(
-  'jobs/view',
-  'https://www.linkedin.com/jobs/view/<job id>',
+  { kind: 'job', segment: 'jobs/view', placeholder: '<job id>' },
   z.string().regex(/^\d{6,12}$/),
 );
 
 export const keywordsParam = z.string().min(1).max(120, 'keywords must be at most 120 characters');
 export const queryParam = z.string().min(1).max(120, 'query must be at most 120 characters');
 
-export const hashtagParam = z
-  .string()
+export const hashtagParam = identifier()
   .max(101)
   .transform((raw, ctx) => {
     const tag = raw.startsWith('#') ? raw.slice(1) : raw;
-    if (!/^[\p{L}\p{N}_]{1,100}$/u.test(tag))
+    if (!/^[\p{L}\p{M}\p{N}_]{1,100}$/u.test(tag))
       return invalid(ctx, 'hashtag must be 1 to 100 letters, digits or underscores');
     return tag.toLowerCase();
   });

@@ -5,7 +5,11 @@
 import { z } from 'zod';
 import { parseAllowHosts } from './net/address-policy.js';
 
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** One message for every way a number can be wrong, so start-up names the range to pick from. */
+const integer = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 
 const priceOverrides = z
   .string()
@@ -95,6 +99,14 @@ const configSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   /** Port `npm start` listens on. */
   PORT: integer(0, 65_535).default(8787),
+  /**
+   * The public base URL clients use (scheme, host and any path prefix before `/v1`), published as
+   * the OpenAPI document's server; unset: the listening address `http://HOST:PORT`.
+   */
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
   /** Folder of the embedded DynamoDB's files and its endpoint file (local use only). */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Any DynamoDB-compatible endpoint; unset means the embedded one locally and DynamoDB on AWS. */
@@ -173,14 +185,6 @@ const configSchema = z.object({
   UNSAFE_WEBSITE_ALLOW_HOSTS: allowHosts,
   /** JSON object of operation id to price in credits, e.g. {"emails.verify":3}. */
   PRICE_OVERRIDES: priceOverrides.default({}),
-  /**
-   * The address clients reach the service at, without a trailing slash; the canonical /mcp URL (the
-   * audience OAuth tokens must carry) is built from it. Unset: http://HOST:PORT.
-   */
-  PUBLIC_BASE_URL: z
-    .url({ protocol: /^https?$/ })
-    .transform((url) => url.replace(/\/+$/, ''))
-    .optional(),
   /** Domain that prefixes the `_meta` key of tool results (`<SERVICE_DOMAIN>/lookup`). */
   SERVICE_DOMAIN: z
     .string()
@@ -202,12 +206,14 @@ const configSchema = z.object({
   OAUTH_JWKS_URL: z.url().optional(),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string };
+
+/** Every setting's environment variable, in declaration order (the README's table lists each). */
+export const settingNames: readonly string[] = Object.keys(configSchema.shape);
 
 /** The canonical URL of the MCP endpoint: what OAuth tokens must name as their audience. */
 export function mcpResourceUrl(config: Config): string {
-  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-  return `${config.PUBLIC_BASE_URL ?? `http://${host}:${config.PORT}`}/mcp`;
+  return `${config.PUBLIC_BASE_URL}/mcp`;
 }
 
 export class ConfigError extends Error {}
@@ -221,5 +227,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
-  return parsed.data;
+  const settings = parsed.data;
+  return { ...settings, PUBLIC_BASE_URL: settings.PUBLIC_BASE_URL ?? listeningAddress(settings) };
+}
+
+/** `http://HOST:PORT`, with an IPv6 host in brackets. */
+function listeningAddress({ HOST, PORT }: { HOST: string; PORT: number }): string {
+  return `http://${HOST.includes(':') ? `[${HOST}]` : HOST}:${PORT}`;
 }

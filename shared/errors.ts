@@ -70,16 +70,32 @@ export class CursorExpiredError extends ApiError {
   }
 }
 
+/** The challenge of every 401 (RFC 9110 § 11.6.1, RFC 6750 § 3): the scheme and this service's realm. */
+const BEARER_CHALLENGE = 'Bearer realm="lookup-service"';
+
 export class InvalidApiKeyError extends ApiError {
-  constructor(message = 'The API key is missing, wrong or no longer active.') {
-    super('invalid_api_key', { message });
+  /** RFC 6750 § 3.1: the challenge names `invalid_token` only when a key was sent. */
+  constructor(keySent = true) {
+    super('invalid_api_key', {
+      message: keySent
+        ? 'The API key is wrong or no longer active.'
+        : 'No API key was sent; use Authorization: Bearer <API_KEY>.',
+      headers: {
+        'WWW-Authenticate': keySent ? `${BEARER_CHALLENGE}, error="invalid_token"` : BEARER_CHALLENGE,
+      },
+    });
   }
+}
+
+/** "1 credit", "2 credits". */
+export function creditCount(credits: number): string {
+  return `${credits} ${credits === 1 ? 'credit' : 'credits'}`;
 }
 
 export class InsufficientCreditsError extends ApiError {
   constructor(cost: number, balance: number) {
     super('insufficient_credits', {
-      message: `This call costs ${cost} credits and the balance is ${balance}; top up, then send a new call.`,
+      message: `This call costs ${creditCount(cost)} and the balance is ${balance}; top up, then send a new call.`,
     });
   }
 }

@@ -72,6 +72,7 @@ export function createService(options: ServiceOptions) {
     pipeline,
     logger,
     documentation: options.documentation,
+    publicBaseUrl: options.config.PUBLIC_BASE_URL,
     storeProbe: () => pingStore(options.store),
   });
   return { app, pipeline, operations, repositories, authenticator, config: options.config, logger, clock };

@@ -1,7 +1,8 @@
 /**
  * `npm run admin -- <command>`: the operator CLI for accounts, credits, keys, usage and ledger
  * reconciliation. Works beside a running `npm start` (through its endpoint file) or alone. Prints
- * JSON on stdout; a failure is one line on stderr and exit code 1.
+ * JSON on stdout; a failure is one JSON line on stderr (`{"error":{"code","message"}}`) and exit
+ * code 1.
  */
 import { Command } from 'commander';
 import { futureInstant, integer, scopes, text } from './arguments.js';
@@ -28,7 +29,25 @@ import { reportFailure, runCommand } from './run-command.js';
 const MAX_RATE_LIMIT = 1_000_000;
 const MAX_RATE_WINDOW_SECONDS = 86_400;
 
-const program = new Command('admin').description('Operate accounts, credits and API keys.');
+/** Printed under every help page: what the CLI reads besides its arguments. */
+const SETTINGS_HELP = `
+Settings (environment variables, as for npm start):
+  DATA_DIR      folder of the local store (default: .data); a running npm start on the same
+                folder is used through it
+  the store     STORE: sqlite by default, or dynamodb with DYNAMODB_ENDPOINT (and DYNAMODB_TABLE,
+                AWS_REGION)
+  DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS
+                rate limit of accounts created without --rate-limit / --rate-window-seconds
+
+Output: JSON on stdout. Errors: one JSON line on stderr, {"error":{"code","message"}}, exit code 1.`;
+
+// Settings made before the commands are added are inherited by every subcommand: errors are thrown
+// to reportFailure instead of printed by commander, so they come out as JSON.
+const program = new Command('admin')
+  .description('Operate accounts, credits and API keys.')
+  .exitOverride()
+  .configureOutput({ writeErr: () => undefined, outputError: () => undefined })
+  .addHelpText('afterAll', SETTINGS_HELP);
 
 const accounts = program.command('accounts').description('Create, inspect, suspend and resume accounts.');
 accounts
@@ -50,7 +69,7 @@ accounts
   .action((options: NewAccountOptions) => runCommand((context) => createAccount(context, options)));
 accounts
   .command('list')
-  .description('List every account.')
+  .description('List every account with its balance.')
   .action(() => runCommand(listAccounts));
 accounts
   .command('show <accountId>')

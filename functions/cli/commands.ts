@@ -51,8 +51,14 @@ export async function createAccount({ repositories, config }: CommandContext, op
   return { accountId, name, status, rateLimit, balance, apiKey, keyId };
 }
 
-export function listAccounts({ repositories }: CommandContext) {
-  return repositories.accounts.list();
+export async function listAccounts({ repositories }: CommandContext) {
+  const accounts = await repositories.accounts.list();
+  return Promise.all(
+    accounts.map(async (account) => ({
+      ...account,
+      balance: (await repositories.ledger.state(account.accountId)).balance,
+    })),
+  );
 }
 
 export async function showAccount({ repositories }: CommandContext, accountId: string) {

@@ -1,10 +1,14 @@
 /**
- * How every CLI command runs: open the store the way `npm start` shares it, act on the
- * repositories, print the result as JSON, and close the store whatever happened.
+ * How every CLI command runs and fails: open the store the way `npm start` shares it, act on the
+ * repositories, print the result as JSON on stdout, and close the store whatever happened. A
+ * failure is one JSON line on stderr, `{"error":{"code","message"}}`, and exit code 1.
  */
-import { type Config, loadConfig } from '../../shared/config.js';
+import { CommanderError } from 'commander';
+import { AccountNotFoundError } from '../../shared/accounts/accounts.js';
+import { ApiKeyNotFoundError } from '../../shared/auth/api-keys.js';
+import type { Config } from '../../shared/config.js';
 import { createRepositories, type Repositories } from '../../shared/service.js';
-import { openStore } from '../../shared/store/open-store.js';
+import { loadConfigOrExplain, openStoreOrExplain, StartUpFailure } from '../../shared/start-up-failure.js';
 
 export interface CommandContext {
   repositories: Repositories;
@@ -12,8 +16,8 @@ export interface CommandContext {
 }
 
 export async function runCommand(action: (context: CommandContext) => Promise<unknown>): Promise<void> {
-  const config = loadConfig();
-  const opened = await openStore(config, 'cli');
+  const config = loadConfigOrExplain();
+  const opened = await openStoreOrExplain(config, 'cli');
   try {
     const result = await action({ repositories: createRepositories(opened.store), config });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -22,9 +26,34 @@ export async function runCommand(action: (context: CommandContext) => Promise<un
   }
 }
 
-/** Operators read errors in a terminal or a log line: one line, no stack. */
+/**
+ * The codes a script can branch on: `invalid_argument` (fix the command line),
+ * `invalid_configuration` and `store_unavailable` (fix the environment), `not_found` (no such
+ * account or key), `internal_error` (anything else).
+ */
+export type CliErrorCode = StartUpFailure['code'] | 'invalid_argument' | 'not_found' | 'internal_error';
+
+/** Commander's code for a help page shown because no command was named. */
+const HELP_INSTEAD_OF_COMMAND = 'commander.help';
+
+function describe(error: unknown): { code: CliErrorCode; message: string } {
+  if (error instanceof StartUpFailure) return { code: error.code, message: error.message };
+  if (error instanceof AccountNotFoundError || error instanceof ApiKeyNotFoundError) {
+    return { code: 'not_found', message: error.message };
+  }
+  if (error instanceof CommanderError) {
+    const message =
+      error.code === HELP_INSTEAD_OF_COMMAND
+        ? 'A command is missing; --help lists the commands.'
+        : error.message.replace(/^error: /, '');
+    return { code: 'invalid_argument', message };
+  }
+  return { code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** Reports a failure for scripts and terminals alike; help and version pages are not failures. */
 export function reportFailure(error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  if (error instanceof CommanderError && error.exitCode === 0) return;
+  process.stderr.write(`${JSON.stringify({ error: describe(error) })}\n`);
   process.exitCode = 1;
 }

@@ -1,30 +1,69 @@
 /**
  * `npm start`: the whole service in one process on http://HOST:PORT, with the embedded DynamoDB
- * under DATA_DIR, and a demo account whose fresh key is printed at every start.
+ * under DATA_DIR, and a demo account whose fresh key is printed at every start. A start-up that
+ * cannot succeed (a bad variable, a busy DATA_DIR, a taken port) ends with one line on stderr naming
+ * the setting and what to do, and exit code 1.
  */
-import { serve } from '@hono/node-server';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
 import { provisionAccount } from '../../shared/accounts/provisioning.js';
-import { loadConfig } from '../../shared/config.js';
+import type { Config } from '../../shared/config.js';
+import { answerClientErrors } from '../../shared/http/client-error.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import { createService, type Repositories } from '../../shared/service.js';
-import { openStore } from '../../shared/store/open-store.js';
+import {
+  causeText,
+  listenFailure,
+  loadConfigOrExplain,
+  openStoreOrExplain,
+  StartUpFailure,
+} from '../../shared/start-up-failure.js';
+import type { OpenedStore } from '../../shared/store/open-store.js';
 
 const DEMO_ACCOUNT_NAME = 'demo';
 const DEMO_KEY_LABEL = 'demo key (npm start)';
 
-const config = loadConfig();
-const opened = await openStore(config, 'server');
-const service = createService({
-  config,
-  store: opened.store,
-  runners: createAllRunners,
-  documentation: true,
+const { server, opened, demoKey } = await start().catch((error: unknown) => {
+  const line = error instanceof StartUpFailure ? error.message : `npm start failed: ${causeText(error)}`;
+  process.stderr.write(`${line}\n`);
+  // The embedded store may still hold a listening socket; nothing else is left to do.
+  process.exit(1);
 });
-mountMcp(service);
-const demoKey = await issueDemoKey(service.repositories);
+printBanner(server.address() as AddressInfo, opened, demoKey);
 
-const server = serve({ fetch: service.app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
+/** Config, store, service, demo key, then the listening socket; the store is closed if a later step fails. */
+async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: string }> {
+  const config = loadConfigOrExplain();
+  const opened = await openStoreOrExplain(config, 'server');
+  try {
+    const service = createService({
+      config,
+      store: opened.store,
+      runners: createAllRunners,
+      documentation: true,
+    });
+    mountMcp(service);
+    const demoKey = await issueDemoKey(service.repositories, config);
+    // createAdaptorServer without a createServer option builds a node:http server.
+    const server = createAdaptorServer({ fetch: service.app.fetch }) as Server;
+    answerClientErrors(server, service.logger);
+    server.listen(config.PORT, config.HOST);
+    await once(server, 'listening').catch((error: unknown) => {
+      throw listenFailure(config, error);
+    });
+    return { server, opened, demoKey };
+  } catch (error) {
+    // Leaves no endpoint file behind for the CLI to follow to a store that is gone; a failing close
+    // must not hide the failure that matters.
+    await opened.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function printBanner(info: AddressInfo, opened: OpenedStore, demoKey: string): void {
   const base = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
   process.stdout.write(
     [
@@ -42,10 +81,10 @@ const server = serve({ fetch: service.app.fetch, hostname: config.HOST, port: co
       '',
     ].join('\n'),
   );
-});
+}
 
 /** Revokes the previous demo key and issues a new one; creates the demo account the first time. */
-async function issueDemoKey(repositories: Repositories): Promise<string> {
+async function issueDemoKey(repositories: Repositories, config: Config): Promise<string> {
   const existing = (await repositories.accounts.list()).find((account) => account.name === DEMO_ACCOUNT_NAME);
   if (!existing) {
     const created = await provisionAccount(repositories, {
@@ -74,6 +113,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.exit(0);
     });
     // Idle keep-alive connections would hold the close open.
-    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+    server.closeAllConnections();
   });
 }

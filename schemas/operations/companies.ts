@@ -3,6 +3,7 @@
  * similar companies, people, products and jobs.
  */
 import { z } from 'zod';
+import { domainNameParam } from '../domain-name.js';
 import { companySizeParam, hasJobsParam, idListParam, keywordsParam, offsetParam } from '../parameters.js';
 import {
   companyDetailsSchema,
@@ -23,8 +24,6 @@ import {
 } from './data-lookup.js';
 
 const offsetPaged = `Pages of ${PAGE_SIZE}: set offset to meta.paging.nextOffset (0 to 10000) with the same keywords and filters. Every page is billed, empty ones included.`;
-
-const DOMAIN = /^(?=.{3,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/;
 
 export const companySearch = dataLookup({
   id: 'companies.search',
@@ -62,11 +61,7 @@ export const companyDomainSearch = dataLookup({
   variants: [{ path: '/v1/companies/search/by-domain' }],
   identifiers: [],
   query: z.object({
-    domain: z
-      .string()
-      .max(253)
-      .transform((domain) => domain.toLowerCase().replace(/\.$/, ''))
-      .pipe(z.string().regex(DOMAIN, 'domain must be a domain name such as example.com')),
+    domain: domainNameParam('domain'),
     offset: offsetParam.optional(),
   }),
   parameterHints: { count: pageSizeHint, limit: pageSizeHint },

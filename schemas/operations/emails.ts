@@ -2,29 +2,7 @@
  * Email tools. The disposable check is free; verify and find come with the SMTP issue.
  */
 import { z } from 'zod';
-
-/** The normalized domain of an address: lower-case ASCII (IDNA), no trailing dot. */
-export const normalizedDomainSchema = z
-  .string()
-  .min(3)
-  .max(253)
-  .regex(/^[a-z0-9.-]+$/);
-
-/**
- * Normalizes the domain part of an address, or returns null when it is not a usable domain name.
- * WHATWG URL parsing does the IDNA (UTS #46) mapping to ASCII and the lower-casing.
- */
-export function normalizeEmailDomain(email: string): string | null {
-  const raw = email.slice(email.lastIndexOf('@') + 1).replace(/\.$/, '');
-  if (raw === '' || /[\s/\\?#@:%[\]]/.test(raw)) return null;
-  let ascii: string;
-  try {
-    ascii = new URL(`http://${raw}/`).hostname;
-  } catch {
-    return null;
-  }
-  return normalizedDomainSchema.safeParse(ascii).success && /[a-z]/.test(ascii) ? ascii : null;
-}
+import { domainNameParam, normalizeDomainName, normalizedDomainSchema } from '../domain-name.js';
 
 /** An email parameter: the address as sent plus its normalized domain. */
 export const emailParam = z
@@ -33,16 +11,14 @@ export const emailParam = z
   .max(254, 'email must be at most 254 characters')
   .regex(/@/, 'email must contain @')
   .transform((address, ctx) => {
-    const domain = normalizeEmailDomain(address);
-    if (domain === null) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'the domain of email is not a valid domain name',
-        params: { detailCode: 'invalid_format' },
-      });
-      return z.NEVER;
-    }
-    return { address, domain };
+    const checked = normalizeDomainName(address.slice(address.lastIndexOf('@') + 1));
+    if (checked.ok) return { address, domain: checked.domain };
+    ctx.addIssue({
+      code: 'custom',
+      message: `email domain ${checked.problem}`,
+      params: { detailCode: 'invalid_format' },
+    });
+    return z.NEVER;
   });
 
 export const disposableCheck = {
@@ -126,8 +102,6 @@ const nameParam = (name: string) =>
     .max(64, `${name} must be at most 64 characters`)
     .regex(/\p{L}/u, `${name} must contain a letter`);
 
-const DOMAIN = /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/i;
-
 export const findStatuses = ['found', 'catch_all', 'not_found', 'no_mx'] as const;
 
 export const emailFind = {
@@ -139,29 +113,15 @@ export const emailFind = {
     'Generates up to 16 candidate addresses from the name, most common patterns first, and verifies them ' +
     'in one SMTP session until one is valid, the domain proves catch-all (no address is returned: it ' +
     'accepts everything), or the domain has no mail server. Without lastName only first-name addresses ' +
-    'are tried. One charge covers all candidates; a search that finds nothing is charged.',
+    'are tried. Names in any script are spelled in Latin letters first (German umlauts as ae/oe/ue, then as ' +
+    'plain vowels); a name that cannot be spelled so is refused (400, not charged). One charge covers all ' +
+    'candidates; a search that finds nothing is charged.',
   variants: [{ path: '/v1/emails/find' }],
   identifiers: [],
   query: z.object({
     firstName: nameParam('firstName'),
     lastName: nameParam('lastName').optional(),
-    domain: z
-      .string()
-      .min(3)
-      .max(253, 'domain must be at most 253 characters')
-      .regex(DOMAIN, 'domain must be letters and digits with dots and hyphens inside, e.g. example.com')
-      .transform((domain, ctx) => {
-        const normalized = normalizeEmailDomain(`x@${domain}`);
-        if (normalized === null) {
-          ctx.addIssue({
-            code: 'custom',
-            message: 'domain is not a valid domain name',
-            params: { detailCode: 'invalid_format' },
-          });
-          return z.NEVER;
-        }
-        return normalized;
-      }),
+    domain: domainNameParam('domain'),
   }),
   data: z.object({
     email: z.string().min(3).max(254).nullable(),

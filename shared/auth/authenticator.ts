@@ -56,7 +56,7 @@ export class Authenticator {
   }
 
   async authenticateKey(apiKey: string | undefined): Promise<Principal> {
-    if (!apiKey) throw new InvalidApiKeyError('No API key was sent; use Authorization: Bearer <API_KEY>.');
+    if (!apiKey) throw new InvalidApiKeyError(false);
     if (!isWellFormedApiKey(apiKey)) throw new InvalidApiKeyError();
     const keyHash = hashApiKey(apiKey);
     const principal = await this.lookup(keyHash);

@@ -7,7 +7,7 @@
 import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { AccountRepository } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
-import { InsufficientScopeError, InvalidApiKeyError, ServiceUnavailableError } from '../errors.js';
+import { ApiError, InsufficientScopeError, ServiceUnavailableError } from '../errors.js';
 import type { Principal } from './authenticator.js';
 import type { OAuthLinkRepository } from './oauth-links.js';
 
@@ -25,6 +25,15 @@ const CLOCK_TOLERANCE_SECONDS = 30;
 
 /** Failures that say the key set could not be had, not that the token is bad: 503, not 401. */
 const KEY_SET_FAILURES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
+
+/** A 401 like a wrong key's; the /mcp adapter adds the OAuth discovery challenge. */
+export class InvalidAccessTokenError extends ApiError {
+  constructor() {
+    super('invalid_api_key', {
+      message: 'The access token is invalid, expired, or not issued for this endpoint.',
+    });
+  }
+}
 
 export class OAuthAuthenticator {
   private readonly keys: JWTVerifyGetKey;
@@ -72,7 +81,7 @@ export class OAuthAuthenticator {
           error,
         );
       }
-      throw new InvalidApiKeyError('The access token is invalid, expired, or not issued for this endpoint.');
+      throw new InvalidAccessTokenError();
     }
   }
 }

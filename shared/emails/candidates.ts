@@ -1,8 +1,10 @@
 /**
- * Candidate addresses for email find: names normalized (case, accents transliterated, apostrophes
- * dropped, hyphens and particles handled), then patterns in order of how common they are in company
- * mail systems (first.last and first lead by far; initials and reversed orders follow). At most 16.
+ * Candidate addresses for email find: names spelled in ASCII (any script, by transliteration;
+ * German umlauts both as ae/oe/ue and as plain vowels; apostrophes dropped; hyphens and particles
+ * handled), then patterns in order of how common they are in company mail systems (first.last and
+ * first lead by far; initials and reversed orders follow). At most 16.
  */
+import { asciiSpelling } from '../text/ascii-spelling.js';
 
 export const MAX_CANDIDATES = 16;
 
@@ -31,30 +33,30 @@ const PARTICLES = new Set([
   'st',
 ]);
 
-/** Letters a decomposition cannot reduce to ASCII, spelled as mail systems usually do. */
-const TRANSLITERATIONS: Record<string, string> = {
-  ß: 'ss',
-  æ: 'ae',
-  ø: 'o',
-  œ: 'oe',
-  đ: 'd',
-  ł: 'l',
-  þ: 'th',
-  ı: 'i',
-};
+/** German mail systems write umlauts as ae/oe/ue; others (and many people) drop the dots. */
+const UMLAUTS: Readonly<Record<string, string>> = { ä: 'ae', ö: 'oe', ü: 'ue', Ä: 'Ae', Ö: 'Oe', Ü: 'Ue' };
 
-/** Lower-case ASCII words of a name part: "Zoë-Anne O'Neil" → ["zoe", "anne", "oneil"]. */
-export function nameWords(name: string): string[] {
-  const ascii = name
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[ßæøœđłþı]/g, (letter) => TRANSLITERATIONS[letter] ?? letter)
-    .replace(/['’`´]/g, '');
-  return ascii.split(/[^a-z0-9]+/).filter((word) => word !== '');
+/**
+ * The lower-case ASCII words of a name part, one list per spelling, most likely first:
+ * "Müller" → [["mueller"], ["muller"]], "Иван" → [["ivan"]], "O'Neil" → [["oneil"]]. Empty when
+ * no spelling has a word (a script the transliteration does not know).
+ */
+export function nameSpellings(name: string): string[][] {
+  const composed = name.normalize('NFC');
+  const spellings = [composed.replace(/[äöüÄÖÜ]/g, (letter) => UMLAUTS[letter] ?? letter), composed];
+  const words = spellings.map((spelling) =>
+    asciiSpelling(spelling)
+      .replace(/['`]/g, '')
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word !== ''),
+  );
+  // One entry per distinct spelling ("Jane" has only one), in order.
+  const distinct = new Map(words.filter((list) => list.length > 0).map((list) => [list.join(' '), list]));
+  return [...distinct.values()];
 }
 
-export interface NameParts {
+/** One way to spell the whole name: its first name and the spellings of its surname. */
+interface NameSpelling {
   first: string;
   /** The first name as its words, for hyphenated first names ("jean-luc" → jeanluc, jean). */
   firstVariants: string[];
@@ -62,18 +64,29 @@ export interface NameParts {
   lastVariants: string[];
 }
 
-export function nameParts(firstName: string, lastName?: string): NameParts | null {
-  const firstWords = nameWords(firstName);
-  if (firstWords.length === 0) return null;
-  const first = firstWords.join('');
-  const firstVariants = unique([first, firstWords.join('-'), firstWords[0] as string]);
-  const lastWords = lastName ? nameWords(lastName) : [];
-  const core = lastWords.filter((word) => !PARTICLES.has(word));
-  const lastVariants =
-    lastWords.length === 0
-      ? []
-      : unique([lastWords.join(''), core.join(''), core.at(-1) ?? '', lastWords.join('-')].filter(Boolean));
-  return { first, firstVariants, lastVariants };
+export interface NameParts {
+  /** Most likely first; first and last name share one convention (both ae/oe/ue, or both plain). */
+  spellings: NameSpelling[];
+}
+
+/** The parts of a name from the spellings of its first and (optional) last name; first is non-empty. */
+export function nameParts(firstSpellings: string[][], lastSpellings: string[][]): NameParts {
+  const count = Math.max(firstSpellings.length, lastSpellings.length);
+  const spellings = Array.from({ length: count }, (_, convention) => {
+    const firstWords = firstSpellings[Math.min(convention, firstSpellings.length - 1)] ?? [];
+    const lastWords = lastSpellings[Math.min(convention, lastSpellings.length - 1)] ?? [];
+    const first = firstWords.join('');
+    const core = lastWords.filter((word) => !PARTICLES.has(word));
+    return {
+      first,
+      firstVariants: unique([first, firstWords.join('-'), firstWords[0] ?? '']),
+      lastVariants:
+        lastWords.length === 0
+          ? []
+          : unique([lastWords.join(''), core.join(''), core.at(-1) ?? '', lastWords.join('-')]),
+    };
+  });
+  return { spellings };
 }
 
 type Pattern = (first: string, last: string) => string;
@@ -118,8 +131,12 @@ export function candidates(parts: NameParts, domain: string, preferredPattern?: 
       found.push({ address, pattern });
     }
   };
-  if (parts.lastVariants.length === 0) {
-    for (const first of parts.firstVariants) add('first', first);
+  const { spellings } = parts;
+  if (spellings.every((spelling) => spelling.lastVariants.length === 0)) {
+    const longest = Math.max(...spellings.map((spelling) => spelling.firstVariants.length));
+    for (let rank = 0; rank < longest; rank++) {
+      for (const spelling of spellings) add('first', spelling.firstVariants[rank] ?? '');
+    }
     return found.slice(0, MAX_CANDIDATES);
   }
   const ordered = preferredPattern
@@ -128,15 +145,21 @@ export function candidates(parts: NameParts, domain: string, preferredPattern?: 
         ...PATTERNS.filter(([name]) => name !== preferredPattern),
       ]
     : PATTERNS;
-  // The leading patterns with every spelling of the surname (particles joined, dropped, hyphenated),
-  // then the rarer patterns with its main spelling only.
+  const everySpelling = spellings.flatMap((spelling) =>
+    spelling.lastVariants.map((last) => ({ first: spelling.first, last })),
+  );
+  const mainSpelling = everySpelling.slice(0, 1);
+  // The leading patterns with every spelling (umlaut conventions; particles joined, dropped,
+  // hyphenated), then the rarer patterns with the most likely spelling only.
   ordered.forEach(([name, pattern], rank) => {
-    const lasts = rank < LEADING_PATTERNS ? parts.lastVariants : parts.lastVariants.slice(0, 1);
-    for (const last of lasts) add(name, pattern(parts.first, last));
+    for (const { first, last } of rank < LEADING_PATTERNS ? everySpelling : mainSpelling) {
+      add(name, pattern(first, last));
+    }
   });
   return found.slice(0, MAX_CANDIDATES);
 }
 
+/** Distinct non-empty values, in order. */
 function unique(values: string[]): string[] {
-  return [...new Set(values)];
+  return [...new Set(values)].filter(Boolean);
 }

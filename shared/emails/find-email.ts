@@ -5,8 +5,8 @@
  * probe. What the domain taught us is remembered (domain-memory.ts) to make the next find cheaper.
  */
 import type { VerificationReason, VerificationStatus } from '../../schemas/operations/emails.js';
-import { UpstreamError, UpstreamTimeoutError } from '../errors.js';
-import { candidates, nameParts } from './candidates.js';
+import { InvalidRequestError, UpstreamError, UpstreamTimeoutError } from '../errors.js';
+import { candidates, type NameParts, nameParts, nameSpellings } from './candidates.js';
 import type { DomainMemory } from './domain-memory.js';
 import { type Dialogue, randomLocalPart, reachMailServer } from './mail-server.js';
 import { budgetSignal, type EmailCheckDependencies, refuseUnsupported, verdictOf } from './verify-email.js';
@@ -36,16 +36,14 @@ export async function findEmail(
   signal: AbortSignal,
 ): Promise<FindResult> {
   const { domain } = input;
+  const parts = addressableName(input.firstName, input.lastName, domain);
   refuseUnsupported(deps, domain);
   const isDisposable = deps.disposableDomains.has(domain);
-  const parts = nameParts(input.firstName, input.lastName);
   const known = await deps.memory.recall(domain);
   const base = { isDisposable, isCatchAll: false };
 
   if (known?.catchAll) return catchAll(base, known.mx);
-  const list = parts ? candidates(parts, domain, known?.pattern ?? undefined) : [];
-  if (list.length === 0)
-    return { ...base, email: null, status: 'not_found', candidatesChecked: 0, verification: null };
+  const list = candidates(parts, domain, known?.pattern ?? undefined);
 
   const progress: Progress = { checked: 0, last: null };
   const reach = await reachMailServer(deps, domain, budgetSignal(deps, signal), (dialogue) =>
@@ -103,6 +101,36 @@ export async function findEmail(
       };
     }
   }
+}
+
+/**
+ * The name's parts in ASCII, when they make at least one candidate. A name no spelling can write in
+ * an address (an unknown script, or a romanization past 64 characters) is the client's error,
+ * refunded like every refusal, not a search that found nothing.
+ */
+function addressableName(firstName: string, lastName: string | undefined, domain: string): NameParts {
+  const first = nameSpellings(firstName);
+  const last = lastName === undefined ? [] : nameSpellings(lastName);
+  const sent = lastName === undefined ? ['firstName'] : ['firstName', 'lastName'];
+  const unspellable = sent.filter((field) => (field === 'firstName' ? first : last).length === 0);
+  if (unspellable.length > 0) {
+    throw new InvalidRequestError(
+      unspellable.map((field) => ({
+        field,
+        code: 'invalid_value',
+        message: `${field} has no letters that can be spelled in Latin letters for an email address.`,
+      })),
+    );
+  }
+  const parts = nameParts(first, last);
+  if (candidates(parts, domain).length > 0) return parts;
+  throw new InvalidRequestError(
+    sent.map((field) => ({
+      field,
+      code: 'invalid_value',
+      message: `${field} spelled in Latin letters makes no address of at most 64 characters.`,
+    })),
+  );
 }
 
 function catchAll(base: { isDisposable: boolean }, mx: string | null): FindResult {

@@ -4,12 +4,12 @@
  * Lambda function (its own operation only).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import packageJson from '../../package.json' with { type: 'json' };
 import { InternalError, ResourceNotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse, newRequestId } from '../pipeline/public-response.js';
 import type { LookupPipeline } from '../pipeline/run-lookup.js';
+import { SERVICE_VERSION } from '../version.js';
 import { compression } from './compression.js';
 import { registerOperationDocs, serveDocumentation } from './openapi.js';
 import { checkProtocol } from './protocol-checks.js';
@@ -29,6 +29,8 @@ export interface RestAppOptions {
   logger: Logger;
   /** Serve /openapi.json and /docs. */
   documentation?: boolean;
+  /** The base URL clients use, published as the OpenAPI document's server. */
+  publicBaseUrl?: string;
   /** Serve GET /healthz with this probe of the store: it resolves when the store answers. */
   storeProbe?: () => Promise<void>;
 }
@@ -89,7 +91,7 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
     }
   }
 
-  if (options.documentation) serveDocumentation(app);
+  if (options.documentation) serveDocumentation(app, { publicBaseUrl: options.publicBaseUrl });
   if (options.storeProbe) serveHealth(app, options.storeProbe);
 
   app.notFound((c) =>
@@ -118,7 +120,7 @@ function serveHealth(app: OpenAPIHono<RestEnv>, storeProbe: () => Promise<void>)
       .finally(() => clearTimeout(timer));
     const healthy = store === 'ok';
     return c.json(
-      { status: healthy ? 'ok' : 'unavailable', version: packageJson.version, store },
+      { status: healthy ? 'ok' : 'unavailable', version: SERVICE_VERSION, store },
       healthy ? 200 : 503,
       { 'Cache-Control': 'no-store' },
     );

@@ -1,17 +1,22 @@
 /**
  * The OpenAPI 3.1 document, generated from the catalog (and the prices in force), and the
  * interactive reference at /docs, whose assets come from the installed swagger-ui-dist package:
- * no CDN, so it works behind firewalls and offline.
+ * no CDN, so it works behind firewalls and offline. Each path publishes exactly the parameters it
+ * accepts, each with an example (schemas/examples.ts), and patterns in JSON Schema's dialect.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
-import type { OperationVariant } from '../../schemas/catalog.js';
+import { z } from 'zod';
+import { type OperationDefinition, type OperationVariant, pathParameters } from '../../schemas/catalog.js';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { type ErrorCode, errorBodySchema, errorCodes, errorTable } from '../../schemas/errors.js';
+import { parameterExamples } from '../../schemas/examples.js';
+import { creditCount } from '../errors.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
+import { publishJsonSchemaPatterns } from './json-schema-pattern.js';
 
 const headerSchema = (description: string) => ({ description, schema: { type: 'string' as const } });
 
@@ -25,6 +30,23 @@ const successHeaders = (billed: boolean) => ({
 
 function codesOf(status: number): ErrorCode[] {
   return errorCodes.filter((code) => errorTable[code].status === status);
+}
+
+const examplesByOperation: ReadonlyMap<string, Readonly<Record<string, string>>> = new Map(
+  Object.entries(parameterExamples),
+);
+
+/**
+ * The query a path accepts: a `/by-X` path takes its own identifier, required, and none of the
+ * operation's other identifiers; every parameter carries its example.
+ */
+function variantQuery(definition: OperationDefinition, variant: OperationVariant): z.ZodObject {
+  const examples = examplesByOperation.get(definition.id) ?? {};
+  const fields = pathParameters(definition, variant).map(({ name, schema }) => {
+    const example = Object.hasOwn(examples, name) ? examples[name] : undefined;
+    return [name, example === undefined ? schema : schema.meta({ param: { example } })];
+  });
+  return z.object(Object.fromEntries(fields));
 }
 
 export function registerOperationDocs<E extends Env>(
@@ -50,9 +72,9 @@ export function registerOperationDocs<E extends Env>(
     operationId: variant.identifier ? `${definition.id}.by-${variant.identifier}` : definition.id,
     tags: [definition.family],
     summary: definition.summary,
-    description: `${definition.description}\n\nPrice: ${price === 0 ? 'free' : `${price} credits`}.`,
+    description: `${definition.description}\n\nPrice: ${price === 0 ? 'free' : creditCount(price)}.`,
     security: [{ bearerAuth: [] }],
-    request: { query: definition.query },
+    request: { query: variantQuery(definition, variant) },
     responses: {
       200: {
         description: 'The result.',
@@ -68,7 +90,15 @@ export function registerOperationDocs<E extends Env>(
   });
 }
 
-export function serveDocumentation<E extends Env>(app: OpenAPIHono<E>): void {
+export interface DocumentationSettings {
+  /** The base URL clients use (`PUBLIC_BASE_URL`), published as the document's one server. */
+  publicBaseUrl?: string;
+}
+
+export function serveDocumentation<E extends Env>(
+  app: OpenAPIHono<E>,
+  settings: DocumentationSettings = {},
+): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
@@ -76,34 +106,39 @@ export function serveDocumentation<E extends Env>(app: OpenAPIHono<E>): void {
   });
   let document: unknown;
   app.get('/openapi.json', (c) => {
-    document ??= app.getOpenAPI31Document({
-      openapi: '3.1.0',
-      info: {
-        title: 'Professional data lookup service',
-        version: '1.0.0',
-        description:
-          'Lookups of professional profiles, companies, email addresses and websites, billed in credits. ' +
-          'AI agents reach the same data lookups as 35 MCP tools at POST /mcp (JSON-RPC 2.0 over ' +
-          'Streamable HTTP, same key, prices and limits); tools/list describes them.',
-      },
-    });
+    if (document === undefined) {
+      document = app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'Professional data lookup service',
+          version: '1.0.0',
+          description:
+            'Lookups of professional profiles, companies, email addresses and websites, billed in credits. ' +
+            'AI agents reach the same data lookups as 35 MCP tools at POST /mcp (JSON-RPC 2.0 over ' +
+            'Streamable HTTP, same key, prices and limits); tools/list describes them.',
+        },
+        servers: settings.publicBaseUrl ? [{ url: settings.publicBaseUrl }] : undefined,
+      });
+      publishJsonSchemaPatterns(document);
+    }
     return c.json(document);
   });
   app.get('/docs', (c) => c.html(docsPage));
   app.get('/docs/assets/:file', async (c) => {
+    // The name comes from the request: only a Map answers exactly the names it was given.
     const file = c.req.param('file');
-    const type = swaggerAssets[file];
+    const type = swaggerAssets.get(file);
     if (!type) return c.notFound();
     const body = await readFile(join(swaggerUiDirectory(), file));
     return c.body(body, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
   });
 }
 
-const swaggerAssets: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+const swaggerAssets: ReadonlyMap<string, string> = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 function swaggerUiDirectory(): string {
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

@@ -16,13 +16,13 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import packageJson from '../../package.json' with { type: 'json' };
 import type { Principal } from '../auth/authenticator.js';
 import { ApiError, InvalidRequestError, toApiError, UpstreamTimeoutError } from '../errors.js';
 import type { RestEnv } from '../http/create-app.js';
 import { toHttpResponse } from '../http/render.js';
 import type { Logger } from '../logger.js';
 import { errorResponse, printableField, quoteInput } from '../pipeline/public-response.js';
+import { SERVICE_VERSION } from '../version.js';
 import type { ToolEntry } from './tool-catalog.js';
 import type { ToolDispatcher } from './tool-dispatch.js';
 import { filterTools } from './tool-filter.js';
@@ -112,11 +112,12 @@ async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise
     );
   }
 
+  const authorization = c.req.header('authorization');
   let principal: Principal;
   try {
-    principal = await options.authenticate(c.req.header('authorization'));
+    principal = await options.authenticate(authorization);
   } catch (error) {
-    return authenticationFailure(toApiError(error), requestId, options);
+    return authenticationFailure(toApiError(error), requestId, authorization, options);
   }
 
   let message: unknown;
@@ -157,7 +158,7 @@ function createServer(
   call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>,
 ): Server {
   const server = new Server(
-    { name: packageJson.name, title: 'Professional data lookup service', version: packageJson.version },
+    { name: 'lookup-service', title: 'Professional data lookup service', version: SERVICE_VERSION },
     {
       capabilities: { tools: { listChanged: false } },
       instructions: instructions(serviceDomain),
@@ -235,13 +236,23 @@ async function withDeadline(
   }
 }
 
-function authenticationFailure(error: ApiError, requestId: string, options: McpEndpointOptions): Response {
+/**
+ * With OAuth configured, a 401 names the protected resource metadata (RFC 9728 § 5.1) so clients can
+ * discover the authorization server; `invalid_token` only when a credential was sent (RFC 6750 § 3.1).
+ */
+function authenticationFailure(
+  error: ApiError,
+  requestId: string,
+  authorization: string | undefined,
+  options: McpEndpointOptions,
+): Response {
   const response = toHttpResponse(errorResponse(error, requestId));
-  if (error.status === 401) {
-    const challenge = options.resourceMetadataUrl
-      ? `Bearer resource_metadata="${options.resourceMetadataUrl}", error="invalid_token"`
-      : 'Bearer realm="mcp"';
-    response.headers.set('WWW-Authenticate', challenge);
+  if (error.status === 401 && options.resourceMetadataUrl) {
+    const challenge = `Bearer resource_metadata="${options.resourceMetadataUrl}"`;
+    response.headers.set(
+      'WWW-Authenticate',
+      authorization === undefined ? challenge : `${challenge}, error="invalid_token"`,
+    );
   }
   return response;
 }

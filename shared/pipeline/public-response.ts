@@ -76,8 +76,7 @@ export function quoteInput(value: string, maxLength = 80): string {
 }
 
 function boundedMessage(message: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
-  const clean = truncate(message.replace(/[\u0000-\u001f\u007f]/g, ' '), MAX_MESSAGE_LENGTH);
+  const clean = truncate(message.replace(/\p{Cc}/gu, ' '), MAX_MESSAGE_LENGTH);
   return clean.trim() === '' ? 'The request failed.' : clean;
 }
 

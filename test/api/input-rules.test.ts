@@ -84,24 +84,6 @@ describe('profile and company URLs are parsed strictly', () => {
   });
 });
 
-describe('company slugs lookup cannot accept', () => {
-  it.each([
-    ['acme.co', /period/],
-    ['smith&sons', /ampersand/],
-    ['_hidden-labs', /underscore/],
-    ['café-münchen', /non-English/],
-  ])('refuses %s and says why', async (slug, why) => {
-    const message = await refused('/v1/companies/details/by-slug', { slug }, 'slug', 'invalid_format');
-    expect(message).toMatch(why);
-  });
-
-  it('lists such companies in search results all the same', async () => {
-    const response = await get('/v1/companies/search', { keywords: 'acme' });
-    const body = (await response.json()) as { data: { companies: { slug: string }[] } };
-    expect(body.data.companies.map((company) => company.slug)).toContain('acme.co');
-  });
-});
-
 describe('company search parameters', () => {
   const path = '/v1/companies/search';
   it('takes keywords of 1 to 120 characters', async () => {

@@ -196,3 +196,11 @@ describe('GET /healthz', () => {
     );
   });
 });
+
+describe('the version /healthz reports', () => {
+  it('is the version of package.json', async () => {
+    const { default: manifest } = await import('../../package.json', { with: { type: 'json' } });
+    const body = (await (await harness.app.request('/healthz')).json()) as { version: string };
+    expect(body.version).toBe(manifest.version);
+  });
+});

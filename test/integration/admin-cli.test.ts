@@ -1,8 +1,11 @@
 /**
- * The operator CLI as operators run it: one child process per command, JSON on stdout, first on a
- * DATA_DIR of its own (the CLI starts the embedded DynamoDB itself), then beside a running
- * `npm start` that holds the DATA_DIR lock, checking every change through the server's HTTP API.
+ * The operator CLI as operators run it: one child process per command, JSON on stdout and errors as
+ * one JSON line on stderr, first on a DATA_DIR of its own (the CLI starts the embedded DynamoDB
+ * itself), then beside a running `npm start` that holds the DATA_DIR lock, checking every change
+ * through the server's HTTP API.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashApiKey } from '../../shared/auth/api-keys.js';
 import type { LedgerEntry } from '../../shared/billing/credit-ledger.js';
@@ -11,6 +14,7 @@ import { createRepositories, type Repositories } from '../../shared/service.js';
 import { type OpenedStore, openStore } from '../../shared/store/open-store.js';
 import { pricedOperation } from '../support/priced-operation.js';
 import {
+  type CliResult,
   cleanUpProcesses,
   cli,
   freshDataDir,
@@ -52,6 +56,16 @@ interface Usage {
 
 const createAccount = (dataDir: string, ...options: string[]) =>
   cli<CreatedAccount>(dataDir, 'accounts', 'create', '--name', 'Acme', ...options);
+
+/** The error a failed command printed: the whole of stderr is one line of JSON. */
+function cliError(result: CliResult): { code: string; message: string } {
+  expect(result.stderr).toMatch(/^[^\n]+\n$/);
+  const printed = JSON.parse(result.stderr) as { error: { code: string; message: string } };
+  expect(Object.keys(printed)).toEqual(['error']);
+  return printed.error;
+}
+
+const noAccount = `${JSON.stringify({ error: { code: 'not_found', message: 'No account acct_missing.' } })}\n`;
 
 // --- tests ----------------------------------------------------------------------------------------
 
@@ -100,7 +114,7 @@ describe('without a server running, the CLI opens the embedded DynamoDB itself',
     });
     expect(JSON.stringify(shown)).not.toContain(hashApiKey(created.apiKey));
     expect(await cli(dataDir, 'accounts', 'list')).toContainEqual(
-      expect.objectContaining({ accountId: created.accountId, name: 'Acme' }),
+      expect.objectContaining({ accountId: created.accountId, name: 'Acme', balance: 50 }),
     );
   });
 
@@ -119,6 +133,8 @@ describe('without a server running, the CLI opens the embedded DynamoDB itself',
   it('grants credits on top of the balance and counts them as granted', async () => {
     const { accountId } = await createAccount(dataDir, '--credits', '50');
     expect(await cli(dataDir, 'credits', 'grant', accountId, '25')).toEqual({ accountId, balance: 75 });
+    const listed = await cli<{ accountId: string; balance: number }[]>(dataDir, 'accounts', 'list');
+    expect(listed.find((account) => account.accountId === accountId)?.balance).toBe(75);
     expect(await cli(dataDir, 'accounts', 'show', accountId)).toMatchObject({ balance: 75 });
     expect(await cli(dataDir, 'usage', accountId)).toMatchObject({ balance: 75, granted: 75 });
   });
@@ -200,14 +216,15 @@ describe('without a server running, the CLI opens the embedded DynamoDB itself',
     ['a blank name', ['accounts', 'create', '--name', ' '], /--name/],
     ['an expiry that is not ISO 8601', ['keys', 'issue', 'acct_x', '--expires-at', 'tomorrow'], /ISO 8601/],
     ['an expiry in the past', ['keys', 'issue', 'acct_x', '--expires-at', '2020-01-01'], /not in the future/],
-    ['an unknown command', ['accounts', 'delete', 'acct_x'], /unknown command/],
+    ['an unknown command', ['accounts', 'delete', 'acct_x'], /^unknown command 'delete'/],
     ['a missing argument', ['credits', 'grant', 'acct_x'], /missing required argument/],
-  ])('refuses %s with one line on stderr and exit code 1', async (_, args, message) => {
+    ['no command at all', [], /A command is missing; --help lists the commands\./],
+    ['a group without its command', ['keys'], /A command is missing/],
+  ])('refuses %s with one JSON line on stderr and exit code 1', async (_, args, message) => {
     const result = await runCli(dataDir, args);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(message);
-    expect(result.stderr.trimEnd()).not.toContain('\n');
+    expect(cliError(result)).toEqual({ code: 'invalid_argument', message: expect.stringMatching(message) });
   });
 
   it('creates nothing when an argument is refused', async () => {
@@ -221,7 +238,7 @@ describe('without a server running, the CLI opens the embedded DynamoDB itself',
     'answers "%s" of an unknown account with "No account …" and exit code 1',
     async (command) => {
       const result = await runCli(dataDir, [...command.split(' '), 'acct_missing']);
-      expect(result).toEqual({ code: 1, stdout: '', stderr: 'No account acct_missing.\n' });
+      expect(result).toEqual({ code: 1, stdout: '', stderr: noAccount });
     },
   );
 
@@ -230,18 +247,51 @@ describe('without a server running, the CLI opens the embedded DynamoDB itself',
       ['credits', 'grant', 'acct_missing', '5'],
       ['keys', 'revoke', 'acct_missing', 'key_0000000000000000'],
     ]) {
-      expect(await runCli(dataDir, args)).toEqual({
-        code: 1,
-        stdout: '',
-        stderr: 'No account acct_missing.\n',
-      });
+      expect(await runCli(dataDir, args)).toEqual({ code: 1, stdout: '', stderr: noAccount });
     }
   });
 
   it('answers a revoke of a key the account does not hold with "No key …"', async () => {
     const { accountId } = await createAccount(dataDir);
     const result = await runCli(dataDir, ['keys', 'revoke', accountId, 'key_0000000000000000']);
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'No key key_0000000000000000 on this account.\n' });
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(cliError(result)).toEqual({
+      code: 'not_found',
+      message: 'No key key_0000000000000000 on this account.',
+    });
+  });
+});
+
+describe('help and failures before any command runs', () => {
+  it('--help names the settings the CLI reads, on stdout with exit code 0', async () => {
+    for (const args of [['--help'], ['accounts', 'create', '--help']]) {
+      const result = await runCli(await freshDataDir(), args);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toMatch(/^Usage: admin /);
+      for (const setting of ['DATA_DIR', 'STORE', 'sqlite', 'DYNAMODB_ENDPOINT', 'DEFAULT_RATE_LIMIT']) {
+        expect(result.stdout).toContain(setting);
+      }
+    }
+  });
+
+  it('names a bad variable as invalid_configuration', async () => {
+    const result = await runCli(await freshDataDir(), ['accounts', 'list'], { DEFAULT_RATE_LIMIT: 'lots' });
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(cliError(result)).toEqual({
+      code: 'invalid_configuration',
+      message: expect.stringMatching(/^Invalid configuration: DEFAULT_RATE_LIMIT: must be a whole number /),
+    });
+  });
+
+  it('names DATA_DIR as store_unavailable when the store cannot be opened there', async () => {
+    const file = join(await freshDataDir(), 'not-a-folder');
+    await writeFile(file, '');
+    const result = await runCli(file, ['accounts', 'list']);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(cliError(result)).toEqual({
+      code: 'store_unavailable',
+      message: expect.stringMatching(new RegExp(`^Cannot open the store in DATA_DIR=${file} \\(`)),
+    });
   });
 });
 

@@ -63,16 +63,30 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function runCli(
-  dataDir: string,
+async function runToExit(
+  script: string,
   args: string[],
-  env: Record<string, string> = {},
+  dataDir: string,
+  env: Record<string, string>,
 ): Promise<CliResult> {
-  const { child, output, exited } = start('functions/cli/admin.ts', args, dataDir, env);
+  const { child, output, exited } = start(script, args, dataDir, env);
   const timer = setTimeout(() => killGroup(child), 20_000);
   const code = await exited;
   clearTimeout(timer);
   return { code, ...output };
+}
+
+export function runCli(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  return runToExit('functions/cli/admin.ts', args, dataDir, env);
+}
+
+/** Runs `npm start` expected to fail at start-up: its exit code and output (killed after 20 s). */
+export function runFailingServer(dataDir: string, env: Record<string, string> = {}): Promise<CliResult> {
+  return runToExit('functions/local/server.ts', [], dataDir, { PORT: '0', ...env });
 }
 
 /** Runs a command that must succeed and returns its parsed JSON. */

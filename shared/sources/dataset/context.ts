@@ -3,6 +3,7 @@
  * identifiers (so planted and generated records never collide), the dataset clock, and the text
  * helpers that turn names into slugs. Everything here is deterministic for a given seed.
  */
+import { asciiSpelling } from '../../text/ascii-spelling.js';
 import type { LocationRecord } from './model.js';
 import type { Random } from './random.js';
 import { LOCATIONS } from './vocabulary.js';
@@ -76,60 +77,9 @@ export function fill(template: string, values: Readonly<Record<string, string>>)
   });
 }
 
-const CYRILLIC: Readonly<Record<string, string>> = {
-  а: 'a',
-  б: 'b',
-  в: 'v',
-  г: 'g',
-  д: 'd',
-  е: 'e',
-  ё: 'yo',
-  ж: 'zh',
-  з: 'z',
-  и: 'i',
-  й: 'y',
-  к: 'k',
-  л: 'l',
-  м: 'm',
-  н: 'n',
-  о: 'o',
-  п: 'p',
-  р: 'r',
-  с: 's',
-  т: 't',
-  у: 'u',
-  ф: 'f',
-  х: 'kh',
-  ц: 'ts',
-  ч: 'ch',
-  ш: 'sh',
-  щ: 'shch',
-  ъ: '',
-  ы: 'y',
-  ь: '',
-  э: 'e',
-  ю: 'yu',
-  я: 'ya',
-};
-/** Letters that Unicode decomposition does not reduce to a base letter. */
-const LIGATURES: Readonly<Record<string, string>> = {
-  ß: 'ss',
-  ø: 'o',
-  æ: 'ae',
-  œ: 'oe',
-  ł: 'l',
-  đ: 'd',
-  ı: 'i',
-  þ: 'th',
-};
-
 /** Lowercase ASCII words joined by hyphens: "Zoë Müller" → "zoe-muller", "Мария" → "mariya". */
 export function asciiSlug(text: string): string {
-  return [...text.toLowerCase()]
-    .map((char) => CYRILLIC[char] ?? LIGATURES[char] ?? char)
-    .join('')
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
+  return asciiSpelling(text)
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
 }

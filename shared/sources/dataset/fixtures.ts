@@ -33,12 +33,26 @@ export const datasetFixtures = {
     publicId: 'ACoAAEf6Gh9Jk2Lm5Np8Qr1St4Uv7Wx0Yz3Ab',
     positions: 8,
   },
-  /** Usernames with non-English letters (looked up exactly after NFC normalization). */
-  nonEnglishUsernames: ['josé-garcía', 'zoë-müller', 'мария-иванова'] as readonly [string, string, string],
+  /**
+   * Usernames with non-English letters (looked up exactly after NFC normalization): Latin with
+   * accents, Cyrillic, Devanagari, Arabic, CJK and Thai.
+   */
+  nonEnglishUsernames: [
+    'josé-garcía',
+    'zoë-müller',
+    'мария-иванова',
+    'प्रिया-शर्मा',
+    'محمد-الفارسي',
+    '王芳',
+    'สมชาย-ใจดี',
+  ] as readonly [string, ...string[]],
   /** A company with jobs, products, posts and current employees. */
   richCompany: { slug: 'northwind-analytics', publicId: '2461837', name: 'Northwind Analytics' },
-  /** Companies that appear in searches but whose slugs company lookup refuses. */
-  refusedSlugs: ['acme.co', 'smith&sons', '_hidden-labs', 'café-münchen'] as readonly [
+  /**
+   * Slugs the network hands out with a period, an ampersand, a leading underscore and non-English
+   * letters; the source's own lookup refuses them (SPEC), ours accepts every slug search returns.
+   */
+  unusualSlugs: ['acme.co', 'smith&sons', '_hidden-labs', 'café-münchen'] as readonly [
     string,
     string,
     string,

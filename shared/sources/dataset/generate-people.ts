@@ -2,7 +2,7 @@
  * People: careers at the dataset's companies (and a few outside it), education at its schools,
  * skills, certifications, courses, volunteering, followed companies and contact details. Planted
  * people carry the properties the fixtures promise (a rich profile, withheld and empty sections,
- * long careers, non-English usernames, a current/past company pair that narrows people search);
+ * long careers, usernames in several scripts, a current/past company pair that narrows people search);
  * generated people fill the rest from the vocabulary. One builder serves both.
  */
 import type {
@@ -169,6 +169,36 @@ function plantedPeople(): PersonSpec[] {
       locationId: cityId('Sofia'),
       jobFunction: 'marketing',
       employers: ['helix-digital'],
+    },
+    // Usernames in scripts that need combining marks even in NFC (Devanagari, Thai), right-to-left
+    // (Arabic) and without word separators (CJK): each is looked up by username and by URL.
+    {
+      fullName: 'प्रिया शर्मा',
+      username: 'प्रिया-शर्मा',
+      locationId: cityId('Mumbai'),
+      jobFunction: 'data',
+      employers: ['helix-software', null],
+    },
+    {
+      fullName: 'محمد الفارسي',
+      username: 'محمد-الفارسي',
+      locationId: cityId('Dubai'),
+      jobFunction: 'finance',
+      employers: ['helix-capital'],
+    },
+    {
+      fullName: '王芳',
+      username: '王芳',
+      locationId: cityId('Shanghai'),
+      jobFunction: 'product',
+      employers: ['helix-digital', null],
+    },
+    {
+      fullName: 'สมชาย ใจดี',
+      username: 'สมชาย-ใจดี',
+      locationId: cityId('Singapore'),
+      jobFunction: 'operations',
+      employers: ['helix-logistics'],
     },
     // Engineers around the currentCompany/pastCompany pair: both, current only, past only.
     engineer('Marcus Lindgren', 'Stockholm', [northwind.slug, 'helix-payments']),

@@ -1,0 +1,79 @@
+/**
+ * One example value per query parameter of every operation, keyed by operation id, published in
+ * the OpenAPI document (and so pre-filled by the docs page's "Try it out"). They name records the
+ * sample dataset plants for every seed (shared/sources/dataset/fixtures.ts), so a request built from
+ * them succeeds; test/api/openapi-document.test.ts sends each one. Email and website examples use
+ * reserved or well-known public names, since those tools reach the network.
+ *
+ * `cursor` has no example: a cursor is signed and expires within 15 minutes, so only
+ * `meta.paging.nextCursor` of a previous page is ever valid.
+ */
+import type { OperationId } from './catalog.js';
+
+const profile = {
+  username: 'amelia-hartmann',
+  url: 'https://www.linkedin.com/in/amelia-hartmann',
+  publicId: 'ACoAABx7Qm2Lr9TzK4vWp1nHs8dEe3Fg5YcJkU',
+  start: '0',
+};
+
+const company = {
+  slug: 'northwind-analytics',
+  url: 'https://www.linkedin.com/company/northwind-analytics',
+  publicId: '2461837',
+};
+
+const POST_SLUG = 'amelia-hartmann_what-we-learned-scaling-activity-7265401938275610624-Xk3q';
+const post = { slug: POST_SLUG, url: `https://www.linkedin.com/posts/${POST_SLUG}` };
+
+export const parameterExamples = {
+  'profiles.details': profile,
+  'profiles.contact': profile,
+  'profiles.experience': profile,
+  'profiles.education': profile,
+  'profiles.skills': profile,
+  'profiles.certifications': profile,
+  'profiles.courses': profile,
+  'profiles.company-interests': profile,
+  'profiles.volunteer-experience': profile,
+  'profiles.posts': profile,
+  'profiles.comments': profile,
+  'profiles.reactions': profile,
+  'profiles.similar': profile,
+  // Every filter matches Northwind Analytics (a Berlin branch, software, 501-1,000 staff, open jobs).
+  'companies.search': {
+    keywords: 'Northwind Analytics',
+    offset: '0',
+    location: '106967730',
+    industry: '4',
+    companySize: 'F',
+    hasJobs: 'true',
+  },
+  'companies.search-by-domain': { domain: 'helixgroup.com', offset: '0' },
+  'companies.details': company,
+  'companies.posts': company,
+  'companies.similar': company,
+  'companies.people': company,
+  'companies.products': company,
+  'companies.jobs': company,
+  'posts.details': post,
+  'posts.comments': post,
+  'posts.reactions': { ...post, reactionType: 'ALL' },
+  'search.schools': { keywords: 'technology' },
+  'search.people': { keywords: 'engineer', currentCompany: '2461837', pastCompany: '3318905' },
+  'search.all': { keywords: 'Northwind' },
+  'search.posts-by-hashtag': { hashtag: 'leadership' },
+  'search.posts': { keywords: 'leadership' },
+  'search.locations': { keywords: 'Berlin' },
+  'search.industries': { query: 'Financial Services' },
+  'search.service-categories': {},
+  'search.typeahead': { query: 'North' },
+  'jobs.search': { keywords: 'engineer' },
+  'jobs.details': { url: 'https://www.linkedin.com/jobs/view/4081726354' },
+  'emails.disposable': { email: 'someone@mailinator.com' },
+  'emails.verify': { email: 'jane.doe@example.com' },
+  'emails.find': { firstName: 'Jane', lastName: 'Doe', domain: 'example.com' },
+  'websites.content': { url: 'https://example.com/' },
+  'websites.text': { url: 'https://example.com/' },
+  'websites.emails': { url: 'https://example.com/' },
+} as const satisfies Record<OperationId, Readonly<Record<string, string>>>;

@@ -1,0 +1,161 @@
+/**
+ * Email find with names in other scripts, and verify and find with internationalized domains,
+ * through the real app against real DNS and SMTP servers on loopback: names are transliterated to
+ * ASCII before candidates are built (Cyrillic, Greek, CJK; German umlauts as ae/oe/ue and then as
+ * plain vowels), and a name no spelling can write in an address is a 400 that costs nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from '../support/assertions.js';
+import { type DnsServerHandle, startDnsServer, type Zone } from '../support/dns-server.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { ADDRESSES, type MailServers, startMailServers } from '../support/mail-servers.js';
+
+let dns: DnsServerHandle;
+let mail: MailServers;
+let harness: Harness;
+
+/** Each domain its own, so that what find remembers about one (its pattern) cannot steer another. */
+const DOMAINS = [
+  'accept.test',
+  'cyrillic.test',
+  'greek.test',
+  'han.test',
+  'umlauts.test',
+  'plain-vowels.test',
+  'xn--bcher-kva.test',
+];
+const zone: Zone = {
+  'mx.accept.test': { a: [ADDRESSES.smtp] },
+  ...Object.fromEntries(DOMAINS.map((domain) => [domain, { mx: [[10, 'mx.accept.test']] }])),
+};
+
+beforeAll(async () => {
+  mail = await startMailServers();
+  dns = await startDnsServer(zone);
+  harness = await startHarness({
+    env: {
+      DNS_SERVERS: dns.address,
+      SMTP_PORT: String(mail.port),
+      UNSAFE_SMTP_ALLOW_HOSTS: mail.allowHosts,
+      SMTP_STEP_TIMEOUT_SECONDS: '2',
+      SMTP_BUDGET_SECONDS: '8',
+    },
+  });
+});
+afterAll(async () => {
+  await harness?.close();
+  await dns?.close();
+  await mail?.close();
+});
+
+async function account(credits = 100) {
+  const provisioned = await harness.provision({ credits });
+  const balance = async () =>
+    (await harness.repositories.ledger.state(provisioned.account.accountId)).balance;
+  return { ...provisioned, balance };
+}
+
+const find = (apiKey: string, parameters: Record<string, string>) =>
+  harness.get(`/v1/emails/find?${new URLSearchParams(parameters)}`, apiKey);
+
+interface FindData {
+  email: string | null;
+  status: string;
+  candidatesChecked: number;
+}
+
+describe('find transliterates names to ASCII before building candidates', () => {
+  it.each([
+    [
+      'Cyrillic',
+      { firstName: 'Иван', lastName: 'Петров', domain: 'cyrillic.test' },
+      'ivan.petrov@cyrillic.test',
+      1,
+    ],
+    [
+      'Greek',
+      { firstName: 'Γιώργος', lastName: 'Παπαδόπουλος', domain: 'greek.test' },
+      'giorgos.papadopoulos@greek.test',
+      1,
+    ],
+    ['CJK, first name only', { firstName: '李', domain: 'han.test' }, 'li@han.test', 1],
+    [
+      'German umlauts as ae/oe/ue, tried first',
+      { firstName: 'Jürgen', lastName: 'Müller', domain: 'umlauts.test' },
+      'juergen.mueller@umlauts.test',
+      1,
+    ],
+    [
+      'German umlauts as plain vowels, tried next',
+      { firstName: 'Jürgen', lastName: 'Müller', domain: 'plain-vowels.test' },
+      'jurgen.muller@plain-vowels.test',
+      2,
+    ],
+  ])('%s: finds %j', async (_, parameters, email, candidatesChecked) => {
+    const subject = await account();
+    const response = await find(subject.apiKey, parameters);
+    expect(response.status, await response.clone().text()).toBe(200);
+    const { data } = (await response.json()) as { data: FindData };
+    expect(data).toMatchObject({ email, status: 'found', candidatesChecked });
+    expect(await subject.balance()).toBe(90);
+  });
+
+  it('reads a name sent decomposed (NFD) as the same name', async () => {
+    const subject = await account();
+    const response = await find(subject.apiKey, {
+      firstName: 'Jürgen'.normalize('NFD'),
+      lastName: 'Müller'.normalize('NFD'),
+      domain: 'umlauts.test',
+    });
+    expect(((await response.json()) as { data: FindData }).data.email).toBe('juergen.mueller@umlauts.test');
+  });
+
+  it('stays within 16 candidates with both umlaut spellings', async () => {
+    const subject = await account();
+    const response = await find(subject.apiKey, {
+      firstName: 'Jürgen',
+      lastName: 'Müller',
+      domain: 'accept.test',
+    });
+    const { data } = (await response.json()) as { data: FindData };
+    expect(data).toMatchObject({ email: null, status: 'not_found', candidatesChecked: 16 });
+  });
+});
+
+describe('find refuses a name no spelling can write in an address, uncharged', () => {
+  it.each([
+    ['firstName', { firstName: 'ꓮꓲ', lastName: 'Petrov', domain: 'cyrillic.test' }],
+    ['lastName', { firstName: 'Ivan', lastName: '𐌰𐌱', domain: 'cyrillic.test' }],
+  ])('answers 400 invalid_value on %s, and the balance is unchanged', async (field, parameters) => {
+    const subject = await account();
+    const before = mail.connections.smtp;
+    const body = await expectError(await find(subject.apiKey, parameters), 400, 'invalid_request');
+    expect(body.error.details).toEqual([expect.objectContaining({ field, code: 'invalid_value' })]);
+    expect(await subject.balance()).toBe(100);
+    expect(mail.connections.smtp).toBe(before);
+  });
+});
+
+describe('verify and find take an internationalized domain in its ASCII form', () => {
+  it('verifies jane@Bücher.test. as jane@xn--bcher-kva.test', async () => {
+    const subject = await account();
+    const response = await harness.get(
+      `/v1/emails/verify?${new URLSearchParams({ email: 'jane@Bücher.test.' })}`,
+      subject.apiKey,
+    );
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(((await response.json()) as { data: unknown }).data).toMatchObject({
+      domain: 'xn--bcher-kva.test',
+      status: 'valid',
+    });
+  });
+
+  it('finds Jane at BÜCHER.test', async () => {
+    const subject = await account();
+    const response = await find(subject.apiKey, { firstName: 'Jane', domain: 'BÜCHER.test' });
+    expect(((await response.json()) as { data: FindData }).data).toMatchObject({
+      email: 'jane@xn--bcher-kva.test',
+      status: 'found',
+    });
+  });
+});
