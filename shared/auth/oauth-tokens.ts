@@ -5,7 +5,7 @@
  * The token's subject must be bound to an account (oauth-links.ts). Tokens are never passed on.
  */
 import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
-import type { AccountRepository } from '../accounts/accounts.js';
+import type { Account, AccountRepository } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
 import { ApiError, InsufficientScopeError, ServiceUnavailableError } from '../errors.js';
 import type { Principal } from './authenticator.js';
@@ -35,33 +35,49 @@ export class InvalidAccessTokenError extends ApiError {
   }
 }
 
+/** Per-process cache bound, as for API keys. */
+const MAX_CACHED_SUBJECTS = 10_000;
+
 export class OAuthAuthenticator {
   private readonly keys: JWTVerifyGetKey;
+  /** Subject → its account (or none), for `cacheMs`, like API keys: a link or a suspension takes that long. */
+  private readonly accountsBySubject = new Map<string, { account?: Account; fetchedAt: number }>();
 
   constructor(
     private readonly settings: OAuthSettings,
     private readonly links: OAuthLinkRepository,
     private readonly accounts: AccountRepository,
     private readonly clock: Clock,
+    private readonly cacheMs: number,
   ) {
     this.keys = createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS });
   }
 
   async authenticate(token: string): Promise<Principal> {
     const subject = await this.verify(token);
-    let account: Principal['account'] | undefined;
-    try {
-      const accountId = await this.links.find(subject);
-      account = accountId === undefined ? undefined : await this.accounts.get(accountId);
-    } catch (error) {
-      throw new ServiceUnavailableError('Authentication is temporarily unavailable.', error);
-    }
+    const account = await this.accountOf(subject);
     if (!account) {
       throw new InsufficientScopeError(
         'This OAuth identity is not linked to an account; ask the operator to link it.',
       );
     }
     return { account, oauthSubject: subject };
+  }
+
+  private async accountOf(subject: string): Promise<Account | undefined> {
+    const now = this.clock.now();
+    const cached = this.accountsBySubject.get(subject);
+    if (cached && now - cached.fetchedAt < this.cacheMs) return cached.account;
+    let account: Account | undefined;
+    try {
+      const accountId = await this.links.find(subject);
+      account = accountId === undefined ? undefined : await this.accounts.get(accountId);
+    } catch (error) {
+      throw new ServiceUnavailableError('Authentication is temporarily unavailable.', error);
+    }
+    if (this.accountsBySubject.size >= MAX_CACHED_SUBJECTS) this.accountsBySubject.clear();
+    this.accountsBySubject.set(subject, { account, fetchedAt: now });
+    return account;
   }
 
   private async verify(token: string): Promise<string> {

@@ -36,6 +36,7 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
         repositories.oauthLinks,
         repositories.accounts,
         service.clock,
+        config.KEY_CACHE_SECONDS * 1000,
       )
     : undefined;
   if (config.OAUTH_ISSUER) serveProtectedResourceMetadata(app, { resource, issuer: config.OAUTH_ISSUER });

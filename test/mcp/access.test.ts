@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { connectClient, type ListeningApp, listen, postJsonRpc } from '../support/mcp-server.js';
 
 const ISSUER = 'https://issuer.example';
@@ -18,6 +19,7 @@ const METADATA_URL = `${PUBLIC_BASE_URL}/.well-known/oauth-protected-resource/mc
 const REJECTED_HOST = 'marketplace.example';
 const KID = 'test-key';
 
+const clock = new ManualClock();
 let harness: Harness;
 let app: ListeningApp;
 let jwks: Server;
@@ -40,6 +42,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
   const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
   harness = await startHarness({
+    clock,
     env: {
       OAUTH_ISSUER: ISSUER,
       OAUTH_JWKS_URL: jwksUrl,
@@ -158,6 +161,21 @@ describe('OAuth', () => {
     });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: { code: 'insufficient_scope' } });
+  });
+
+  it('caches what a subject is linked to for KEY_CACHE_SECONDS, like API keys', async () => {
+    const { account } = await harness.provision({ credits: 5 });
+    const post = async () =>
+      (
+        await postJsonRpc(app.url, initialize, {
+          Authorization: `Bearer ${await token({ sub: 'late-user' })}`,
+        })
+      ).status;
+    expect(await post()).toBe(403);
+    await harness.repositories.oauthLinks.link('late-user', account.accountId);
+    expect(await post()).toBe(403);
+    clock.advance(Number(harness.config.KEY_CACHE_SECONDS) * 1000);
+    expect(await post()).toBe(200);
   });
 
   it('still takes API keys', async () => {
