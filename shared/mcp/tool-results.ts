@@ -86,7 +86,7 @@ const ADVICE = new Map<ErrorCode, string>([
 function guidance(body: ErrorBody, creditCost: number | undefined, headers: Record<string, string>): string {
   const { code, message, retryable, details } = body.error;
   const lines = [`${code}: ${message}`];
-  lines.push(creditLine(creditCost));
+  lines.push(creditLine(code, creditCost, headers));
   for (const detail of details) lines.push(`- ${detail.field} (${detail.code}): ${detail.message}`);
   lines.push(ADVICE.get(code) ?? 'The service or its data source failed.');
   const retryAfter = headers['Retry-After'];
@@ -102,9 +102,20 @@ function guidance(body: ErrorBody, creditCost: number | undefined, headers: Reco
   return lines.join('\n');
 }
 
-function creditLine(creditCost: number | undefined): string {
+/**
+ * Charged, refunded or never debited. A balance header on an error without a charge means the call
+ * was debited and then refunded; the one exception is 402, which reports the balance it refused.
+ */
+function creditLine(
+  code: ErrorCode,
+  creditCost: number | undefined,
+  headers: Record<string, string>,
+): string {
   if (creditCost === undefined)
     return 'Whether credits were charged is not known yet; the usage ledger settles it.';
-  if (creditCost === 0) return 'No credits were charged.';
-  return `${creditCost} credit${creditCost === 1 ? ' was' : 's were'} charged.`;
+  if (creditCost > 0) return `${creditCost} credit${creditCost === 1 ? ' was' : 's were'} charged.`;
+  if (headers['X-Credits-Remaining'] !== undefined && code !== 'insufficient_credits') {
+    return 'The credits debited for this call were refunded: nothing was charged.';
+  }
+  return 'No credits were charged.';
 }

@@ -145,6 +145,21 @@ describe('what the endpoint answers itself', () => {
     expect(body.result.serverInfo.name).toBe('lookup-service');
   });
 
+  it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('negotiates protocol revision %s', async (version) => {
+    const response = await postJsonRpc(
+      app.url,
+      { ...initialize, params: { ...initialize.params, protocolVersion: version } },
+      auth(),
+    );
+    expect((await response.json()).result.protocolVersion).toBe(version);
+    const list = await postJsonRpc(
+      app.url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { ...auth(), 'MCP-Protocol-Version': version },
+    );
+    expect((await list.json()).result.tools).toHaveLength(35);
+  });
+
   it('answers a request after initialize with an unsupported MCP-Protocol-Version with 400', async () => {
     const response = await postJsonRpc(
       app.url,

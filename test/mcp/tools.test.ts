@@ -149,7 +149,7 @@ describe('tool errors', () => {
     expect(meta.status).toBe(404);
     expect(meta.headers['X-Credits-Remaining']).toBe(String(before));
     expect(meta.headers['X-RateLimit-Remaining']).toBeDefined();
-    expect((result.content[0] as { text: string }).text).toMatch(/No credits were charged/);
+    expect((result.content[0] as { text: string }).text).toMatch(/refunded: nothing was charged/);
   });
 
   it('answers an unknown tool with a tool error, not a protocol error', async () => {
@@ -255,6 +255,9 @@ describe('account states as tool errors', () => {
       const meta = lookupMeta(result);
       expect(meta.status).toBe(402);
       expect(meta.headers).toMatchObject({ 'X-Credits-Remaining': '1', 'X-RateLimit-Limit': '1000' });
+      const text = (result.content[0] as { text: string }).text;
+      expect(text).toMatch(/No credits were charged/);
+      expect(text).toMatch(/top up/);
     } finally {
       await poor.close();
     }
