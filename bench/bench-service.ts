@@ -8,6 +8,7 @@ import { provisionAccount } from '../shared/accounts/provisioning.js';
 import { systemClock } from '../shared/clock.js';
 import { loadConfig } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
+import { mountMcp } from '../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../shared/operations/index.js';
 import { createService } from '../shared/service.js';
 import { createDynamoStore } from '../shared/store/dynamodb/dynamodb-store.js';
@@ -34,6 +35,7 @@ export async function startBenchService(options: {
     logger: createLogger('silent'),
     runners: createAllRunners,
   });
+  mountMcp(service);
   const { account, apiKey } = await provisionAccount(service.repositories, {
     name: 'benchmark',
     credits: options.credits,

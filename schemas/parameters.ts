@@ -139,9 +139,18 @@ export const hashtagParam = identifier()
     return tag.toLowerCase();
   });
 
+/**
+ * How a parameter is typed as a JSON tool argument where that differs from its query-string form:
+ * the MCP tool schemas read it, the REST documentation does not.
+ */
+export const toolArgumentTypes = z.registry<
+  { type: 'integer'; minimum: number; maximum: number },
+  z.core.$ZodType
+>();
+
 /** A whole number in a range: digits in a query string, a JSON number in tool arguments. */
-export const integerParam = (name: string, min: number, max: number) =>
-  z.preprocess(
+export const integerParam = (name: string, min: number, max: number) => {
+  const param = z.preprocess(
     (value) => (typeof value === 'number' ? String(value) : value),
     z
       .string()
@@ -151,6 +160,9 @@ export const integerParam = (name: string, min: number, max: number) =>
         z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`),
       ),
   );
+  toolArgumentTypes.add(param, { type: 'integer', minimum: min, maximum: max });
+  return param;
+};
 
 export const MAX_OFFSET = 10_000;
 export const offsetParam = integerParam('offset', 0, MAX_OFFSET);

@@ -187,12 +187,36 @@ const configSchema = z.object({
   UNSAFE_WEBSITE_ALLOW_HOSTS: allowHosts,
   /** JSON object of operation id to price in credits, e.g. {"emails.verify":3}. */
   PRICE_OVERRIDES: priceOverrides.default({}),
+  /** Domain that prefixes the `_meta` key of tool results (`<SERVICE_DOMAIN>/lookup`). */
+  SERVICE_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, 'must be a domain name')
+    .default('lookup-service.invalid'),
+  /** Serve the MCP endpoint; `false` answers every /mcp request 503 without doing anything else. */
+  GATEWAY_MCP_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  /** Host names refused on /mcp with 403 (the marketplace proxy's), comma-separated, any case. */
+  MCP_REJECTED_HOSTS: list.default([]).transform((hosts) => hosts.map((host) => host.toLowerCase())),
+  /**
+   * Issuer (`iss`) of the OAuth access tokens /mcp accepts besides API keys. Unset: OAuth is off,
+   * and no protected resource metadata is served.
+   */
+  OAUTH_ISSUER: z.url().optional(),
+  /** Where the issuer publishes its signing keys. Unset: `<OAUTH_ISSUER>/.well-known/jwks.json`. */
+  OAUTH_JWKS_URL: z.url().optional(),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string };
 
 /** Every setting's environment variable, in declaration order (the README's table lists each). */
 export const settingNames: readonly string[] = Object.keys(configSchema.shape);
+
+/** The canonical URL of the MCP endpoint: what OAuth tokens must name as their audience. */
+export function mcpResourceUrl(config: Config): string {
+  return `${config.PUBLIC_BASE_URL}/mcp`;
+}
 
 export class ConfigError extends Error {}
 

@@ -39,6 +39,7 @@ export function createRepositories(
     accounts: new AccountRepository(store.accounts, clock),
     keys: new ApiKeyRepository(store.keys, clock),
     ledger: new CreditLedger(store.billing, clock, logger),
+    oauthLinks: store.oauthLinks,
   };
 }
 
@@ -49,13 +50,14 @@ export function createService(options: ServiceOptions) {
   const logger = options.logger ?? createLogger(options.config.LOG_LEVEL);
   const repositories = createRepositories(options.store, clock, logger);
   warnAboutUnsafeSettings(options.config, logger);
+  const authenticator = new Authenticator(
+    repositories.keys,
+    repositories.accounts,
+    clock,
+    options.config.KEY_CACHE_SECONDS * 1000,
+  );
   const pipeline = new LookupPipeline({
-    authenticator: new Authenticator(
-      repositories.keys,
-      repositories.accounts,
-      clock,
-      options.config.KEY_CACHE_SECONDS * 1000,
-    ),
+    authenticator,
     ledger: repositories.ledger,
     clock,
     logger,
@@ -73,7 +75,7 @@ export function createService(options: ServiceOptions) {
     publicBaseUrl: options.config.PUBLIC_BASE_URL,
     storeProbe: () => options.store.ping(),
   });
-  return { app, pipeline, operations, repositories, logger, clock };
+  return { app, pipeline, operations, repositories, authenticator, config: options.config, logger, clock };
 }
 
 export type Service = ReturnType<typeof createService>;

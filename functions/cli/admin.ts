@@ -12,6 +12,7 @@ import {
   DEFAULT_RECONCILE_AGE_SECONDS,
   grantCredits,
   issueKey,
+  linkOAuth,
   listAccounts,
   listKeys,
   type NewAccountOptions,
@@ -20,6 +21,7 @@ import {
   revokeKey,
   setAccountStatus,
   showAccount,
+  unlinkOAuth,
   usage,
 } from './commands.js';
 import { reportFailure, runCommand, runStandalone } from './run-command.js';
@@ -82,6 +84,19 @@ accounts
   .command('resume <accountId>')
   .description('Serve a suspended account again.')
   .action((accountId: string) => runCommand((context) => setAccountStatus(context, accountId, 'active')));
+
+accounts
+  .command('link-oauth <accountId>')
+  .description('Let an OAuth identity of OAUTH_ISSUER use the account on /mcp (its credits and limits).')
+  .requiredOption('--subject <subject>', 'the `sub` claim of its access tokens', text)
+  .action((accountId: string, options: { subject: string }) =>
+    runCommand((context) => linkOAuth(context, accountId, options.subject)),
+  );
+accounts
+  .command('unlink-oauth')
+  .description('Stop an OAuth identity from using its account.')
+  .requiredOption('--subject <subject>', 'the `sub` claim of its access tokens', text)
+  .action((options: { subject: string }) => runCommand((context) => unlinkOAuth(context, options.subject)));
 
 program
   .command('credits')

@@ -77,6 +77,17 @@ export async function grantCredits({ repositories }: CommandContext, accountId: 
   return { accountId, balance: await repositories.ledger.grant(accountId, credits) };
 }
 
+/** Binds an OAuth subject of OAUTH_ISSUER to the account: its /mcp connections use the account. */
+export async function linkOAuth({ repositories }: CommandContext, accountId: string, subject: string) {
+  await repositories.accounts.require(accountId);
+  await repositories.oauthLinks.link(subject, accountId);
+  return { accountId, subject, linked: true };
+}
+
+export async function unlinkOAuth({ repositories }: CommandContext, subject: string) {
+  return { subject, unlinked: await repositories.oauthLinks.unlink(subject) };
+}
+
 export async function issueKey({ repositories }: CommandContext, accountId: string, options: NewKeyOptions) {
   await repositories.accounts.require(accountId);
   const { apiKey, record } = await repositories.keys.issue(accountId, {

@@ -11,6 +11,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import type { Config } from '../../shared/config.js';
 import { answerClientErrors } from '../../shared/http/client-error.js';
+import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import { createService, type Repositories } from '../../shared/service.js';
 import {
@@ -44,6 +45,7 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
       runners: createAllRunners,
       documentation: true,
     });
+    mountMcp(service);
     const demoKey = await issueDemoKey(service.repositories, config);
     // createAdaptorServer without a createServer option builds a node:http server.
     const server = createAdaptorServer({ fetch: service.app.fetch }) as Server;
@@ -69,6 +71,7 @@ function printBanner(info: AddressInfo, opened: OpenedStore, demoKey: string): v
       `Lookup service listening on ${base}`,
       `  state:     ${opened.location}`,
       `  reference: ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
+      `  MCP:       ${base}/mcp  (the same key as a bearer token)`,
       '',
       `Demo API key (account "${DEMO_ACCOUNT_NAME}", replaced at every start):`,
       `  ${demoKey}`,

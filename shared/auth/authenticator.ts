@@ -15,9 +15,15 @@ import {
   sameHash,
 } from './api-keys.js';
 
+/**
+ * Who is calling: an account, reached through an API key or (on /mcp) an OAuth subject bound to it.
+ * Plain JSON, so a transport that authenticated a request can hand it to another function.
+ */
 export interface Principal {
   account: Account;
-  key: ApiKeyRecord;
+  /** Absent for OAuth callers, who hold no key. */
+  key?: ApiKeyRecord;
+  oauthSubject?: string;
   /** A use of the key to record with this request's admission (at most one per key and resolution). */
   keyUse?: { keyId: string; at: string };
 }
@@ -54,9 +60,9 @@ export class Authenticator {
     if (!isWellFormedApiKey(apiKey)) throw new InvalidApiKeyError();
     const keyHash = hashApiKey(apiKey);
     const principal = await this.lookup(keyHash);
-    if (!principal || !sameHash(principal.key.keyHash, keyHash)) throw new InvalidApiKeyError();
+    const key = principal?.key;
+    if (!principal || !key || !sameHash(key.keyHash, keyHash)) throw new InvalidApiKeyError();
     const now = this.clock.now();
-    const { key } = principal;
     if (key.revokedAt || (key.expiresAt && Date.parse(key.expiresAt) <= now)) throw new InvalidApiKeyError();
     const keyUse = this.useToRecord(key, now);
     return keyUse ? { ...principal, keyUse } : principal;
@@ -67,7 +73,7 @@ export class Authenticator {
     if (principal.account.status !== 'active') {
       throw new InsufficientScopeError('The account is suspended; resolve the account first.');
     }
-    const { scopes } = principal.key;
+    const scopes = principal.key?.scopes;
     if (scopes && !scopes.includes(operation.family)) {
       throw new InsufficientScopeError(
         `This API key may call ${scopes.join(', ')} operations; ${operation.id} belongs to ${operation.family}.`,

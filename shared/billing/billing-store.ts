@@ -14,12 +14,17 @@ import type { WindowState } from '../limits/rolling-window.js';
 
 export type LedgerStatus = 'pending' | 'charged' | 'refunded';
 
+/** The surface a call came through, for usage analytics. */
+export type Transport = 'rest' | 'mcp' | 'v2';
+
 export interface LedgerEntry {
   requestId: string;
   accountId: string;
   operation: string;
   /** Credits this request was priced at. */
   cost: number;
+  /** Absent on entries written before transports were recorded. */
+  transport?: Transport;
   status: LedgerStatus;
   /** Public HTTP status the request ended with (absent while pending). */
   httpStatus?: number;
@@ -35,6 +40,7 @@ export interface InflightEntry {
   accountId: string;
   operation: string;
   cost: number;
+  transport?: Transport;
   createdAt: string;
 }
 
@@ -48,6 +54,7 @@ export interface AdmissionRequest {
   now: number;
   /** A key use to record (`lastUsedAt`) with the admission, at no extra write. */
   keyUse?: { keyId: string; at: string };
+  transport?: Transport;
 }
 
 export type Admission =

@@ -19,9 +19,10 @@ import type {
   BillingStore,
   InflightEntry,
   LedgerEntry,
+  Transport,
 } from './billing-store.js';
 
-export type { BalanceState, InflightEntry, LedgerEntry, LedgerStatus } from './billing-store.js';
+export type { BalanceState, InflightEntry, LedgerEntry, LedgerStatus, Transport } from './billing-store.js';
 
 export interface AdmissionInput {
   accountId: string;
@@ -30,6 +31,7 @@ export interface AdmissionInput {
   cost: number;
   rateLimit: RateLimitSetting;
   keyUse?: { keyId: string; at: string };
+  transport?: Transport;
 }
 
 export type AdmissionDecision =
@@ -103,7 +105,12 @@ export class CreditLedger {
   }
 
   /** The usage entry of a free call; written again with the final status if that changes. */
-  freeEntry(input: { requestId: string; accountId: string; operation: string }): LedgerEntry {
+  freeEntry(input: {
+    requestId: string;
+    accountId: string;
+    operation: string;
+    transport?: Transport;
+  }): LedgerEntry {
     const at = this.nowIso();
     return { ...input, cost: 0, status: 'charged', httpStatus: 200, createdAt: at, settledAt: at };
   }

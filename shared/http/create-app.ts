@@ -78,6 +78,7 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
           credential: { scheme: 'bearer', authorization: c.req.header('authorization') },
           input: { kind: 'query', params: new URL(c.req.url).searchParams },
           requestId,
+          transport: 'rest',
         });
         c.set('lookup', {
           operation: operation.definition.id,

@@ -113,7 +113,9 @@ export function serveDocumentation<E extends Env>(
           title: 'Professional data lookup service',
           version: '1.0.0',
           description:
-            'Lookups of professional profiles, companies, email addresses and websites, billed in credits.',
+            'Lookups of professional profiles, companies, email addresses and websites, billed in credits. ' +
+            'AI agents reach the same data lookups as 35 MCP tools at POST /mcp (JSON-RPC 2.0 over ' +
+            'Streamable HTTP, same key, prices and limits); tools/list describes them.',
         },
         servers: settings.publicBaseUrl ? [{ url: settings.publicBaseUrl }] : undefined,
       });

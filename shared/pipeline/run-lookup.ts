@@ -6,7 +6,7 @@
  */
 import type { OperationVariant } from '../../schemas/catalog.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
-import type { AdmissionDecision, CreditLedger, InflightEntry } from '../billing/credit-ledger.js';
+import type { AdmissionDecision, CreditLedger, InflightEntry, Transport } from '../billing/credit-ledger.js';
 import type { Clock } from '../clock.js';
 import {
   type ApiError,
@@ -33,12 +33,18 @@ export interface PipelineDependencies {
 export interface LookupRequest {
   operation: RegisteredOperation;
   variant?: OperationVariant;
-  /** The credential as the transport received it. */
+  /**
+   * The credential as the transport received it, or the principal a transport already authenticated
+   * (the MCP endpoint authenticates every HTTP request before any tool runs).
+   */
   credential:
     | { scheme: 'bearer'; authorization: string | undefined }
-    | { scheme: 'apiKey'; apiKey: string | undefined };
+    | { scheme: 'apiKey'; apiKey: string | undefined }
+    | { scheme: 'principal'; principal: Principal };
   input: RawInput;
   requestId: string;
+  /** Which transport the call came through, recorded in the usage ledger. */
+  transport?: Transport;
 }
 
 export interface LookupOutcome {
@@ -69,7 +75,7 @@ export class LookupPipeline {
       this.deps.authenticator.authorize(principal, operation.definition);
       const input = validateInput(operation.definition, request.input, request.variant);
 
-      const admission = await this.admit(operation, requestId, principal);
+      const admission = await this.admit(operation, requestId, principal, request.transport);
       Object.assign(accountHeaders, rateLimitHeaders(admission.rate));
       if (admission.outcome === 'rate_limited')
         throw new RateLimitExceededError(admission.rate.retryAfterSeconds ?? 1);
@@ -80,7 +86,7 @@ export class LookupPipeline {
 
       const result = admission.entry
         ? await this.runBilled(operation, input, admission.entry, admission.balance, state)
-        : await this.runFree(operation, input, requestId, principal);
+        : await this.runFree(operation, input, requestId, principal, request.transport);
       return {
         response: {
           status: 200,
@@ -88,7 +94,7 @@ export class LookupPipeline {
           body: { data: result.data, meta: { ...result.meta, creditCost: operation.price } },
         },
         accountId: principal.account.accountId,
-        keyId: principal.key.keyId,
+        keyId: principal.key?.keyId,
         creditCost: operation.price,
       };
     } catch (error) {
@@ -98,17 +104,22 @@ export class LookupPipeline {
       return {
         response: errorResponse(apiError, requestId, accountHeaders, billed),
         accountId: principal?.account.accountId,
-        keyId: principal?.key.keyId,
+        keyId: principal?.key?.keyId,
         creditCost: state.creditCost,
       };
     }
   }
 
-  private authenticate(request: LookupRequest): Promise<Principal> {
+  private async authenticate(request: LookupRequest): Promise<Principal> {
     const { credential } = request;
-    return credential.scheme === 'bearer'
-      ? this.deps.authenticator.authenticateBearer(credential.authorization)
-      : this.deps.authenticator.authenticateKey(credential.apiKey);
+    switch (credential.scheme) {
+      case 'bearer':
+        return this.deps.authenticator.authenticateBearer(credential.authorization);
+      case 'apiKey':
+        return this.deps.authenticator.authenticateKey(credential.apiKey);
+      case 'principal':
+        return credential.principal;
+    }
   }
 
   /** Rate limit and debit in one step of the store; billing fails closed, the rate limit open. */
@@ -116,6 +127,7 @@ export class LookupPipeline {
     operation: RegisteredOperation,
     requestId: string,
     principal: Principal,
+    transport: Transport | undefined,
   ): Promise<AdmissionDecision> {
     try {
       return await this.deps.ledger.admit({
@@ -125,6 +137,7 @@ export class LookupPipeline {
         cost: operation.price,
         rateLimit: principal.account.rateLimit,
         keyUse: principal.keyUse,
+        transport,
       });
     } catch (error) {
       // Only billed admissions throw: no free lookups while credits cannot be counted.
@@ -137,12 +150,14 @@ export class LookupPipeline {
     input: unknown,
     requestId: string,
     principal: Principal,
+    transport: Transport | undefined,
   ): Promise<RunResult> {
     const { ledger, logger } = this.deps;
     const entry = ledger.freeEntry({
       requestId,
       accountId: principal.account.accountId,
       operation: operation.definition.id,
+      transport,
     });
     // The usage record is written while the lookup runs, and awaited (a frozen Lambda would lose
     // it); a failure still answers, since a lost usage record of a free call costs nobody a credit.

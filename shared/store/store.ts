@@ -7,6 +7,7 @@
  */
 import type { AccountStore } from '../accounts/accounts.js';
 import type { ApiKeyStore } from '../auth/api-keys.js';
+import type { OAuthLinkStore } from '../auth/oauth-links.js';
 import type { BillingStore } from '../billing/billing-store.js';
 import type { DomainFactsStore } from '../emails/domain-memory.js';
 import type { HostSlotStore } from '../limits/host-slots.js';
@@ -28,6 +29,7 @@ export interface Store {
   readonly settings: SettingStore;
   readonly domains: DomainFactsStore;
   readonly hostSlots: HostSlotStore;
+  readonly oauthLinks: OAuthLinkStore;
   /** Resolves when the store answers a trivial read; throws when it cannot be reached. */
   ping(): Promise<void>;
   /** Deletes records whose `expiresAt` passed (cursors, domain facts, host slots); how many. */

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
-import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { expectError } from '../support/assertions.js';
 import { type Harness, startHarness } from '../support/harness.js';
+import { identifierValues, otherParameters, sampleRequests } from '../support/sample-inputs.js';
 
 let harness: Harness;
 let apiKey: string;
@@ -19,21 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-const profile = fx.richProfile;
-const identifierValues: Record<string, Record<string, string>> = {
-  profiles: {
-    username: profile.username,
-    url: `https://www.linkedin.com/in/${profile.username}/`,
-    publicId: profile.publicId,
-  },
-  companies: {
-    slug: fx.richCompany.slug,
-    url: `https://www.linkedin.com/company/${fx.richCompany.slug}/`,
-    publicId: fx.richCompany.publicId,
-  },
-  posts: { slug: fx.post.slug, url: `https://www.linkedin.com/posts/${fx.post.slug}/` },
-  jobs: { url: `https://www.linkedin.com/jobs/view/${fx.jobId}/` },
-};
 const unknownIdentifiers: Record<string, Record<string, string>> = {
   profiles: {
     username: 'nobody-at-all',
@@ -50,27 +35,6 @@ const unknownIdentifiers: Record<string, Record<string, string>> = {
     url: 'https://www.linkedin.com/posts/nobody_nothing-activity-1111111111111111111-Zzzz',
   },
   jobs: { url: 'https://www.linkedin.com/jobs/view/1000000001/' },
-};
-
-/** Parameters besides the identifier, per operation; searches name theirs here. */
-const otherParameters: Record<string, Record<string, string>> = {
-  'profiles.posts': { username: profile.username },
-  'profiles.comments': { username: profile.username },
-  'profiles.reactions': { username: profile.username },
-  'profiles.similar': { username: profile.username },
-  'companies.search': { keywords: fx.broadCompanyKeyword },
-  'companies.search-by-domain': { domain: fx.sharedDomain.domain },
-  'posts.reactions': { reactionType: 'ALL' },
-  'search.schools': { keywords: fx.schoolKeyword },
-  'search.people': { keywords: fx.peopleNarrowing.keywords },
-  'search.all': { keywords: 'northwind' },
-  'search.posts-by-hashtag': { hashtag: fx.hashtag },
-  'search.posts': { keywords: 'scaling' },
-  'search.locations': { keywords: fx.locationKeyword },
-  'search.industries': { query: fx.industryQuery },
-  'search.service-categories': {},
-  'search.typeahead': { query: 'north' },
-  'jobs.search': { keywords: 'engineer' },
 };
 
 /** A query matching nothing, for searches (an empty success, never a 404). */
@@ -94,14 +58,10 @@ const dataOperations = catalog.filter(
 const query = (parameters: Record<string, string>) => new URLSearchParams(parameters).toString();
 
 function requestsOf(operation: OperationDefinition, values: Record<string, Record<string, string>>) {
-  return operation.variants.map((variant) => {
-    const parameters = { ...otherParameters[operation.id] };
-    // Activity and similar profiles take the username as a plain parameter, not a path variant.
-    if (parameters.username) parameters.username = values.profiles?.username as string;
-    if (variant.identifier)
-      parameters[variant.identifier] = values[operation.family]?.[variant.identifier] as string;
-    return { variant: variant.path, url: `${variant.path}?${query(parameters)}` };
-  });
+  return sampleRequests(operation, values).map(({ path, parameters }) => ({
+    variant: path,
+    url: `${path}?${query(parameters)}`,
+  }));
 }
 
 const PRIVATE_FIELDS = ['internalId', 'fetchedAt', 'sourceTag'];

@@ -142,6 +142,25 @@ describe('without a server running, the CLI opens the store itself', () => {
     expect(await cli(dataDir, 'usage', accountId)).toMatchObject({ balance: 75, granted: 75 });
   });
 
+  it('links an OAuth subject to one account, refuses it to another, and unlinks it', async () => {
+    const { accountId } = await createAccount(dataDir);
+    const { accountId: otherId } = await createAccount(dataDir);
+    const link = (id: string) => ['accounts', 'link-oauth', id, '--subject', 'auth0|agent-7'];
+    expect(await cli(dataDir, ...link(accountId))).toEqual({
+      accountId,
+      subject: 'auth0|agent-7',
+      linked: true,
+    });
+    expect(await cli(dataDir, ...link(accountId))).toMatchObject({ linked: true });
+    const refused = await runCli(dataDir, link(otherId));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/linked to another account/);
+    const unlink = ['accounts', 'unlink-oauth', '--subject', 'auth0|agent-7'];
+    expect(await cli(dataDir, ...unlink)).toEqual({ subject: 'auth0|agent-7', unlinked: true });
+    expect(await cli(dataDir, ...unlink)).toEqual({ subject: 'auth0|agent-7', unlinked: false });
+    expect(await cli(dataDir, ...link(otherId))).toMatchObject({ accountId: otherId, linked: true });
+  });
+
   it('issues a key with scopes, expiry and label, lists it, and revokes it', async () => {
     const { accountId, keyId: firstKeyId } = await createAccount(dataDir);
     const issued = await cli<IssuedKey>(

@@ -12,6 +12,7 @@ import { type NewAccount, provisionAccount } from '../../shared/accounts/provisi
 import type { Clock } from '../../shared/clock.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
+import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import type { Runner } from '../../shared/pipeline/operation.js';
 import { createService } from '../../shared/service.js';
@@ -41,6 +42,8 @@ export interface HarnessOptions {
   table?: string;
   /** Read the logs back (silent by default). */
   logger?: Logger;
+  /** A shorter MCP lookup deadline than the spec's 45 s. */
+  mcpDeadlineMs?: number;
 }
 
 export interface OpenedTestStore {
@@ -98,6 +101,7 @@ export async function startHarness(options: HarnessOptions = {}) {
     operations: options.operations ?? [...catalog, pricedOperation],
     documentation: true,
   });
+  mountMcp(service, { deadlineMs: options.mcpDeadlineMs });
 
   const provision = (input: Partial<NewAccount> = {}) =>
     provisionAccount(service.repositories, {

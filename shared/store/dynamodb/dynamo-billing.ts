@@ -3,7 +3,7 @@
  * them, and they cost double). The account's balance item holds, besides `balance` and `granted`:
  *
  *   windowStart, windowCount, previousCount   the rate window (current fixed window and the one before)
- *   inflight    request id → { o: operation, c: cost, t: admitted at, and once refunded r: reason,
+ *   inflight    request id → { o: operation, c: cost, t: admitted at, x: transport, and once refunded r: reason,
  *               h: HTTP status, s: settled at }: admitted, not yet cleared
  *   keyUse      key id → last admitted use (the key's `lastUsedAt`)
  *
@@ -37,6 +37,7 @@ import type {
   LedgerEntry,
   Settlement,
   SettleResult,
+  Transport,
 } from '../../billing/billing-store.js';
 import { currentAllowance, type WindowState, windowStartAt } from '../../limits/rolling-window.js';
 import { itemKeys, itemTypes } from './keys.js';
@@ -54,6 +55,7 @@ interface StoredEntry {
   o: string;
   c: number;
   t: string;
+  x?: Transport;
   /** Set by the refund: its reason, HTTP status and time. */
   r?: string;
   h?: number;
@@ -319,12 +321,18 @@ export class DynamoBillingStore implements BillingStore {
             accountId,
             operation: request.operation,
             cost,
+            ...(request.transport ? { transport: request.transport } : {}),
             createdAt: new Date(base.now).toISOString(),
           }
         : undefined;
     if (entry) {
       const amount = update.value(cost);
-      const stored: StoredEntry = { o: entry.operation, c: cost, t: entry.createdAt };
+      const stored: StoredEntry = {
+        o: entry.operation,
+        c: cost,
+        t: entry.createdAt,
+        ...(entry.transport ? { x: entry.transport } : {}),
+      };
       update
         .set(
           `balance = balance - ${amount}`,
@@ -496,6 +504,7 @@ function heldEntries(accountId: string, item: BalanceItem): HeldEntry[] {
     operation: stored.o,
     cost: stored.c,
     createdAt: stored.t,
+    ...(stored.x === undefined ? {} : { transport: stored.x }),
     ...(stored.r === undefined
       ? {}
       : {

@@ -10,6 +10,7 @@ import { DynamoBillingStore } from './dynamo-billing.js';
 import { DynamoCursorStore } from './dynamo-cursors.js';
 import { DynamoDomainFactsStore } from './dynamo-domain-facts.js';
 import { DynamoHostSlotStore } from './dynamo-host-slots.js';
+import { DynamoOAuthLinkStore } from './dynamo-oauth-links.js';
 import { DynamoSettingStore } from './dynamo-settings.js';
 import { itemKeys, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
@@ -33,6 +34,7 @@ export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<vo
     settings: new DynamoSettingStore(table),
     domains: new DynamoDomainFactsStore(table),
     hostSlots: new DynamoHostSlotStore(table),
+    oauthLinks: new DynamoOAuthLinkStore(table),
     async ping() {
       await table.doc.send(new GetCommand({ TableName: table.table, Key: itemKeys.probe }), {
         abortSignal: AbortSignal.timeout(2_000),

@@ -34,6 +34,8 @@ export const itemKeys = {
   }),
   /** What the last email find learned about a domain: catch-all, and the pattern that worked. */
   emailDomain: (domain: string): ItemKey => ({ pk: `EMAILDOMAIN#${domain}`, sk: 'EMAILDOMAIN' }),
+  /** The account an OAuth subject of OAUTH_ISSUER is bound to (auth/oauth-links.ts). */
+  oauthLink: (subject: string): ItemKey => ({ pk: `OAUTH#${subject}`, sk: 'OAUTH' }),
   /** Service-wide settings kept in the table (e.g. the generated cursor secret). */
   setting: (name: string): ItemKey => ({ pk: `SETTING#${name}`, sk: 'SETTING' }),
   /** Never written: `ping` reads it to learn that the table answers. */
@@ -51,6 +53,7 @@ export const itemTypes = {
   setting: 'setting',
   hostSlot: 'hostSlot',
   emailDomain: 'emailDomain',
+  oauthLink: 'oauthLink',
 } as const;
 
 /** DynamoDB's TTL attribute counts seconds; the ports count milliseconds. */

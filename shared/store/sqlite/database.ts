@@ -91,6 +91,12 @@ const schema = [
     PRIMARY KEY (kind, host, slot)
   ) STRICT;
   `,
+  // Version 2: the transport of each call, and OAuth subjects bound to accounts (the MCP endpoint).
+  `
+  ALTER TABLE inflight ADD COLUMN transport TEXT;
+  ALTER TABLE ledger ADD COLUMN transport TEXT;
+  CREATE TABLE oauth_links (subject TEXT PRIMARY KEY, account_id TEXT NOT NULL) STRICT;
+  `,
 ];
 
 export class Database {

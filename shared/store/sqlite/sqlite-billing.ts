@@ -15,6 +15,7 @@ import type {
   LedgerStatus,
   Settlement,
   SettleResult,
+  Transport,
 } from '../../billing/billing-store.js';
 import { currentAllowance, windowStartAt } from '../../limits/rolling-window.js';
 import type { Database } from './database.js';
@@ -103,6 +104,7 @@ export class SqliteBillingStore implements BillingStore {
         accountId,
         operation: request.operation,
         cost,
+        ...(request.transport ? { transport: request.transport } : {}),
         createdAt: new Date(now).toISOString(),
       };
       insertInflight(this.database, entry);
@@ -127,10 +129,11 @@ export class SqliteBillingStore implements BillingStore {
   async entries(accountId: string, limit?: number): Promise<LedgerEntry[]> {
     return this.database
       .statement(
-        `SELECT account_id, request_id, operation, cost, status, http_status, refund_reason, created_at, settled_at
+        `SELECT account_id, request_id, operation, cost, transport, status, http_status, refund_reason,
+             created_at, settled_at
            FROM ledger WHERE account_id = ?1
          UNION ALL
-         SELECT account_id, request_id, operation, cost, 'pending', NULL, NULL, created_at, NULL
+         SELECT account_id, request_id, operation, cost, transport, 'pending', NULL, NULL, created_at, NULL
            FROM inflight WHERE account_id = ?1
          ORDER BY created_at DESC, request_id DESC
          LIMIT ?2`,
@@ -182,13 +185,15 @@ export class SqliteBillingStore implements BillingStore {
 }
 
 function toInflight(row: Row): InflightEntry {
-  return {
+  const entry: InflightEntry = {
     requestId: row.request_id as string,
     accountId: row.account_id as string,
     operation: row.operation as string,
     cost: row.cost as number,
     createdAt: row.created_at as string,
   };
+  if (row.transport !== null) entry.transport = row.transport as Transport;
+  return entry;
 }
 
 function toLedgerEntry(row: Row): LedgerEntry {
@@ -200,6 +205,7 @@ function toLedgerEntry(row: Row): LedgerEntry {
     status: row.status as LedgerStatus,
     createdAt: row.created_at as string,
   };
+  if (row.transport !== null) entry.transport = row.transport as Transport;
   if (row.http_status !== null) entry.httpStatus = row.http_status as number;
   if (row.refund_reason !== null) entry.refundReason = row.refund_reason as string;
   if (row.settled_at !== null) entry.settledAt = row.settled_at as string;
@@ -210,15 +216,16 @@ function toLedgerEntry(row: Row): LedgerEntry {
 export function insertLedger(database: Database, entry: LedgerEntry, onConflict: 'IGNORE' | 'REPLACE'): void {
   database
     .statement(
-      `INSERT OR ${onConflict} INTO ledger (account_id, request_id, operation, cost, status, http_status,
-         refund_reason, created_at, settled_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR ${onConflict} INTO ledger (account_id, request_id, operation, cost, transport, status,
+         http_status, refund_reason, created_at, settled_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       entry.accountId,
       entry.requestId,
       entry.operation,
       entry.cost,
+      entry.transport ?? null,
       entry.status,
       entry.httpStatus ?? null,
       entry.refundReason ?? null,
@@ -230,7 +237,15 @@ export function insertLedger(database: Database, entry: LedgerEntry, onConflict:
 export function insertInflight(database: Database, entry: InflightEntry): void {
   database
     .statement(
-      'INSERT INTO inflight (account_id, request_id, operation, cost, created_at) VALUES (?, ?, ?, ?, ?)',
+      `INSERT INTO inflight (account_id, request_id, operation, cost, transport, created_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
     )
-    .run(entry.accountId, entry.requestId, entry.operation, entry.cost, entry.createdAt);
+    .run(
+      entry.accountId,
+      entry.requestId,
+      entry.operation,
+      entry.cost,
+      entry.transport ?? null,
+      entry.createdAt,
+    );
 }

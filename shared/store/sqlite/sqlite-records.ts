@@ -1,7 +1,9 @@
 /**
- * The small repositories in SQLite: cursors, settings, email-domain facts and host slots. Each
+ * The small repositories in SQLite: cursors, settings, email-domain facts, host slots and OAuth
+ * links. Each
  * atomic step is one statement (an upsert with a condition where DynamoDB has a conditional put).
  */
+import { type OAuthLinkStore, OAuthSubjectTakenError } from '../../auth/oauth-links.js';
 import type { DomainFactsStore, LearnedFacts } from '../../emails/domain-memory.js';
 import type { HostSlotStore, SlotClaim } from '../../limits/host-slots.js';
 import type { CursorRecord, CursorRecordStore } from '../../paging/cursors.js';
@@ -106,5 +108,31 @@ export class SqliteHostSlotStore implements HostSlotStore {
     this.database
       .statement('DELETE FROM host_slots WHERE kind = ? AND host = ? AND slot = ? AND holder = ?')
       .run(claim.kind, claim.host, claim.slot, claim.holder);
+  }
+}
+
+export class SqliteOAuthLinkStore implements OAuthLinkStore {
+  constructor(private readonly database: Database) {}
+
+  async link(subject: string, accountId: string): Promise<void> {
+    this.database.transaction(() => {
+      const bound = this.database
+        .statement('SELECT account_id FROM oauth_links WHERE subject = ?')
+        .get(subject);
+      if (bound && bound.account_id !== accountId) throw new OAuthSubjectTakenError(subject);
+      this.database
+        .statement('INSERT OR IGNORE INTO oauth_links (subject, account_id) VALUES (?, ?)')
+        .run(subject, accountId);
+    });
+  }
+
+  async find(subject: string): Promise<string | undefined> {
+    const row = this.database.statement('SELECT account_id FROM oauth_links WHERE subject = ?').get(subject);
+    return row?.account_id as string | undefined;
+  }
+
+  async unlink(subject: string): Promise<boolean> {
+    const { changes } = this.database.statement('DELETE FROM oauth_links WHERE subject = ?').run(subject);
+    return Number(changes) > 0;
   }
 }

@@ -11,6 +11,7 @@ import {
   SqliteCursorStore,
   SqliteDomainFactsStore,
   SqliteHostSlotStore,
+  SqliteOAuthLinkStore,
   SqliteSettingStore,
 } from './sqlite-records.js';
 
@@ -32,6 +33,7 @@ export function createSqliteStore(path: string): SqliteStore {
     settings: new SqliteSettingStore(database),
     domains: new SqliteDomainFactsStore(database),
     hostSlots: new SqliteHostSlotStore(database),
+    oauthLinks: new SqliteOAuthLinkStore(database),
     async ping() {
       database.statement('SELECT 1').get();
     },

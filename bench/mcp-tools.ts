@@ -1,0 +1,151 @@
+/**
+ * Benchmark (`npm run bench`, last part): one lookup through MCP `tools/call` against the same lookup
+ * through REST, in the same run (the real app from createService, dynalite in this process, requests
+ * through `app.fetch`, interleaved rounds at a fixed concurrency), as a ratio; `tools/list` timed the
+ * same way; and the size of the `tools/list` answer in characters and in tokens (roughly chars / 4)
+ * for all tools and for filtered connections. Results: docs/benchmarks.md.
+ */
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
+import { startBenchService } from './bench-service.js';
+import { countDynamoCalls } from './dynamo-call-counter.js';
+import { formatCpu, pad, round, type Sample, stats, type Target, warmUpAndMeasure } from './measure.js';
+
+const CONCURRENCY = 8;
+const WARMUP_PER_TARGET = 300;
+const MEASURED_PER_TARGET = 3_000;
+const ROUNDS = 10;
+const WARMUP_ROUNDS = 5;
+const ORIGIN = 'http://bench.local';
+const PROTOCOL_VERSION = '2025-06-18';
+/** Filters whose tools/list size is reported besides the full list. */
+const FILTERS = ['', '?toolsets=profiles,companies', '?toolsets=search', '?tools=get_profile_details'];
+
+async function main(): Promise<void> {
+  const [load1] = loadavg();
+  const bench = await startBenchService({ credits: 100_000_000 });
+  const counter = countDynamoCalls(bench.table);
+  const { service, apiKey } = bench;
+  const username = datasetFixtures.richProfile.username;
+  const auth = { Authorization: `Bearer ${apiKey}` };
+  const mcpHeaders = {
+    ...auth,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': PROTOCOL_VERSION,
+  };
+  const rpc = (method: string, params: unknown, query = '') =>
+    service.app.fetch(
+      new Request(`${ORIGIN}/mcp${query}`, {
+        method: 'POST',
+        headers: mcpHeaders,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      }),
+    );
+  try {
+    const targets: Target[] = [
+      {
+        name: 'rest',
+        async send() {
+          const response = await service.app.fetch(
+            new Request(`${ORIGIN}/v1/profiles/details/by-username?username=${username}`, { headers: auth }),
+          );
+          await response.text();
+          return response.status;
+        },
+      },
+      {
+        name: 'tools/call',
+        async send() {
+          const response = await rpc('tools/call', { name: 'get_profile_details', arguments: { username } });
+          const body = (await response.json()) as { result?: { isError?: boolean } };
+          return body.result && !body.result.isError ? response.status : 0;
+        },
+      },
+      {
+        name: 'tools/list',
+        async send() {
+          const response = await rpc('tools/list', {});
+          await response.text();
+          return response.status;
+        },
+      },
+    ];
+    for (const target of targets) {
+      if ((await target.send()) !== 200) throw new Error(`${target.name} does not answer 200`);
+    }
+
+    const { measured, cpuShare } = await warmUpAndMeasure(targets, {
+      warmup: { perTarget: WARMUP_PER_TARGET, rounds: WARMUP_ROUNDS },
+      measured: { perTarget: MEASURED_PER_TARGET, rounds: ROUNDS },
+      concurrency: CONCURRENCY,
+      counter,
+    });
+    const results = new Map(
+      targets.map((target) => [target.name, stats(measured.get(target.name) as Sample)]),
+    );
+
+    const sizes = [];
+    for (const filter of FILTERS) {
+      const body = (await (await rpc('tools/list', {}, filter)).json()) as { result: { tools: unknown[] } };
+      const chars = JSON.stringify(body.result.tools).length;
+      sizes.push({
+        filter: filter || '(none)',
+        tools: body.result.tools.length,
+        chars,
+        tokens: Math.round(chars / 4),
+      });
+    }
+
+    const widths = [12, 9, 9, 9, 9, 9];
+    console.log(pad(['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'failures'], widths));
+    for (const [name, result] of results) {
+      console.log(
+        pad(
+          [
+            name,
+            String(round(result.requestsPerSecond, 0)),
+            String(round(result.p50Ms, 2)),
+            String(round(result.p99Ms, 2)),
+            String(round(result.meanMs, 2)),
+            String(result.failures),
+          ],
+          widths,
+        ),
+      );
+    }
+    const rest = results.get('rest');
+    const call = results.get('tools/call');
+    const ratio = {
+      p50: round((call?.p50Ms ?? 0) / (rest?.p50Ms ?? 1), 2),
+      mean: round((call?.meanMs ?? 0) / (rest?.meanMs ?? 1), 2),
+      throughput: round((rest?.requestsPerSecond ?? 0) / (call?.requestsPerSecond ?? 1), 2),
+    };
+    console.log(
+      `tools/call vs REST: p50 ×${ratio.p50}, mean ×${ratio.mean}, time per request (1/throughput) ×${ratio.throughput}`,
+    );
+    console.log(formatCpu(cpuShare));
+    console.log('tools/list sizes (the tools array as JSON; tokens ≈ chars / 4):');
+    for (const size of sizes)
+      console.log(`  ${size.filter}: ${size.tools} tools, ${size.chars} chars, ~${size.tokens} tokens`);
+    console.log(
+      JSON.stringify({
+        machine: {
+          nproc: availableParallelism(),
+          cpuModel: cpus()[0]?.model ?? 'unknown',
+          memoryGiB: round(totalmem() / 2 ** 30, 1),
+          node: process.version,
+          loadAverageAtStart: round(load1 ?? 0, 2),
+        },
+        results: Object.fromEntries(results),
+        ratio,
+        sizes,
+        cpuShare,
+      }),
+    );
+  } finally {
+    await bench.close();
+  }
+}
+
+await main();

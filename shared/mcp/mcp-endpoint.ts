@@ -1,0 +1,287 @@
+/**
+ * POST /mcp: JSON-RPC 2.0 over stateless Streamable HTTP with JSON responses. Every HTTP request
+ * gets a fresh SDK `Server` and transport (a stateless transport must never be reused). Before the
+ * SDK sees anything, the adapter answers the operator switch, the method, browser origins and
+ * refused hosts, the tool filter and authentication itself; `initialize`, `tools/list` and `ping`
+ * then cost nothing, and each `tools/call` is one billed operation through the dispatch port.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode as JsonRpcErrorCode,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Principal } from '../auth/authenticator.js';
+import { ApiError, InvalidRequestError, toApiError, UpstreamTimeoutError } from '../errors.js';
+import type { RestEnv } from '../http/create-app.js';
+import { toHttpResponse } from '../http/render.js';
+import type { Logger } from '../logger.js';
+import { errorResponse, printableField, quoteInput } from '../pipeline/public-response.js';
+import { SERVICE_VERSION } from '../version.js';
+import type { ToolEntry } from './tool-catalog.js';
+import type { ToolDispatcher } from './tool-dispatch.js';
+import { filterTools } from './tool-filter.js';
+import { type ToolOutcome, toToolResult } from './tool-results.js';
+
+export interface McpEndpointOptions {
+  /** Every tool, by name; a connection may narrow them (tool-filter.ts). */
+  tools: ReadonlyMap<string, ToolEntry>;
+  dispatcher: ToolDispatcher;
+  /** Authenticates the Authorization header of every request (API key or OAuth token). */
+  authenticate: (authorization: string | undefined) => Promise<Principal>;
+  enabled: boolean;
+  /** Lower-case host names refused with 403. */
+  rejectedHosts: readonly string[];
+  serviceDomain: string;
+  /** Where the protected resource metadata is, when OAuth is configured: named in 401 challenges. */
+  resourceMetadataUrl?: string;
+  /** The lookup deadline of a tool call (45 s by the spec). */
+  deadlineMs: number;
+  logger: Logger;
+}
+
+export const MCP_PATH = '/mcp';
+/** JSON-RPC requests are small; anything bigger is refused before it is read whole. */
+const MAX_BODY_BYTES = 256 * 1024;
+/** JSON-RPC's implementation-defined server error, which the SDK also uses for transport refusals. */
+const SERVER_ERROR = -32000;
+
+/**
+ * Every SDK `Server` builds a JSON Schema validator (an Ajv instance) unless given one, and it is
+ * only used for elicitation, which this server never asks for: one validator serves every request.
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
+
+/** What `initialize` tells an agent about billing, paging and errors. */
+const instructions = (serviceDomain: string) =>
+  [
+    'Lookups of public professional data: profiles, companies, posts, jobs and searches.',
+    'Billing: every tools/call is one billed operation at the price in its description, charged to the account behind your credentials;',
+    'repeating a call (even with the same JSON-RPC id) is billed again, a lookup that matches nothing is refunded, and initialize, tools/list and ping are free.',
+    'Paging: a call returns one page; to continue, call again with meta.paging.nextStart, nextOffset or nextCursor as the tool describes. Nothing pages or retries on its own.',
+    'Errors: a failed lookup is a tool result with isError true, structuredContent holding error.code, error.message, error.retryable and error.details, and text saying what to change.',
+    'After authentication, account, credit, rate-limit or service errors do not switch tools and do not retry automatically.',
+    `_meta["${serviceDomain}/lookup"] of each result holds the HTTP status and the X-Credits-Remaining and X-RateLimit-* values.`,
+    'Results do not establish ownership or beneficial ownership, and an empty search does not prove absence.',
+  ].join(' ');
+
+export function mountMcpEndpoint(app: Hono<RestEnv>, options: McpEndpointOptions): void {
+  app.use(
+    MCP_PATH,
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => withNoStore(jsonRpcError(413, `Request body larger than ${MAX_BODY_BYTES} bytes.`)),
+    }),
+  );
+  app.all(MCP_PATH, async (c) => withNoStore(await handle(c, options)));
+}
+
+async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise<Response> {
+  const requestId = c.get('requestId');
+  if (!options.enabled) {
+    const off = new ApiError('service_unavailable', {
+      message: 'The MCP endpoint is switched off by the operator.',
+      retryable: false,
+    });
+    return toHttpResponse(errorResponse(off, requestId));
+  }
+  if (c.req.method !== 'POST') {
+    return jsonRpcError(405, 'Method not allowed: send JSON-RPC messages with POST.', { Allow: 'POST' });
+  }
+  if (c.req.header('origin') !== undefined) {
+    return jsonRpcError(403, 'Browser origins are not supported on this endpoint.');
+  }
+  const host = hostName(c.req.header('host'));
+  if (options.rejectedHosts.includes(host)) {
+    return jsonRpcError(403, `This endpoint is not served through ${quoteInput(host, 64)}.`);
+  }
+  const filtered = filterTools(options.tools, new URL(c.req.url).searchParams);
+  if (!filtered.ok) {
+    const names = filtered.unknown.map((name) => quoteInput(name, 64)).join(', ');
+    return jsonRpcError(
+      400,
+      `?${filtered.parameter} names ${names || 'nothing'}; valid names are listed in error.data.valid.`,
+      {},
+      { parameter: filtered.parameter, unknown: filtered.unknown, valid: filtered.valid },
+      JsonRpcErrorCode.InvalidParams,
+    );
+  }
+
+  const authorization = c.req.header('authorization');
+  let principal: Principal;
+  try {
+    principal = await options.authenticate(authorization);
+  } catch (error) {
+    return authenticationFailure(toApiError(error), requestId, authorization, options);
+  }
+
+  let message: unknown;
+  try {
+    message = JSON.parse(await c.req.text());
+  } catch {
+    return jsonRpcError(400, 'Parse error: Invalid JSON', {}, undefined, JsonRpcErrorCode.ParseError);
+  }
+  // One message per request: each tools/call has its own request id and ledger entry.
+  if (Array.isArray(message)) {
+    return jsonRpcError(
+      400,
+      'Batches are not supported; send one JSON-RPC message per request.',
+      {},
+      undefined,
+      JsonRpcErrorCode.InvalidRequest,
+    );
+  }
+
+  const server = createServer(filtered.tools, options.serviceDomain, (name, args) =>
+    callTool(c, options, filtered.tools, { name, args, principal, requestId }),
+  );
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(c.req.raw, { parsedBody: message });
+  } finally {
+    await server.close();
+  }
+}
+
+function createServer(
+  tools: ReadonlyMap<string, ToolEntry>,
+  serviceDomain: string,
+  call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>,
+): Server {
+  const server = new Server(
+    { name: 'lookup-service', title: 'Professional data lookup service', version: SERVICE_VERSION },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: instructions(serviceDomain),
+      jsonSchemaValidator: sharedValidator,
+    },
+  );
+  const list = [...tools.values()].map((entry) => entry.tool);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    call(request.params.name, request.params.arguments ?? {}),
+  );
+  return server;
+}
+
+interface PendingCall {
+  name: string;
+  args: Record<string, unknown>;
+  principal: Principal;
+  requestId: string;
+}
+
+async function callTool(
+  c: Context<RestEnv>,
+  options: McpEndpointOptions,
+  tools: ReadonlyMap<string, ToolEntry>,
+  { name, args, principal, requestId }: PendingCall,
+): Promise<CallToolResult> {
+  const entry = tools.get(name);
+  let outcome: ToolOutcome;
+  if (!entry) {
+    const unknown = InvalidRequestError.single(
+      'name',
+      'invalid_value',
+      `No tool ${quoteInput(printableField(name), 64)} on this connection; call tools/list for the tools it serves.`,
+    );
+    outcome = { response: errorResponse(unknown, requestId), creditCost: 0 };
+  } else {
+    outcome = await withDeadline(
+      options.dispatcher.dispatch({ tool: name, arguments: args, principal, requestId }),
+      options.deadlineMs,
+      requestId,
+    );
+    c.set('lookup', {
+      operation: entry.operation.definition.id,
+      accountId: principal.account.accountId,
+      keyId: principal.key?.keyId,
+      creditCost: outcome.creditCost ?? 0,
+    });
+  }
+  return toToolResult(outcome, options.serviceDomain);
+}
+
+/**
+ * The lookup deadline: an answer later than it is a 504. The call may still settle on its own, so
+ * the client is told not to retry (retryable false) and that settlement is not known yet.
+ */
+async function withDeadline(
+  dispatch: Promise<ToolOutcome>,
+  deadlineMs: number,
+  requestId: string,
+): Promise<ToolOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<ToolOutcome>((resolve) => {
+    timer = setTimeout(() => {
+      const error = new UpstreamTimeoutError(
+        `The lookup did not finish within ${Math.round(deadlineMs / 1000)} s; credit settlement completes on its own.`,
+      ).withRetryable(false);
+      resolve({ response: errorResponse(error, requestId), creditCost: undefined });
+    }, deadlineMs);
+  });
+  try {
+    return await Promise.race([dispatch, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * With OAuth configured, a 401 names the protected resource metadata (RFC 9728 § 5.1) so clients can
+ * discover the authorization server; `invalid_token` only when a credential was sent (RFC 6750 § 3.1).
+ */
+function authenticationFailure(
+  error: ApiError,
+  requestId: string,
+  authorization: string | undefined,
+  options: McpEndpointOptions,
+): Response {
+  const response = toHttpResponse(errorResponse(error, requestId));
+  if (error.status === 401 && options.resourceMetadataUrl) {
+    const challenge = `Bearer resource_metadata="${options.resourceMetadataUrl}"`;
+    response.headers.set(
+      'WWW-Authenticate',
+      authorization === undefined ? challenge : `${challenge}, error="invalid_token"`,
+    );
+  }
+  return response;
+}
+
+/** A JSON-RPC error answered before any message is read, so it has no id. */
+function jsonRpcError(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  data?: unknown,
+  code: number = SERVER_ERROR,
+): Response {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error, id: null }), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+function withNoStore(response: Response): Response {
+  response.headers.set('Cache-Control', 'private, no-store');
+  return response;
+}
+
+/** The host name of a Host header, lower-case and without its port. */
+function hostName(host: string | undefined): string {
+  try {
+    return new URL(`http://${host ?? ''}`).hostname;
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Wires the MCP adapter into a service's app: tools from the served operations, the in-process
+ * dispatcher, API-key and OAuth authentication, and (when OAUTH_ISSUER is set) the protected
+ * resource metadata. Entry points that serve /mcp call it; the REST Lambda bundles never import it.
+ */
+import { isWellFormedApiKey } from '../auth/api-keys.js';
+import type { Principal } from '../auth/authenticator.js';
+import { OAuthAuthenticator } from '../auth/oauth-tokens.js';
+import { mcpResourceUrl } from '../config.js';
+import type { Service } from '../service.js';
+import { mountMcpEndpoint } from './mcp-endpoint.js';
+import { resourceMetadataUrl, serveProtectedResourceMetadata } from './protected-resource.js';
+import { buildToolCatalog } from './tool-catalog.js';
+import { LocalToolDispatcher } from './tool-dispatch.js';
+
+/** The spec's lookup deadline of tool-protocol lookups. */
+export const MCP_LOOKUP_DEADLINE_MS = 45_000;
+
+export interface McpOptions {
+  /** The lookup deadline of a tool call; the spec's 45 s unless a test shortens it. */
+  deadlineMs?: number;
+}
+
+export function mountMcp(service: Service, options: McpOptions = {}): void {
+  const { app, config, repositories } = service;
+  const tools = buildToolCatalog(service.operations);
+  const resource = mcpResourceUrl(config);
+  const oauth = config.OAUTH_ISSUER
+    ? new OAuthAuthenticator(
+        {
+          issuer: config.OAUTH_ISSUER,
+          jwksUrl:
+            config.OAUTH_JWKS_URL ?? `${config.OAUTH_ISSUER.replace(/\/+$/, '')}/.well-known/jwks.json`,
+          audience: resource,
+        },
+        repositories.oauthLinks,
+        repositories.accounts,
+        service.clock,
+        config.KEY_CACHE_SECONDS * 1000,
+      )
+    : undefined;
+  if (config.OAUTH_ISSUER) serveProtectedResourceMetadata(app, { resource, issuer: config.OAUTH_ISSUER });
+
+  /** API keys keep their own format; any other bearer token is an OAuth access token, if OAuth is on. */
+  const authenticate = (authorization: string | undefined): Promise<Principal> => {
+    const token = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (oauth && token !== undefined && !isWellFormedApiKey(token)) return oauth.authenticate(token);
+    return service.authenticator.authenticateBearer(authorization);
+  };
+
+  mountMcpEndpoint(app, {
+    tools,
+    dispatcher: new LocalToolDispatcher(tools, service.pipeline),
+    authenticate,
+    enabled: config.GATEWAY_MCP_ENABLED,
+    rejectedHosts: config.MCP_REJECTED_HOSTS,
+    serviceDomain: config.SERVICE_DOMAIN,
+    resourceMetadataUrl: oauth ? resourceMetadataUrl(resource) : undefined,
+    deadlineMs: options.deadlineMs ?? MCP_LOOKUP_DEADLINE_MS,
+    logger: service.logger,
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * Tool filtering, beyond the spec: `?tools=a,b` and `?toolsets=profiles,companies` (the catalog's
+ * tool groups) narrow what tools/list shows and tools/call accepts on one connection, so an agent
+ * pays context only for the tools it uses. Both may be given (the union is served); without either,
+ * every tool is. Names arrive from the request, so they are only looked up in Maps and Sets.
+ */
+import type { ToolEntry } from './tool-catalog.js';
+
+export type ToolFilterResult =
+  | { ok: true; tools: ReadonlyMap<string, ToolEntry> }
+  | { ok: false; parameter: 'tools' | 'toolsets'; unknown: string[]; valid: string[] };
+
+export function filterTools(all: ReadonlyMap<string, ToolEntry>, params: URLSearchParams): ToolFilterResult {
+  if (!params.has('tools') && !params.has('toolsets')) return { ok: true, tools: all };
+  const groups = new Set([...all.values()].map((entry) => entry.operation.definition.group));
+  const toolNames = namesIn(params, 'tools');
+  const groupNames = namesIn(params, 'toolsets');
+  const unknownTools = toolNames.filter((name) => !all.has(name));
+  if (unknownTools.length > 0 || (params.has('tools') && toolNames.length === 0)) {
+    return { ok: false, parameter: 'tools', unknown: unknownTools, valid: [...all.keys()] };
+  }
+  const unknownGroups = groupNames.filter((name) => !groups.has(name));
+  if (unknownGroups.length > 0 || (params.has('toolsets') && groupNames.length === 0)) {
+    return { ok: false, parameter: 'toolsets', unknown: unknownGroups, valid: [...groups] };
+  }
+  const wantedTools = new Set(toolNames);
+  const wantedGroups = new Set(groupNames);
+  const tools = new Map(
+    [...all].filter(
+      ([name, entry]) => wantedTools.has(name) || wantedGroups.has(entry.operation.definition.group),
+    ),
+  );
+  return { ok: true, tools };
+}
+
+/** Every comma-separated name under the parameter, however often it is repeated; blanks dropped. */
+function namesIn(params: URLSearchParams, parameter: string): string[] {
+  return params
+    .getAll(parameter)
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}

@@ -1,0 +1,121 @@
+/**
+ * Tool results from public responses. Success: `structuredContent` is exactly the REST body and a
+ * text block holds its JSON. Business failure: `isError`, the public error body, and a text an agent
+ * can act on (credits charged or not, whether and when to retry, what to change). Both carry
+ * `_meta["<SERVICE_DOMAIN>/lookup"]` with the public status and the REST headers that apply.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorBody, ErrorCode } from '../../schemas/errors.js';
+import type { PublicResponse } from '../pipeline/public-response.js';
+
+/** The REST headers a tool result repeats in `_meta`; the rest describe HTTP, not the lookup. */
+const LOOKUP_HEADERS = [
+  'X-Request-Id',
+  'X-Credits-Remaining',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+] as const;
+
+/** What came of one tool call, in plain JSON (it may cross a function boundary). */
+export interface ToolOutcome {
+  response: PublicResponse;
+  /**
+   * Credits the call finally cost (0 when refunded, refused before the debit, or free); undefined
+   * when not known yet (the call outlived the lookup deadline and settles on its own).
+   */
+  creditCost: number | undefined;
+}
+
+export function toToolResult(outcome: ToolOutcome, serviceDomain: string): CallToolResult {
+  const { response } = outcome;
+  const headers: Record<string, string> = {};
+  for (const name of LOOKUP_HEADERS) {
+    const value = response.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  const _meta = { [`${serviceDomain}/lookup`]: { status: response.status, headers } };
+  const body = response.body as Record<string, unknown>;
+  const json = JSON.stringify(body);
+  if (response.status < 400) {
+    return { content: [{ type: 'text', text: json }], structuredContent: body, _meta };
+  }
+  return {
+    isError: true,
+    content: [
+      { type: 'text', text: `${guidance(body as ErrorBody, outcome.creditCost, headers)}\n\n${json}` },
+    ],
+    structuredContent: body,
+    _meta,
+  };
+}
+
+/**
+ * Errors after which an agent must not switch tools or retry on its own (SPEC "Tool endpoint
+ * rules"): authentication, account, credit, rate-limit and service errors.
+ */
+const STOP_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'invalid_api_key',
+  'insufficient_scope',
+  'insufficient_credits',
+  'rate_limit_exceeded',
+  'internal_error',
+  'upstream_error',
+  'service_unavailable',
+  'capacity_exceeded',
+  'upstream_timeout',
+]);
+
+const ADVICE = new Map<ErrorCode, string>([
+  ['invalid_request', 'Change the arguments as error.details says, then call again.'],
+  ['cursor_expired', 'Call again without cursor to restart from the first page.'],
+  ['invalid_api_key', 'The credentials are missing, wrong or inactive: the user must fix the configuration.'],
+  ['insufficient_credits', 'The account is out of credits: the user must top up before a new call.'],
+  [
+    'insufficient_scope',
+    'The account is suspended or may not use this tool: the user must resolve the account first.',
+  ],
+  [
+    'resource_not_found',
+    'Nothing matched: check the identifier. This does not prove that the person, company or item does not exist.',
+  ],
+  ['rate_limit_exceeded', 'The account is over its request ceiling.'],
+]);
+
+function guidance(body: ErrorBody, creditCost: number | undefined, headers: Record<string, string>): string {
+  const { code, message, retryable, details } = body.error;
+  const lines = [`${code}: ${message}`];
+  lines.push(creditLine(code, creditCost, headers));
+  for (const detail of details) lines.push(`- ${detail.field} (${detail.code}): ${detail.message}`);
+  lines.push(ADVICE.get(code) ?? 'The service or its data source failed.');
+  const retryAfter = headers['Retry-After'];
+  if (STOP_CODES.has(code)) {
+    lines.push(
+      retryable
+        ? `Do not switch to another tool and do not retry automatically; a person may decide to try once more${retryAfter ? ` after ${retryAfter} seconds` : ' later'}.`
+        : 'Do not switch to another tool and do not retry: retrying will not help.',
+    );
+  } else if (!retryable && code !== 'invalid_request' && code !== 'cursor_expired') {
+    lines.push('Retrying the same call will not help.');
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Charged, refunded or never debited. A balance header on an error without a charge means the call
+ * was debited and then refunded; the one exception is 402, which reports the balance it refused.
+ */
+function creditLine(
+  code: ErrorCode,
+  creditCost: number | undefined,
+  headers: Record<string, string>,
+): string {
+  if (creditCost === undefined)
+    return 'Whether credits were charged is not known yet; the usage ledger settles it.';
+  if (creditCost > 0) return `${creditCost} credit${creditCost === 1 ? ' was' : 's were'} charged.`;
+  if (headers['X-Credits-Remaining'] !== undefined && code !== 'insufficient_credits') {
+    return 'The credits debited for this call were refunded: nothing was charged.';
+  }
+  return 'No credits were charged.';
+}

@@ -1,0 +1,45 @@
+/**
+ * OAuth subject → account bindings on DynamoDB: one item per subject, bound by a conditional put.
+ */
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type OAuthLinkStore, OAuthSubjectTakenError } from '../../auth/oauth-links.js';
+import { itemKeys, itemTypes } from './keys.js';
+import { type DynamoTable, isConditionFailure } from './table.js';
+
+export class DynamoOAuthLinkStore implements OAuthLinkStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async link(subject: string, accountId: string): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.table,
+          Item: { ...itemKeys.oauthLink(subject), type: itemTypes.oauthLink, subject, accountId },
+          ConditionExpression: 'attribute_not_exists(pk) OR accountId = :accountId',
+          ExpressionAttributeValues: { ':accountId': accountId },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new OAuthSubjectTakenError(subject);
+      throw error;
+    }
+  }
+
+  async find(subject: string): Promise<string | undefined> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.table, Key: itemKeys.oauthLink(subject) }),
+    );
+    return Item?.accountId as string | undefined;
+  }
+
+  async unlink(subject: string): Promise<boolean> {
+    const { Attributes } = await this.table.doc.send(
+      new DeleteCommand({
+        TableName: this.table.table,
+        Key: itemKeys.oauthLink(subject),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return Attributes !== undefined;
+  }
+}

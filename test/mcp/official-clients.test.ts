@@ -1,0 +1,102 @@
+/**
+ * The official MCP tools against the running endpoint, as `npm test` (and so CI) runs them: the
+ * conformance suite's server scenarios that apply to any server, and the MCP Inspector's command-
+ * line mode listing and calling a tool. Both need Node 22: they run on the project's own node.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AuthProxy, startAuthProxy } from '../support/auth-proxy.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { type ListeningApp, listen } from '../support/mcp-server.js';
+import { ROOT } from '../support/processes.js';
+import { identifierValues } from '../support/sample-inputs.js';
+
+const run = promisify(execFile);
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+
+let harness: Harness;
+let app: ListeningApp;
+let proxy: AuthProxy;
+let apiKey: string;
+/** The Inspector keeps state under HOME: give it a home of its own. */
+let inspectorHome: string;
+
+beforeAll(async () => {
+  inspectorHome = await mkdtemp(join(tmpdir(), 'inspector-home-'));
+  harness = await startHarness();
+  app = await listen(harness);
+  ({ apiKey } = await harness.provision({ credits: 100 }));
+  proxy = await startAuthProxy(app.url, `Bearer ${apiKey}`);
+});
+afterAll(async () => {
+  await proxy.close();
+  await app.close();
+  await harness.close();
+  await rm(inspectorHome, { recursive: true, force: true });
+});
+
+/**
+ * The scenarios that apply to any server. The others expect the SDK's test server's own tools,
+ * resources and prompts; `dns-rebinding-protection` expects a localhost Origin to be accepted, while
+ * this endpoint refuses every browser origin (SPEC "Authentication" rule 5).
+ */
+describe('the official conformance suite', () => {
+  it.each(['server-initialize', 'ping', 'tools-list'])(
+    'passes %s',
+    async (scenario) => {
+      const { stdout } = await run(
+        NODE,
+        [bin('conformance'), 'server', '--url', proxy.url, '--scenario', scenario],
+        { cwd: ROOT, timeout: 60_000 },
+      ).catch((error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`conformance ${scenario} failed:\n${error.stdout}\n${error.stderr}`);
+      });
+      expect(stdout).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+    },
+    60_000,
+  );
+});
+
+describe('the MCP Inspector CLI', () => {
+  const inspect = (...args: string[]) =>
+    run(
+      NODE,
+      [
+        bin('mcp-inspector'),
+        '--cli',
+        app.url,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: Bearer ${apiKey}`,
+        ...args,
+      ],
+      { cwd: ROOT, timeout: 60_000, env: { ...process.env, HOME: inspectorHome } },
+    );
+
+  it('lists the 35 tools, with no schema portability problem in strict mode', async () => {
+    const { stdout } = await inspect('--method', 'tools/list', '--strict');
+    const { tools } = JSON.parse(stdout) as { tools: { name: string }[] };
+    expect(tools).toHaveLength(35);
+  }, 60_000);
+
+  it('calls a tool', async () => {
+    const { stdout } = await inspect(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_profile_details',
+      '--tool-arg',
+      `username=${identifierValues.profiles?.username}`,
+    );
+    const result = JSON.parse(stdout);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent.data.username).toBe(identifierValues.profiles?.username);
+    expect(result.structuredContent.meta.creditCost).toBe(2);
+  }, 60_000);
+});

@@ -1,0 +1,294 @@
+/**
+ * Every tool through the SDK's real client over loopback, against the REST body for the same input:
+ * success bodies deep-equal (paging cursors and request ids aside, since each call mints its own),
+ * errors are tool results the client accepts (its output-schema check passes on them too), and
+ * `_meta` carries the status and the credit and rate-limit headers. Billing is REST's.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { errorBodySchema } from '../../schemas/errors.js';
+import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
+import { LocalToolDispatcher, type ToolCall } from '../../shared/mcp/tool-dispatch.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { connectClient, type ListeningApp, listen, postJsonRpc } from '../support/mcp-server.js';
+import { identifierValues, otherParameters, sampleRequests } from '../support/sample-inputs.js';
+
+const SERVICE_DOMAIN = 'lookup.test';
+let harness: Harness;
+let app: ListeningApp;
+let apiKey: string;
+let accountId: string;
+let client: Client;
+
+beforeAll(async () => {
+  harness = await startHarness({ env: { SERVICE_DOMAIN } });
+  app = await listen(harness);
+  ({
+    apiKey,
+    account: { accountId },
+  } = await harness.provision({ credits: 10_000 }));
+  client = await connectClient(app.url, apiKey);
+  await client.listTools();
+});
+afterAll(async () => {
+  await client.close();
+  await app.close();
+  await harness.close();
+});
+
+interface LookupMeta {
+  status: number;
+  headers: Record<string, string>;
+}
+
+function lookupMeta(result: CallToolResult): LookupMeta {
+  return result._meta?.[`${SERVICE_DOMAIN}/lookup`] as LookupMeta;
+}
+
+async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+async function rest(path: string, parameters: Record<string, string>) {
+  const response = await harness.get(`${path}?${new URLSearchParams(parameters)}`, apiKey);
+  return { response, body: await response.json() };
+}
+
+/** A body with what every call mints afresh (cursors, request ids) replaced by a marker. */
+function withoutMinted(body: unknown): unknown {
+  return JSON.parse(JSON.stringify(body), (key, value) =>
+    (key === 'nextCursor' || key === 'requestId') && typeof value === 'string' ? '<minted>' : value,
+  );
+}
+
+const toolOperations = catalog.filter((operation) => operation.mcpTool) as readonly OperationDefinition[];
+
+describe.each(toolOperations.map((operation) => [operation.mcpTool, operation] as const))(
+  '%s',
+  (tool, operation) => {
+    it.each(sampleRequests(operation))('returns the REST body of $path', async ({ path, parameters }) => {
+      const result = await call(tool as string, parameters);
+      const { response, body } = await rest(path, parameters);
+      expect(response.status).toBe(200);
+      expect(result.isError).toBeFalsy();
+      expect(withoutMinted(result.structuredContent)).toEqual(withoutMinted(body));
+      expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
+      const meta = lookupMeta(result);
+      expect(meta.status).toBe(200);
+      expect(Object.keys(meta.headers).sort()).toEqual([
+        'X-Credits-Remaining',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'X-Request-Id',
+      ]);
+      expect(meta.headers['X-Request-Id']).toMatch(/^req_/);
+      // The REST call came after the tool call: it was charged once more.
+      expect(Number(response.headers.get('x-credits-remaining'))).toBe(
+        Number(meta.headers['X-Credits-Remaining']) - operation.price,
+      );
+    });
+  },
+);
+
+describe('tool errors', () => {
+  it('reports two identifiers as identifier_count, exactly like REST, free of charge', async () => {
+    const args = { username: identifierValues.profiles?.username, url: identifierValues.profiles?.url };
+    const result = await call('get_profile_details', args);
+    expect(result.isError).toBe(true);
+    const body = errorBodySchema.strict().parse(result.structuredContent);
+    expect(body.error.details).toEqual([
+      expect.objectContaining({ field: 'username|url|publicId', code: 'identifier_count' }),
+    ]);
+    const meta = lookupMeta(result);
+    expect(meta.status).toBe(400);
+    expect(meta.headers['X-Request-Id']).toBe(body.meta.requestId);
+    const restBody = await rest('/v1/profiles/details/by-username', args as Record<string, string>);
+    // REST names the path's identifier; the tool, which has no path, names the choice.
+    expect(restBody.body.error.details[0].code).toBe('identifier_count');
+    const text = (result.content[0] as { text: string }).text;
+    expect(text).toMatch(/No credits were charged/);
+    expect(text).toMatch(/Change the arguments/);
+  });
+
+  it('reports no identifier as identifier_count', async () => {
+    const result = await call('get_company_details', {});
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'invalid_request', details: [{ code: 'identifier_count', field: 'slug|url|publicId' }] },
+    });
+  });
+
+  it('rejects an unknown argument with unknown_parameter, as REST does', async () => {
+    const parameters = { username: identifierValues.profiles?.username as string, bogus: '1' };
+    const result = await call('get_profile_skills', parameters);
+    const { body } = await rest('/v1/profiles/skills/by-username', parameters);
+    expect(result.isError).toBe(true);
+    expect(withoutMinted(result.structuredContent)).toEqual(withoutMinted(body));
+    expect(body.error.details).toEqual([
+      expect.objectContaining({ field: 'bogus', code: 'unknown_parameter' }),
+    ]);
+  });
+
+  it('takes offsets as JSON numbers and answers what REST answers for the digits', async () => {
+    const keywords = otherParameters['companies.search']?.keywords as string;
+    const result = await call('search_companies_by_keyword', { keywords, offset: 10 });
+    const { body } = await rest('/v1/companies/search', { keywords, offset: '10' });
+    expect(result.structuredContent).toEqual(body);
+    expect(body.meta.paging.offset).toBe(10);
+  });
+
+  it('answers a lookup that matches nothing with a refunded 404 tool error', async () => {
+    const before = (await harness.repositories.ledger.state(accountId)).balance;
+    const result = await call('get_profile_details', { username: 'nobody-at-all' });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ error: { code: 'resource_not_found' } });
+    const meta = lookupMeta(result);
+    expect(meta.status).toBe(404);
+    expect(meta.headers['X-Credits-Remaining']).toBe(String(before));
+    expect(meta.headers['X-RateLimit-Remaining']).toBeDefined();
+    expect((result.content[0] as { text: string }).text).toMatch(/refunded: nothing was charged/);
+  });
+
+  it('answers an unknown tool with a tool error, not a protocol error', async () => {
+    const result = await call('get_everything', {});
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'invalid_request', details: [{ field: 'name', code: 'invalid_value' }] },
+    });
+  });
+});
+
+describe('the dispatch port', () => {
+  it('takes and answers plain JSON, so a call can cross a function boundary', async () => {
+    const account = await harness.repositories.accounts.require(accountId);
+    const call: ToolCall = {
+      tool: 'get_company_details',
+      arguments: { slug: identifierValues.companies?.slug },
+      principal: { account, oauthSubject: 'agent-user-9' },
+      requestId: 'req_dispatch_port_test',
+    };
+    const dispatcher = new LocalToolDispatcher(buildToolCatalog(harness.operations), harness.pipeline);
+    const outcome = await dispatcher.dispatch(JSON.parse(JSON.stringify(call)) as ToolCall);
+    expect(JSON.parse(JSON.stringify(outcome))).toEqual(outcome);
+    expect(outcome).toMatchObject({
+      creditCost: 1,
+      response: { status: 200, headers: { 'X-Request-Id': call.requestId } },
+    });
+    const { body } = await rest('/v1/companies/details/by-slug', call.arguments as Record<string, string>);
+    expect(outcome.response.body).toEqual(body);
+  });
+});
+
+describe('billing through tools', () => {
+  it('bills a reused JSON-RPC id as a new call and records the transport in the ledger', async () => {
+    const before = (await harness.repositories.ledger.state(accountId)).balance;
+    const message = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'search_service_categories', arguments: {} },
+    };
+    const headers = { Authorization: `Bearer ${apiKey}`, 'MCP-Protocol-Version': '2025-06-18' };
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      const response = await postJsonRpc(app.url, message, headers);
+      const body = await response.json();
+      expect(body.id).toBe(7);
+      ids.push(body.result._meta[`${SERVICE_DOMAIN}/lookup`].headers['X-Request-Id']);
+      expect(response.headers.get('x-request-id')).toBe(ids[i]);
+    }
+    expect((await harness.repositories.ledger.state(accountId)).balance).toBe(before - 2);
+    // The test clock stands still, so entries are told apart by request id, not by time.
+    const entries = new Map(
+      (await harness.repositories.ledger.entries(accountId)).map((entry) => [entry.requestId, entry]),
+    );
+    for (const id of ids) expect(entries.get(id)).toMatchObject({ transport: 'mcp', status: 'charged' });
+    const { response } = await rest('/v1/search/service-categories', {});
+    const restEntry = (await harness.repositories.ledger.entries(accountId)).find(
+      (entry) => entry.requestId === response.headers.get('x-request-id'),
+    );
+    expect(restEntry).toMatchObject({ transport: 'rest', status: 'charged' });
+  });
+});
+
+describe('account states as tool errors', () => {
+  const username = identifierValues.profiles?.username as string;
+
+  async function clientFor(account: Parameters<Harness['provision']>[0]) {
+    const provisioned = await harness.provision(account);
+    return { ...provisioned, client: await connectClient(app.url, provisioned.apiKey) };
+  }
+
+  it('lets a suspended account list tools and reports the restriction on call', async () => {
+    const provisioned = await harness.provision({ credits: 10 });
+    await harness.repositories.accounts.setStatus(provisioned.account.accountId, 'suspended');
+    const suspended = await connectClient(app.url, provisioned.apiKey);
+    try {
+      expect((await suspended.listTools()).tools).toHaveLength(35);
+      const result = (await suspended.callTool({
+        name: 'get_profile_details',
+        arguments: { username },
+      })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({
+        error: { code: 'insufficient_scope', retryable: false },
+      });
+      expect(lookupMeta(result).status).toBe(403);
+      expect((result.content[0] as { text: string }).text).toMatch(/Do not switch to another tool/);
+      expect((await harness.repositories.ledger.state(provisioned.account.accountId)).balance).toBe(10);
+    } finally {
+      await suspended.close();
+    }
+  });
+
+  it('reports a balance below the price as 402 with the balance and rate-limit headers', async () => {
+    const { client: poor } = await clientFor({ credits: 1 });
+    try {
+      const result = (await poor.callTool({
+        name: 'get_profile_details',
+        arguments: { username },
+      })) as CallToolResult;
+      expect(result.structuredContent).toMatchObject({ error: { code: 'insufficient_credits' } });
+      const meta = lookupMeta(result);
+      expect(meta.status).toBe(402);
+      expect(meta.headers).toMatchObject({ 'X-Credits-Remaining': '1', 'X-RateLimit-Limit': '1000' });
+      const text = (result.content[0] as { text: string }).text;
+      expect(text).toMatch(/No credits were charged/);
+      expect(text).toMatch(/top up/);
+    } finally {
+      await poor.close();
+    }
+  });
+
+  it('reports the rate limit as 429 with Retry-After, shared with REST', async () => {
+    const { client: limited, apiKey: limitedKey } = await clientFor({
+      credits: 10,
+      rateLimit: { limit: 2, windowSeconds: 60 },
+    });
+    try {
+      const first = (await limited.callTool({
+        name: 'search_service_categories',
+        arguments: {},
+      })) as CallToolResult;
+      expect(lookupMeta(first).headers['X-RateLimit-Remaining']).toBe('1');
+      expect((await harness.get('/v1/search/service-categories', limitedKey)).status).toBe(200);
+      const refused = (await limited.callTool({
+        name: 'search_service_categories',
+        arguments: {},
+      })) as CallToolResult;
+      expect(refused.structuredContent).toMatchObject({
+        error: { code: 'rate_limit_exceeded', retryable: true },
+      });
+      const meta = lookupMeta(refused);
+      expect(meta.status).toBe(429);
+      expect(Number(meta.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+      expect(meta.headers['X-RateLimit-Remaining']).toBe('0');
+      expect((refused.content[0] as { text: string }).text).toMatch(/do not retry automatically/);
+    } finally {
+      await limited.close();
+    }
+  });
+});
