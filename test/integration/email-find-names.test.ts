@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { type DnsServerHandle, startDnsServer, type Zone } from '../support/dns-server.js';
-import { type Harness, startHarness } from '../support/harness.js';
-import { ADDRESSES, type MailServers, startMailServers } from '../support/mail-servers.js';
+import type { Zone } from '../support/dns-server.js';
+import { type EmailHarness, startEmailHarness } from '../support/email-harness.js';
+import type { Harness } from '../support/harness.js';
+import { ADDRESSES, type MailServers } from '../support/mail-servers.js';
 
-let dns: DnsServerHandle;
 let mail: MailServers;
 let harness: Harness;
 
@@ -29,24 +29,13 @@ const zone: Zone = {
   ...Object.fromEntries(DOMAINS.map((domain) => [domain, { mx: [[10, 'mx.accept.test']] }])),
 };
 
+let email: EmailHarness;
+
 beforeAll(async () => {
-  mail = await startMailServers();
-  dns = await startDnsServer(zone);
-  harness = await startHarness({
-    env: {
-      DNS_SERVERS: dns.address,
-      SMTP_PORT: String(mail.port),
-      UNSAFE_SMTP_ALLOW_HOSTS: mail.allowHosts,
-      SMTP_STEP_TIMEOUT_SECONDS: '2',
-      SMTP_BUDGET_SECONDS: '8',
-    },
-  });
+  email = await startEmailHarness(zone);
+  ({ mail, harness } = email);
 });
-afterAll(async () => {
-  await harness?.close();
-  await dns?.close();
-  await mail?.close();
-});
+afterAll(async () => email?.close());
 
 async function account(credits = 100) {
   const provisioned = await harness.provision({ credits });

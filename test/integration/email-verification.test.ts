@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostSlots } from '../../shared/limits/host-slots.js';
 import { createLogger } from '../../shared/logger.js';
 import { expectError } from '../support/assertions.js';
-import { type DnsServerHandle, startDnsServer } from '../support/dns-server.js';
+import type { DnsServerHandle } from '../support/dns-server.js';
+import { type EmailHarness, startEmailHarness } from '../support/email-harness.js';
 import { type Harness, startHarness } from '../support/harness.js';
-import { ADDRESSES, type MailServers, startMailServers } from '../support/mail-servers.js';
+import { ADDRESSES, type MailServers } from '../support/mail-servers.js';
 
 let dns: DnsServerHandle;
 let mail: MailServers;
@@ -51,25 +52,16 @@ const zone = {
   'mx.private.test': host('10.0.0.1'),
 };
 
+let email: EmailHarness;
+
 beforeAll(async () => {
-  mail = await startMailServers();
-  dns = await startDnsServer(zone);
-  harness = await startHarness({
-    env: {
-      DNS_SERVERS: dns.address,
-      SMTP_PORT: String(mail.port),
-      UNSAFE_SMTP_ALLOW_HOSTS: mail.allowHosts,
-      SMTP_STEP_TIMEOUT_SECONDS: '1',
-      SMTP_BUDGET_SECONDS: '8',
-      EMAIL_DOMAIN_CACHE_SECONDS: '3600',
-    },
+  email = await startEmailHarness(zone, {
+    SMTP_STEP_TIMEOUT_SECONDS: '1',
+    EMAIL_DOMAIN_CACHE_SECONDS: '3600',
   });
+  ({ mail, dns, harness } = email);
 });
-afterAll(async () => {
-  await harness?.close();
-  await dns?.close();
-  await mail?.close();
-});
+afterAll(async () => email?.close());
 
 async function account(credits = 100) {
   const provisioned = await harness.provision({ credits });

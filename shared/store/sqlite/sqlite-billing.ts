@@ -197,15 +197,7 @@ function toInflight(row: Row): InflightEntry {
 }
 
 function toLedgerEntry(row: Row): LedgerEntry {
-  const entry: LedgerEntry = {
-    requestId: row.request_id as string,
-    accountId: row.account_id as string,
-    operation: row.operation as string,
-    cost: row.cost as number,
-    status: row.status as LedgerStatus,
-    createdAt: row.created_at as string,
-  };
-  if (row.transport !== null) entry.transport = row.transport as Transport;
+  const entry: LedgerEntry = { ...toInflight(row), status: row.status as LedgerStatus };
   if (row.http_status !== null) entry.httpStatus = row.http_status as number;
   if (row.refund_reason !== null) entry.refundReason = row.refund_reason as string;
   if (row.settled_at !== null) entry.settledAt = row.settled_at as string;
