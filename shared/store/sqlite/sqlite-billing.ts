@@ -62,7 +62,7 @@ export class SqliteBillingStore implements BillingStore {
 
   async admit(request: AdmissionRequest): Promise<Admission> {
     const { accountId, cost, rateLimit } = request;
-    return this.database.transaction((): Admission => {
+    return this.database.write((): Admission => {
       const row = this.balanceRow(accountId);
       const windowMs = rateLimit.windowSeconds * 1000;
       let now = request.now;
@@ -113,7 +113,7 @@ export class SqliteBillingStore implements BillingStore {
   }
 
   async settle(entry: InflightEntry, settlement: Settlement): Promise<SettleResult> {
-    return this.database.transaction(() => {
+    return this.database.write(() => {
       const stillInFlight = this.takeInflight(entry) === 1;
       insertLedger(this.database, { ...entry, ...settlement }, 'IGNORE');
       if (settlement.status === 'charged') return { refunded: false };
@@ -122,8 +122,8 @@ export class SqliteBillingStore implements BillingStore {
     });
   }
 
-  async recordUsage(entry: LedgerEntry): Promise<void> {
-    insertLedger(this.database, entry, 'REPLACE');
+  recordUsage(entry: LedgerEntry): Promise<void> {
+    return this.database.write(() => insertLedger(this.database, entry, 'REPLACE'));
   }
 
   async entries(accountId: string, limit?: number): Promise<LedgerEntry[]> {
@@ -143,7 +143,7 @@ export class SqliteBillingStore implements BillingStore {
   }
 
   async reconcile(cutoff: string, settledAt: string): Promise<LedgerEntry[]> {
-    return this.database.transaction(() =>
+    return this.database.write(() =>
       this.database
         .statement('SELECT * FROM inflight WHERE created_at < ? ORDER BY created_at')
         .all(cutoff)

@@ -55,7 +55,7 @@ export class SqliteSettingStore implements SettingStore {
   }
 
   async getOrCreate(name: string, candidate: string): Promise<string> {
-    return this.database.transaction(() => {
+    return this.database.write(() => {
       this.database
         .statement('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING')
         .run(name, candidate);
@@ -115,7 +115,7 @@ export class SqliteOAuthLinkStore implements OAuthLinkStore {
   constructor(private readonly database: Database) {}
 
   async link(subject: string, accountId: string): Promise<void> {
-    this.database.transaction(() => {
+    await this.database.write(() => {
       const bound = this.database
         .statement('SELECT account_id FROM oauth_links WHERE subject = ?')
         .get(subject);

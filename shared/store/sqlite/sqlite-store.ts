@@ -38,7 +38,7 @@ export function createSqliteStore(path: string): SqliteStore {
       database.statement('SELECT 1').get();
     },
     async sweepExpired(now) {
-      return database.transaction(() => {
+      return database.write(() => {
         let deleted = 0;
         deleted += Number(database.statement('DELETE FROM cursors WHERE expires_at < ?').run(now).changes);
         deleted += Number(
