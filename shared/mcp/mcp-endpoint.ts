@@ -48,6 +48,8 @@ export interface McpEndpointOptions {
 export const MCP_PATH = '/mcp';
 /** JSON-RPC requests are small; anything bigger is refused before it is read whole. */
 const MAX_BODY_BYTES = 256 * 1024;
+/** How many unknown tool or toolset names a refusal of the filter repeats back. */
+const MAX_ECHOED_NAMES = 8;
 /** JSON-RPC's implementation-defined server error, which the SDK also uses for transport refusals. */
 const SERVER_ERROR = -32000;
 
@@ -102,12 +104,16 @@ async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise
   }
   const filtered = filterTools(options.tools, new URL(c.req.url).searchParams);
   if (!filtered.ok) {
-    const names = filtered.unknown.map((name) => quoteInput(name, 64)).join(', ');
+    // The unknown names come from the request: echoed only as a few short, printable prefixes.
+    const unknown = filtered.unknown
+      .slice(0, MAX_ECHOED_NAMES)
+      .map((name) => printableField(name).slice(0, 64));
+    const names = unknown.map((name) => `"${name}"`).join(', ');
     return jsonRpcError(
       400,
       `?${filtered.parameter} names ${names || 'nothing'}; valid names are listed in error.data.valid.`,
       {},
-      { parameter: filtered.parameter, unknown: filtered.unknown, valid: filtered.valid },
+      { parameter: filtered.parameter, unknown, valid: filtered.valid },
       JsonRpcErrorCode.InvalidParams,
     );
   }

@@ -241,6 +241,20 @@ describe('tool filtering', () => {
     const valid = parameter === 'tools' ? toolNames : [...new Set(groupOf.values())];
     expect(body.error.data.valid).toEqual(valid);
   });
+
+  it('repeats at most 8 unknown names back, each a short printable prefix', async () => {
+    const names = Array.from({ length: 20 }, (_, index) => `${'x'.repeat(300)}é${index}`);
+    const response = await postJsonRpc(
+      `${app.url}?tools=${encodeURIComponent(names.join(','))}`,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { Authorization: `Bearer ${apiKey}` },
+    );
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body.error.data.unknown).toHaveLength(8);
+    for (const name of body.error.data.unknown) expect(name).toMatch(/^x{64}$/);
+    expect(body.error.message.length).toBeLessThan(800);
+  });
 });
 
 it('is mentioned in the OpenAPI document', async () => {
