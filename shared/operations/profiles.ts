@@ -2,6 +2,7 @@
  * Run functions of the profile family.
  */
 import type { profileOperations } from '../../schemas/operations/profiles.js';
+import { cursorOperation } from '../paging/cursors.js';
 import { PAGE_SIZE, startPage } from '../paging/pages.js';
 import type { RunContext, RunnerMap, RunnerRuntime, RunResult } from '../pipeline/operation.js';
 import type { ActivityKind, DataSource, ProfileListName } from '../sources/data-source.js';
@@ -68,7 +69,7 @@ function activityPage(
 ) {
   return async (input: { username: string; cursor?: string }, context: RunContext): Promise<RunResult> => {
     const binding = {
-      operation: context.operationId,
+      operation: cursorOperation(context.operationId, context.api),
       accountId: context.accountId,
       subject: input.username.normalize('NFC').toLowerCase(),
     };

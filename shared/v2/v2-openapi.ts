@@ -1,0 +1,75 @@
+/**
+ * The /api/v2 paths of the one OpenAPI document, beside v1: tag `v2`, the `apiKeyHeader` security
+ * scheme, the v2 envelope, and the parameters, price and errors of the catalog operation each route
+ * runs (read through the same helpers as v1, so the two cannot disagree). Extensions carry
+ * `x-extension: true`; every description names the v1 operation the route mirrors.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Env } from 'hono';
+import { z } from 'zod';
+import { v2EnvelopeSchema } from '../../schemas/envelope.js';
+import { isExtension, type V2Route } from '../../schemas/v2-routes.js';
+import { documentedParameters, errorResponses, priceText, successHeaders } from '../http/openapi.js';
+import type { RegisteredOperation } from '../pipeline/operation.js';
+
+export const V2_TAG = 'v2';
+export const V2_SECURITY_SCHEME = 'apiKeyHeader';
+
+const registered = new WeakSet<object>();
+
+export function registerV2Docs<E extends Env>(
+  app: OpenAPIHono<E>,
+  operation: RegisteredOperation,
+  route: V2Route,
+): void {
+  if (!registered.has(app.openAPIRegistry)) {
+    registered.add(app.openAPIRegistry);
+    app.openAPIRegistry.registerComponent('securitySchemes', V2_SECURITY_SCHEME, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+      description:
+        'The same API key as v1, sent as X-API-Key; an Authorization header is refused on /api/v2.',
+    });
+  }
+  const { definition, price } = operation;
+  const variant =
+    definition.variants.find((entry) => entry.identifier === route.identifier) ?? definition.variants[0];
+  if (!variant) throw new Error(`Operation ${definition.id} has no path.`);
+  const parameters = documentedParameters(definition, variant);
+  const inPath = parameters.filter(
+    ([name]) => route.pathParameter !== undefined && name === route.identifier,
+  );
+  const inQuery = parameters.filter((entry) => !inPath.includes(entry));
+  const extension = isExtension(route);
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: route.path,
+    operationId: `v2.${definition.id}${route.identifier && definition.identifiers.length > 1 ? `.by-${route.identifier}` : ''}`,
+    tags: [V2_TAG],
+    summary: definition.summary,
+    description:
+      `${definition.description}\n\nMirrors v1 \`${variant.path}\` (operation ${definition.id}): the same data, ` +
+      `price, account and rate limit, in the v2 envelope.${extension ? ' An extension: the v2 listing has no endpoint for this lookup.' : ''}\n\n${priceText(price)}`,
+    security: [{ [V2_SECURITY_SCHEME]: [] }],
+    request: {
+      ...(route.pathParameter
+        ? { params: z.object(Object.fromEntries(inPath.map(([, schema]) => [route.pathParameter, schema]))) }
+        : {}),
+      query: z.object(Object.fromEntries(inQuery)),
+    },
+    responses: {
+      200: {
+        description: 'The result, in the v2 envelope.',
+        headers: successHeaders(price > 0),
+        content: {
+          'application/json': {
+            schema: v2EnvelopeSchema(definition.data, definition.paging, price, definition.meta),
+          },
+        },
+      },
+      ...errorResponses(definition),
+    },
+    ...(extension ? { 'x-extension': true } : {}),
+  });
+}
