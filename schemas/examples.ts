@@ -40,6 +40,10 @@ export const parameterExamples = {
   'profiles.comments': profile,
   'profiles.reactions': profile,
   'profiles.similar': profile,
+  'profiles.counts': profile,
+  'profiles.top-positions': profile,
+  'profiles.sections': profile,
+  'profiles.latest-activity': profile,
   // Every filter matches Northwind Analytics (a Berlin branch, software, 501-1,000 staff, open jobs).
   'companies.search': {
     keywords: 'Northwind Analytics',
@@ -56,6 +60,8 @@ export const parameterExamples = {
   'companies.people': company,
   'companies.products': company,
   'companies.jobs': company,
+  'companies.job-count': company,
+  'companies.insights': company,
   'posts.details': post,
   'posts.comments': post,
   'posts.reactions': { ...post, reactionType: 'ALL' },

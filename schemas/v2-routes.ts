@@ -2,11 +2,12 @@
  * The /api/v2 endpoint family as a mapping onto the catalog: each v2 route names the catalog
  * operation it runs and which of that operation's identifiers it fills (from a path parameter, or
  * from the query where the listing puts it there). v2 is another transport over the same operations,
- * so nothing here declares data, prices or parameters of its own: those come from the catalog entry.
+ * so nothing here declares data, prices or parameters of its own: those come from the catalog entry
+ * (operations of the listing that v1 lacks are catalog entries too, without v1 paths).
  * Paths under /api/v2/ext/ are extensions: v1 lookups the v2 listing lacks. The route adapter, the
  * OpenAPI document and the docs tables all read this one list.
  */
-import { catalog, type OperationDefinition, type OperationId } from './catalog.js';
+import { catalog, type OperationDefinition, type OperationId, type OperationVariant } from './catalog.js';
 
 export const V2_PREFIX = '/api/v2';
 export const V2_EXTENSION_PREFIX = `${V2_PREFIX}/ext`;
@@ -63,6 +64,11 @@ const listed: readonly V2Route[] = [
   profilePath('/volunteer-experience', 'profiles.volunteer-experience'),
   profilePath('/interests/companies', 'profiles.company-interests'),
   profilePath('/contact', 'profiles.contact'),
+  profilePath('/counts', 'profiles.counts'),
+  profilePath('/positions/top', 'profiles.top-positions'),
+  profilePath('/sections', 'profiles.sections'),
+  profilePath('/related/follow-recommendations', 'profiles.similar'),
+  profilePath('/activity/latest', 'profiles.latest-activity'),
   profilePath('/posts', 'profiles.posts'),
   profilePath('/comments', 'profiles.comments'),
   profilePath('/reactions', 'profiles.reactions'),
@@ -78,6 +84,8 @@ const listed: readonly V2Route[] = [
   companyPath('/posts', 'companies.posts'),
   companyPath('/employees', 'companies.people'),
   companyPath('/jobs', 'companies.jobs'),
+  companyPath('/jobs/count', 'companies.job-count'),
+  companyPath('/insights', 'companies.insights'),
   companyPath('/products', 'companies.products'),
   byQuery('/search/companies', 'companies.search'),
   byQuery('/search/people', 'search.people'),
@@ -100,7 +108,6 @@ const listed: readonly V2Route[] = [
 
 /** v1 lookups the listing has no endpoint for, under /api/v2/ext/. */
 const extensions: readonly V2Route[] = [
-  profilePath('/similar', 'profiles.similar'),
   companyPath('/similar', 'companies.similar'),
   byQuery('/search/schools', 'search.schools'),
   byQuery('/search/industries', 'search.industries'),
@@ -133,4 +140,16 @@ export function operationOf(route: V2Route): OperationDefinition {
   if (!operation)
     throw new Error(`v2 route ${route.path} names ${route.operation}, which is not in the catalog.`);
   return operation;
+}
+
+/**
+ * The path variant whose identifier rules a route follows: the v1 path of the same identifier, or,
+ * for an operation without v1 paths, the route itself.
+ */
+export function variantOf(route: V2Route): OperationVariant {
+  const { variants } = operationOf(route);
+  return (
+    variants.find((variant) => variant.identifier === route.identifier) ??
+    variants[0] ?? { path: route.path, ...(route.identifier ? { identifier: route.identifier } : {}) }
+  );
 }

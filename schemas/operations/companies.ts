@@ -157,6 +157,53 @@ export const companyJobs = companyList({
   identifiers: ['slug'],
 });
 
+/*
+ * Lookups of the /api/v2 listing that v1 has no operation for: no v1 path (`variants: []`), derived
+ * from the dataset's company records, by slug.
+ */
+const count = z.number().int().min(0);
+
+export const companyJobCount = dataLookup({
+  id: 'companies.job-count',
+  family: 'companies',
+  group: 'companies',
+  summary: "Number of the company's open jobs",
+  description:
+    'How many open jobs the company has, as data.count (the jobs lookup returns the first ' +
+    `${PAGE_SIZE}). Served on /api/v2 only.`,
+  variants: [],
+  identifiers: ['slug'],
+  query: z.object(companyIdentifiers('slug')),
+  data: z.object({ count }),
+  paging: 'none',
+  price: 1,
+});
+
+export const companyInsights = dataLookup({
+  id: 'companies.insights',
+  family: 'companies',
+  group: 'companies',
+  summary: 'Company insights',
+  description:
+    'Figures about the company: followers, the source-provided size range and founding year, and how ' +
+    'many people, open jobs, posts and products the data holds for it (source counts, not verified ' +
+    'employee numbers). Served on /api/v2 only.',
+  variants: [],
+  identifiers: ['slug'],
+  query: z.object(companyIdentifiers('slug')),
+  data: z.object({
+    followerCount: count,
+    companySize: companyDetailsSchema.shape.companySize,
+    foundedYear: companyDetailsSchema.shape.foundedYear,
+    employees: count,
+    openJobs: count,
+    posts: count,
+    products: count,
+  }),
+  paging: 'none',
+  price: 1,
+});
+
 export const companyOperations = [
   companySearch,
   companyDomainSearch,
@@ -166,4 +213,6 @@ export const companyOperations = [
   companyPeople,
   companyProducts,
   companyJobs,
+  companyJobCount,
+  companyInsights,
 ] as const;

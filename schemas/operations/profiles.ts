@@ -230,6 +230,93 @@ export const similarProfiles = dataLookup({
   mcpTool: 'get_similar_profiles',
 });
 
+/*
+ * Lookups of the /api/v2 listing that v1 has no operation for: no v1 path (`variants: []`), derived
+ * from the data the v1 profile lookups return, by username.
+ */
+const v2Only = 'Served on /api/v2 only.';
+const count = z.number().int().min(0);
+
+export const profileCounts = dataLookup({
+  id: 'profiles.counts',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Profile section counts',
+  description:
+    'How many items each profile section holds (positions, education, skills, certifications, courses, ' +
+    `volunteer experience, followed companies); null for a section the source withholds. ${v2Only}`,
+  variants: [],
+  identifiers: ['username'],
+  query: z.object({ username: usernameParam }),
+  data: z.object({
+    counts: z.object({
+      positions: count.nullable(),
+      education: count.nullable(),
+      skills: count.nullable(),
+      certifications: count.nullable(),
+      courses: count.nullable(),
+      volunteerExperience: count.nullable(),
+      companyInterests: count.nullable(),
+    }),
+  }),
+  paging: 'none',
+  price: 1,
+});
+
+export const profileTopPositions = dataLookup({
+  id: 'profiles.top-positions',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Profile current positions',
+  description:
+    'The positions the profile holds now (isCurrent), newest first, as data.positions; when none is ' +
+    `current, the most recent past position alone; [] when the profile lists none. ${v2Only}`,
+  variants: [],
+  identifiers: ['username'],
+  query: z.object({ username: usernameParam }),
+  data: listOf('positions', positionSchema),
+  paging: 'none',
+  price: 1,
+});
+
+export const profileSections = dataLookup({
+  id: 'profiles.sections',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Profile section statuses',
+  description:
+    'Per profile section: complete, empty, incomplete (profile details hold a preview) or unavailable ' +
+    `(withheld by the source), as data.sections: the meta.sections of profile details. ${v2Only}`,
+  variants: [],
+  identifiers: ['username'],
+  query: z.object({ username: usernameParam }),
+  data: z.object({ sections: z.record(z.string(), z.enum(sectionStatuses)) }),
+  paging: 'none',
+  price: 1,
+});
+
+export const LATEST_ACTIVITY_ITEMS = 3;
+
+export const profileLatestActivity = dataLookup({
+  id: 'profiles.latest-activity',
+  family: 'profiles',
+  group: 'profile-activity',
+  summary: 'Profile latest activity',
+  description:
+    `The newest posts, comments and reactions of the profile, at most ${LATEST_ACTIVITY_ITEMS} of each, ` +
+    `as data.posts, data.comments and data.reactions; page through each stream for more. ${v2Only}`,
+  variants: [],
+  identifiers: ['username'],
+  query: z.object({ username: usernameParam }),
+  data: z.object({
+    posts: z.array(postSchema),
+    comments: z.array(commentSchema),
+    reactions: z.array(reactionSchema),
+  }),
+  paging: 'none',
+  price: 1,
+});
+
 export const profileOperations = [
   profileDetails,
   profileContact,
@@ -244,4 +331,8 @@ export const profileOperations = [
   profileComments,
   profileReactions,
   similarProfiles,
+  profileCounts,
+  profileTopPositions,
+  profileSections,
+  profileLatestActivity,
 ] as const;

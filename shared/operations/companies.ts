@@ -54,5 +54,26 @@ export function createRunners(
     'companies.jobs': async (input, { signal }) => ({
       data: { jobs: await source.companyJobs(slugOf(input), signal) },
     }),
+    'companies.job-count': async (input, { signal }) => ({
+      data: { count: (await source.companyTotals(slugOf(input), signal)).jobs },
+    }),
+    'companies.insights': async (input, { signal }) => {
+      const slug = slugOf(input);
+      const [details, totals] = await Promise.all([
+        source.companyDetails(companyRef({ slug }), signal),
+        source.companyTotals(slug, signal),
+      ]);
+      return {
+        data: {
+          followerCount: details.followerCount,
+          companySize: details.companySize,
+          foundedYear: details.foundedYear,
+          employees: totals.employees,
+          openJobs: totals.jobs,
+          posts: totals.posts,
+          products: totals.products,
+        },
+      };
+    },
   };
 }

@@ -92,6 +92,13 @@ export interface ActivityItems {
 }
 export type ActivityKind = keyof ActivityItems;
 
+export interface CompanyTotals {
+  employees: number;
+  jobs: number;
+  posts: number;
+  products: number;
+}
+
 export interface CompanySearchFilters {
   keywords: string;
   locationIds?: string[];
@@ -140,6 +147,8 @@ export interface DataSource {
   companyPeople(slug: string, signal: AbortSignal): Promise<SourceRecord<ProfileSummary>[]>;
   companyProducts(slug: string, signal: AbortSignal): Promise<SourceRecord<Product>[]>;
   companyJobs(slug: string, signal: AbortSignal): Promise<SourceRecord<JobSummary>[]>;
+  /** Whole-list sizes of a company's people, open jobs, posts and products (the lists above are first pages). */
+  companyTotals(slug: string, signal: AbortSignal): Promise<CompanyTotals>;
   searchCompanies(
     filters: CompanySearchFilters,
     window: WindowRequest,

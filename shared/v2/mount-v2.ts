@@ -6,7 +6,7 @@
  * v2 call this after building the service, as they do for MCP.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { operationOf, type V2Route, v2Routes } from '../../schemas/v2-routes.js';
+import { type V2Route, v2Routes, variantOf } from '../../schemas/v2-routes.js';
 import { type ApiError, InvalidApiKeyError } from '../errors.js';
 import type { RestEnv } from '../http/create-app.js';
 import { checkProtocol } from '../http/protocol-checks.js';
@@ -70,12 +70,6 @@ export function mountV2(service: V2Service): void {
       return toHttpResponse(toV2Response(outcome.response, operation.definition.id, requestId));
     });
   }
-}
-
-/** The v1 path variant whose identifier rules the route follows. */
-function variantOf(route: V2Route) {
-  const { variants } = operationOf(route);
-  return variants.find((variant) => variant.identifier === route.identifier) ?? variants[0];
 }
 
 /**

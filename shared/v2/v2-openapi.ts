@@ -8,7 +8,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import { z } from 'zod';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
-import { isExtension, type V2Route } from '../../schemas/v2-routes.js';
+import { isExtension, operationOf, type V2Route, variantOf } from '../../schemas/v2-routes.js';
 import { documentedParameters, errorResponses, priceText, successHeaders } from '../http/openapi.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 
@@ -33,9 +33,7 @@ export function registerV2Docs<E extends Env>(
     });
   }
   const { definition, price } = operation;
-  const variant =
-    definition.variants.find((entry) => entry.identifier === route.identifier) ?? definition.variants[0];
-  if (!variant) throw new Error(`Operation ${definition.id} has no path.`);
+  const variant = variantOf(route);
   const parameters = documentedParameters(definition, variant);
   const inPath = parameters.filter(
     ([name]) => route.pathParameter !== undefined && name === route.identifier,
@@ -48,9 +46,7 @@ export function registerV2Docs<E extends Env>(
     operationId: `v2.${definition.id}${route.identifier && definition.identifiers.length > 1 ? `.by-${route.identifier}` : ''}`,
     tags: [V2_TAG],
     summary: definition.summary,
-    description:
-      `${definition.description}\n\nMirrors v1 \`${variant.path}\` (operation ${definition.id}): the same data, ` +
-      `price, account and rate limit, in the v2 envelope.${extension ? ' An extension: the v2 listing has no endpoint for this lookup.' : ''}\n\n${priceText(price)}`,
+    description: `${definition.description}\n\n${relationToV1(route)}\n\n${priceText(price)}`,
     security: [{ [V2_SECURITY_SCHEME]: [] }],
     request: {
       ...(route.pathParameter
@@ -72,4 +68,17 @@ export function registerV2Docs<E extends Env>(
     },
     ...(extension ? { 'x-extension': true } : {}),
   });
+}
+
+/** Which v1 operation a route mirrors, or that it has none. */
+function relationToV1(route: V2Route): string {
+  const definition = operationOf(route);
+  if (definition.variants.length === 0)
+    return `Operation ${definition.id}, of the v2 listing only: v1 has no path for it.`;
+  const mirrored =
+    `Mirrors v1 \`${variantOf(route).path}\` (operation ${definition.id}): the same data, price, ` +
+    'account and rate limit, in the v2 envelope.';
+  return isExtension(route)
+    ? `${mirrored} An extension: the v2 listing has no endpoint for this lookup.`
+    : mirrored;
 }

@@ -4,14 +4,14 @@
  * under the v1 names. The v1 request of the same lookup comes along, for comparing the two families.
  */
 import { catalog } from '../../schemas/catalog.js';
-import { operationOf, type V2Route } from '../../schemas/v2-routes.js';
+import { operationOf, type V2Route, variantOf } from '../../schemas/v2-routes.js';
 import { identifierValues, otherParameters } from './sample-inputs.js';
 
 export interface V2SampleRequest {
   /** The v2 URL (path and query). */
   url: string;
-  /** The v1 URL of the same lookup. */
-  v1Url: string;
+  /** The v1 URL of the same lookup; absent for operations of the v2 listing only. */
+  v1Url?: string;
 }
 
 const query = (parameters: Record<string, string>) => {
@@ -28,9 +28,7 @@ export function v2SampleRequest(
   const parameters: Record<string, string> = { ...otherParameters[operation.id] };
   if (route.identifier && operation.identifiers.includes(route.identifier))
     parameters[route.identifier] = values[operation.family]?.[route.identifier] as string;
-  const variant =
-    operation.variants.find((entry) => entry.identifier === route.identifier) ?? operation.variants[0];
-  const v1Url = `${variant?.path}${query(parameters)}`;
+  const v1Url = operation.variants.length > 0 ? `${variantOf(route).path}${query(parameters)}` : undefined;
   if (!route.pathParameter || !route.identifier) return { url: `${route.path}${query(parameters)}`, v1Url };
   const { [route.identifier]: inPath = '', ...rest } = parameters;
   const path = route.path.replace(`{${route.pathParameter}}`, encodeURIComponent(inPath));

@@ -45,7 +45,7 @@ it.each(v2Routes.map((route) => [route.path, route] as const))('documents %s', (
   const operation = document.paths[path]?.get as Operation;
   expect(operation.tags).toEqual(['v2']);
   expect(operation.security).toEqual([{ apiKeyHeader: [] }]);
-  expect(operation.description).toContain(`(operation ${route.operation})`);
+  expect(operation.description.toLowerCase()).toContain(`operation ${route.operation}`);
   expect(operation['x-extension']).toBe(isExtension(route) ? true : undefined);
   const inPath = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path');
   expect(inPath.map((parameter) => parameter.name)).toEqual(route.pathParameter ? [route.pathParameter] : []);

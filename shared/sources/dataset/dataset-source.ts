@@ -489,6 +489,18 @@ export class DatasetSource implements DataSource {
     });
   }
 
+  companyTotals(slug: string, signal: AbortSignal) {
+    return this.run(signal, () => {
+      const company = this.index.company({ slug });
+      return {
+        employees: this.index.employeesByCompany.get(company.slug)?.length ?? 0,
+        jobs: this.index.jobsByCompany.get(company.slug)?.length ?? 0,
+        posts: this.index.postsByCompany.get(company.slug)?.length ?? 0,
+        products: company.products.length,
+      };
+    });
+  }
+
   searchCompanies(filters: CompanySearchFilters, window: WindowRequest, signal: AbortSignal) {
     return this.run(signal, () => {
       const matches = rank(this.dataset.companies, filters.keywords, companyDoc).filter(

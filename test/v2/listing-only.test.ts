@@ -1,0 +1,123 @@
+/**
+ * The /api/v2 endpoints whose operations v1 does not have: what each answers is derived from data the
+ * v1 lookups return for the same profile or company, so each is checked against those v1 answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
+import { type Harness, startHarness } from '../support/harness.js';
+
+let harness: Harness;
+let apiKey: string;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  ({ apiKey } = await harness.provision({ credits: 10_000 }));
+});
+afterAll(() => harness.close());
+
+async function v2Data<T>(path: string): Promise<T> {
+  const response = await harness.app.request(path, { headers: { 'X-API-Key': apiKey } });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data: T }).data;
+}
+async function v1Body<T>(path: string): Promise<{ data: T; meta: Record<string, unknown> }> {
+  const response = await harness.get(path, apiKey);
+  expect(response.status).toBe(200);
+  return (await response.json()) as { data: T; meta: Record<string, unknown> };
+}
+
+/** Every item of a start-paged v1 list. */
+async function allPages(path: string, list: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let start: number | null = 0;
+  while (start !== null) {
+    const body: { data: Record<string, unknown[]>; meta: Record<string, unknown> } = await v1Body<
+      Record<string, unknown[]>
+    >(`${path}&start=${start}`);
+    items.push(...(body.data[list] ?? []));
+    start = (body.meta.paging as { nextStart: number | null }).nextStart;
+  }
+  return items;
+}
+
+describe.each([fx.richProfile.username, fx.manyPositionsProfile.username])('profile %s', (username) => {
+  const q = `username=${username}`;
+
+  it('counts each section as many items as the v1 lookups return', async () => {
+    const { counts } = await v2Data<{ counts: Record<string, number | null> }>(
+      `/api/v2/profiles/${username}/counts`,
+    );
+    const lists = [
+      ['positions', 'experience'],
+      ['education', 'education'],
+      ['certifications', 'certifications'],
+      ['courses', 'courses'],
+      ['volunteerExperience', 'volunteer-experience'],
+    ] as const;
+    for (const [field, path] of lists) {
+      const { data } = await v1Body<Record<string, unknown[]>>(`/v1/profiles/${path}/by-username?${q}`);
+      expect([field, counts[field]]).toEqual([field, data[field]?.length]);
+    }
+    expect(counts.skills).toBe((await allPages(`/v1/profiles/skills/by-username?${q}`, 'skills')).length);
+    expect(counts.companyInterests).toBe(
+      (await allPages(`/v1/profiles/company-interests/by-username?${q}`, 'companyInterests')).length,
+    );
+  });
+
+  it('answers the current positions as top positions', async () => {
+    const top = await v2Data<{ positions: { isCurrent: boolean }[] }>(
+      `/api/v2/profiles/${username}/positions/top`,
+    );
+    const { data } = await v1Body<{ positions: { isCurrent: boolean }[] }>(
+      `/v1/profiles/experience/by-username?${q}`,
+    );
+    const current = data.positions.filter((position) => position.isCurrent);
+    expect(top.positions).toEqual(current.length > 0 ? current : data.positions.slice(0, 1));
+  });
+
+  it('answers the section statuses of profile details', async () => {
+    const { sections } = await v2Data<{ sections: unknown }>(`/api/v2/profiles/${username}/sections`);
+    const details = await v1Body(`/v1/profiles/details/by-username?${q}`);
+    expect(sections).toEqual(details.meta.sections);
+  });
+
+  it('answers the newest three items of each activity stream', async () => {
+    const latest = await v2Data<Record<string, unknown[]>>(`/api/v2/profiles/${username}/activity/latest`);
+    for (const kind of ['posts', 'comments', 'reactions']) {
+      const items: unknown[] = [];
+      let cursor: string | null | undefined;
+      do {
+        const body = await v1Body<Record<string, unknown[]>>(
+          `/v1/profiles/${kind}?${new URLSearchParams({ username, ...(cursor ? { cursor } : {}) })}`,
+        );
+        items.push(...(body.data[kind] ?? []));
+        cursor = (body.meta.paging as { nextCursor: string | null }).nextCursor;
+      } while (cursor && items.length < 3);
+      expect([kind, latest[kind]]).toEqual([kind, items.slice(0, 3)]);
+    }
+  });
+});
+
+describe('company', () => {
+  const slug = fx.richCompany.slug;
+
+  it('counts its open jobs and reports the figures of its details', async () => {
+    const { count } = await v2Data<{ count: number }>(`/api/v2/companies/${slug}/jobs/count`);
+    const jobs = await v1Body<{ jobs: unknown[] }>(`/v1/companies/jobs/by-slug?slug=${slug}`);
+    expect(count).toBeGreaterThan(0);
+    // The v1 list is a first page of 10; the count is of the whole list.
+    expect(count).toBeGreaterThanOrEqual(jobs.data.jobs.length);
+    if (jobs.data.jobs.length < 10) expect(count).toBe(jobs.data.jobs.length);
+
+    const insights = await v2Data<Record<string, unknown>>(`/api/v2/companies/${slug}/insights`);
+    const details = await v1Body<Record<string, unknown>>(`/v1/companies/details/by-slug?slug=${slug}`);
+    expect(insights).toMatchObject({
+      followerCount: details.data.followerCount,
+      companySize: details.data.companySize,
+      foundedYear: details.data.foundedYear,
+      openJobs: count,
+    });
+    const products = await v1Body<{ products: unknown[] }>(`/v1/companies/products/by-slug?slug=${slug}`);
+    expect(insights.products).toBeGreaterThanOrEqual(products.data.products.length);
+  });
+});
