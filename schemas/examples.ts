@@ -74,6 +74,7 @@ export const parameterExamples = {
   'search.industries': { query: 'Financial Services' },
   'search.service-categories': {},
   'search.typeahead': { query: 'North' },
+  'search.filters': {},
   'jobs.search': { keywords: 'engineer' },
   'jobs.details': { url: 'https://www.linkedin.com/jobs/view/4081726354' },
   'emails.disposable': { email: 'someone@mailinator.com' },

@@ -97,6 +97,7 @@ const listed: readonly V2Route[] = [
     pathParameter: 'hashtag',
   },
   byQuery('/search/all', 'search.all'),
+  byQuery('/search/filters', 'search.filters'),
   byQuery('/search/typeahead', 'search.typeahead'),
   byQuery('/search/locations', 'search.locations'),
   byQuery('/jobs/search', 'jobs.search'),

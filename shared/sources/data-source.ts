@@ -99,6 +99,12 @@ export interface CompanyTotals {
   products: number;
 }
 
+export interface CompanySearchFilterValues {
+  locations: SourceRecord<IdName>[];
+  industries: SourceRecord<IdName>[];
+  companySizes: { code: CompanySizeCode; range: string }[];
+}
+
 export interface CompanySearchFilters {
   keywords: string;
   locationIds?: string[];
@@ -176,6 +182,8 @@ export interface DataSource {
   searchLocations(keywords: string, signal: AbortSignal): Promise<SourceRecord<IdName>[]>;
   searchIndustries(query: string, signal: AbortSignal): Promise<SourceRecord<IdName>[]>;
   serviceCategories(signal: AbortSignal): Promise<SourceRecord<IdName>[]>;
+  /** Every value company search's filters accept: the ids of locations and industries, size codes with their ranges. */
+  companySearchFilterValues(signal: AbortSignal): Promise<CompanySearchFilterValues>;
   typeahead(query: string, signal: AbortSignal): Promise<SourceRecord<TypeaheadItem>[]>;
   searchJobs(keywords: string, signal: AbortSignal): Promise<SourceRecord<JobSummary>[]>;
   job(jobId: string, signal: AbortSignal): Promise<SourceRecord<JobDetails>>;

@@ -61,6 +61,7 @@ export const otherParameters: Record<string, Record<string, string>> = {
   'search.industries': { query: fx.industryQuery },
   'search.service-categories': {},
   'search.typeahead': { query: 'north' },
+  'search.filters': {},
   'jobs.search': { keywords: 'engineer' },
   'emails.disposable': { email: 'someone@mailinator.com' },
 };

@@ -121,3 +121,31 @@ describe('company', () => {
     expect(insights.products).toBeGreaterThanOrEqual(products.data.products.length);
   });
 });
+
+describe('search filters', () => {
+  interface Filters {
+    location: { id: string; name: string }[];
+    industry: { id: string; name: string }[];
+    companySize: { code: string; range: string }[];
+    hasJobs: string[];
+  }
+
+  it('answers values company search accepts, including those of a company it finds', async () => {
+    const filters = await v2Data<Filters>('/api/v2/search/filters');
+    expect(filters.companySize.map((size) => size.code)).toEqual(['B', 'C', 'D', 'E', 'F', 'G', 'H', 'I']);
+    expect(filters.hasJobs).toEqual(['true']);
+    const details = await v1Body<{ industry: { id: string }; headquarters: { id: string } }>(
+      `/v1/companies/details/by-slug?slug=${fx.richCompany.slug}`,
+    );
+    expect(filters.industry.map((industry) => industry.id)).toContain(details.data.industry.id);
+    expect(filters.location.map((location) => location.id)).toContain(details.data.headquarters.id);
+    const search = await v1Body<{ companies: { slug: string }[] }>(
+      `/v1/companies/search?${new URLSearchParams({
+        keywords: fx.richCompany.slug.split('-')[0] as string,
+        industry: details.data.industry.id,
+        location: details.data.headquarters.id,
+      })}`,
+    );
+    expect(search.data.companies.map((company) => company.slug)).toContain(fx.richCompany.slug);
+  });
+});

@@ -634,6 +634,30 @@ export class DatasetSource implements DataSource {
     return this.run(signal, () => firstPage(this.dataset.serviceCategories).map(this.idNameView));
   }
 
+  /** Locations where some company is, and industries some company is in, by name. */
+  companySearchFilterValues(signal: AbortSignal) {
+    return this.run(signal, () => {
+      const used = (ids: Iterable<string>) => new Set(ids);
+      const locationIds = used(this.dataset.companies.flatMap((company) => company.locationIds));
+      const industryIds = used(this.dataset.companies.map((company) => company.industryId));
+      const byName = (a: IdName, b: IdName) => a.name.localeCompare(b.name, 'en');
+      return {
+        locations: this.dataset.locations
+          .filter((location) => locationIds.has(location.id))
+          .sort(byName)
+          .map(this.idNameView),
+        industries: this.dataset.industries
+          .filter((industry) => industryIds.has(industry.id))
+          .sort(byName)
+          .map(this.idNameView),
+        companySizes: Object.entries(COMPANY_SIZE_RANGES).map(([code, range]) => ({
+          code: code as CompanyRecord['sizeCode'],
+          range,
+        })),
+      };
+    });
+  }
+
   typeahead(query: string, signal: AbortSignal) {
     return this.run(signal, () => {
       this.typeaheadCandidates ??= this.buildTypeaheadCandidates();
