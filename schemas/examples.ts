@@ -44,6 +44,9 @@ export const parameterExamples = {
   'profiles.top-positions': profile,
   'profiles.sections': profile,
   'profiles.latest-activity': profile,
+  'profiles.languages': profile,
+  'profiles.honors': profile,
+  'profiles.organizations': profile,
   // Every filter matches Northwind Analytics (a Berlin branch, software, 501-1,000 staff, open jobs).
   'companies.search': {
     keywords: 'Northwind Analytics',

@@ -10,6 +10,9 @@ import {
   contactSchema,
   courseSchema,
   educationSchema,
+  honorSchema,
+  languageSchema,
+  organizationSchema,
   positionSchema,
   postSchema,
   profileDetailsSchema,
@@ -317,6 +320,44 @@ export const profileLatestActivity = dataLookup({
   price: 1,
 });
 
+/** A profile section only /api/v2 serves, returned whole, by username. */
+function v2ProfileSection<const Id extends string, const Name extends string>(
+  spec: Omit<ListLookupSpec<Id, Name>, 'path' | 'mcpTool'>,
+) {
+  return dataLookup({
+    id: spec.id,
+    family: 'profiles',
+    group: 'profiles',
+    summary: spec.summary,
+    description: `${spec.summary}, complete, as data.${spec.list}. ${v2Only}`,
+    variants: [],
+    identifiers: ['username'],
+    query: z.object({ username: usernameParam }),
+    data: listOf(spec.list, spec.item),
+    paging: 'none',
+    price: 1,
+  });
+}
+
+export const profileLanguages = v2ProfileSection({
+  id: 'profiles.languages',
+  list: 'languages',
+  item: languageSchema,
+  summary: 'Profile languages, with proficiency',
+});
+export const profileHonors = v2ProfileSection({
+  id: 'profiles.honors',
+  list: 'honors',
+  item: honorSchema,
+  summary: 'Profile honors and awards',
+});
+export const profileOrganizations = v2ProfileSection({
+  id: 'profiles.organizations',
+  list: 'organizations',
+  item: organizationSchema,
+  summary: 'Organizations the profile is a member of',
+});
+
 export const profileOperations = [
   profileDetails,
   profileContact,
@@ -335,4 +376,7 @@ export const profileOperations = [
   profileTopPositions,
   profileSections,
   profileLatestActivity,
+  profileLanguages,
+  profileHonors,
+  profileOrganizations,
 ] as const;

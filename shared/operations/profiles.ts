@@ -35,6 +35,9 @@ export function createRunners(
     'profiles.certifications': list('certifications', 'certifications'),
     'profiles.courses': list('courses', 'courses'),
     'profiles.volunteer-experience': list('volunteerExperience', 'volunteerExperience'),
+    'profiles.languages': list('languages', 'languages'),
+    'profiles.honors': list('honors', 'honors'),
+    'profiles.organizations': list('organizations', 'organizations'),
     'profiles.skills': async (input, { signal }) => {
       const start = input.start ?? 0;
       const page = startPage(

@@ -15,9 +15,12 @@ import type {
   Contact,
   Course,
   Education,
+  Honor,
   IdName,
   JobDetails,
   JobSummary,
+  Language,
+  Organization,
   Position,
   Post,
   Product,
@@ -82,6 +85,9 @@ export interface ProfileLists {
   certifications: Certification;
   courses: Course;
   volunteerExperience: VolunteerExperience;
+  languages: Language;
+  honors: Honor;
+  organizations: Organization;
 }
 export type ProfileListName = keyof ProfileLists;
 

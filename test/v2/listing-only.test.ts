@@ -98,6 +98,17 @@ describe.each([fx.richProfile.username, fx.manyPositionsProfile.username])('prof
   });
 });
 
+describe.each(['languages', 'honors', 'organizations'])('the %s section', (section) => {
+  it('lists items of a rich profile and none of a bare one, the same on every call', async () => {
+    const path = (username: string) => `/api/v2/profiles/${username}/${section}`;
+    const rich = await v2Data<Record<string, unknown[]>>(path(fx.richProfile.username));
+    expect(rich[section]?.length).toBeGreaterThan(0);
+    expect(await v2Data(path(fx.richProfile.username))).toEqual(rich);
+    const bare = await v2Data<Record<string, unknown[]>>(path(fx.emptyProfile.username));
+    expect(bare).toEqual({ [section]: [] });
+  });
+});
+
 describe('company', () => {
   const slug = fx.richCompany.slug;
 

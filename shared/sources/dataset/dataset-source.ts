@@ -67,12 +67,16 @@ export const SKILLS_PREVIEW = 5;
 
 type Stamped<T> = T & SourceFields;
 
-const LIST_SECTIONS: Record<ProfileListName, ProfileSection> = {
+/** The section whose withholding empties a list; the lists only /api/v2 reads are never withheld. */
+const LIST_SECTIONS: Record<ProfileListName, ProfileSection | null> = {
   positions: 'experience',
   education: 'education',
   certifications: 'certifications',
   courses: 'courses',
   volunteerExperience: 'volunteerExperience',
+  languages: null,
+  honors: null,
+  organizations: null,
 };
 
 const LIST_READERS: { [L in ProfileListName]: (person: PersonRecord) => ProfileLists[L][] } = {
@@ -81,6 +85,9 @@ const LIST_READERS: { [L in ProfileListName]: (person: PersonRecord) => ProfileL
   certifications: (person) => person.certifications,
   courses: (person) => person.courses,
   volunteerExperience: (person) => person.volunteerExperience,
+  languages: (person) => person.languages,
+  honors: (person) => person.honors,
+  organizations: (person) => person.organizations,
 };
 
 const SECTION_SIZES: Record<ProfileSection, (person: PersonRecord) => number> = {
@@ -301,7 +308,8 @@ export class DatasetSource implements DataSource {
 
   /** A profile list as the source shows it: empty when withheld. */
   private listItems<L extends ProfileListName>(person: PersonRecord, list: L): Stamped<ProfileLists[L]>[] {
-    if (isWithheld(person, LIST_SECTIONS[list])) return [];
+    const section = LIST_SECTIONS[list];
+    if (section !== null && isWithheld(person, section)) return [];
     const read = LIST_READERS[list];
     return read(person).map((item, i) => this.stamp(item, `${person.internalId}/${list}/${i}`));
   }
