@@ -204,6 +204,25 @@ export const companyInsights = dataLookup({
   price: 1,
 });
 
+const peopleFilter = z.object({ value: z.string(), people: count });
+
+export const companyEmployeeFilters = dataLookup({
+  id: 'companies.employee-filters',
+  family: 'companies',
+  group: 'companies',
+  summary: "People search filters for the company's staff",
+  description:
+    "The people search filters that find the company's current and former staff (currentCompany and " +
+    'pastCompany, each with the value to send, the company publicId), with how many people of the data ' +
+    'each finds. Served on /api/v2 only.',
+  variants: [],
+  identifiers: ['slug'],
+  query: z.object(companyIdentifiers('slug')),
+  data: z.object({ currentCompany: peopleFilter, pastCompany: peopleFilter }),
+  paging: 'none',
+  price: 1,
+});
+
 export const companyOperations = [
   companySearch,
   companyDomainSearch,
@@ -215,4 +234,5 @@ export const companyOperations = [
   companyJobs,
   companyJobCount,
   companyInsights,
+  companyEmployeeFilters,
 ] as const;

@@ -33,4 +33,32 @@ export const jobDetails = dataLookup({
   mcpTool: 'get_job_details',
 });
 
-export const jobOperations = [jobSearch, jobDetails] as const;
+const facet = z.array(z.object({ value: z.string(), jobs: z.number().int().min(1) }));
+
+/** Of the /api/v2 listing only (no v1 path): what /jobs/search/filters answers. */
+export const jobSearchFilters = dataLookup({
+  id: 'jobs.search-filters',
+  family: 'jobs',
+  group: 'jobs',
+  summary: 'Job search filter values',
+  description:
+    'The values the jobs matching the keywords have, per field (location, company, employmentType, ' +
+    'seniority), each with how many of the matching jobs have it, most frequent first; data.matched ' +
+    'counts all matching jobs, of which job search answers the first 10. Job search filters by keywords ' +
+    'only, so use a value as a keyword, or /companies/{universal_name}/jobs for one company. Served on ' +
+    '/api/v2 only.',
+  variants: [],
+  identifiers: [],
+  query: z.object({ keywords: keywordsParam }),
+  data: z.object({
+    matched: z.number().int().min(0),
+    location: facet,
+    company: facet,
+    employmentType: facet,
+    seniority: facet,
+  }),
+  paging: 'none',
+  price: 1,
+});
+
+export const jobOperations = [jobSearch, jobDetails, jobSearchFilters] as const;

@@ -57,6 +57,15 @@ export function createRunners(
     'companies.job-count': async (input, { signal }) => ({
       data: { count: (await source.companyTotals(slugOf(input), signal)).jobs },
     }),
+    'companies.employee-filters': async (input, { signal }) => {
+      const staff = await source.companyStaffCounts(slugOf(input), signal);
+      return {
+        data: {
+          currentCompany: { value: staff.publicId, people: staff.current },
+          pastCompany: { value: staff.publicId, people: staff.past },
+        },
+      };
+    },
     'companies.insights': async (input, { signal }) => {
       const slug = slugOf(input);
       const [details, totals] = await Promise.all([

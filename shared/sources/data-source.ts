@@ -105,6 +105,19 @@ export interface CompanyTotals {
   products: number;
 }
 
+export interface FacetValue {
+  value: string;
+  jobs: number;
+}
+
+export interface JobSearchFacets {
+  matched: number;
+  location: FacetValue[];
+  company: FacetValue[];
+  employmentType: FacetValue[];
+  seniority: FacetValue[];
+}
+
 export interface CompanySearchFilterValues {
   locations: SourceRecord<IdName>[];
   industries: SourceRecord<IdName>[];
@@ -161,6 +174,11 @@ export interface DataSource {
   companyJobs(slug: string, signal: AbortSignal): Promise<SourceRecord<JobSummary>[]>;
   /** Whole-list sizes of a company's people, open jobs, posts and products (the lists above are first pages). */
   companyTotals(slug: string, signal: AbortSignal): Promise<CompanyTotals>;
+  /** The company's publicId and how many people people search's currentCompany and pastCompany find with it. */
+  companyStaffCounts(
+    slug: string,
+    signal: AbortSignal,
+  ): Promise<{ publicId: string; current: number; past: number }>;
   searchCompanies(
     filters: CompanySearchFilters,
     window: WindowRequest,
@@ -192,5 +210,7 @@ export interface DataSource {
   companySearchFilterValues(signal: AbortSignal): Promise<CompanySearchFilterValues>;
   typeahead(query: string, signal: AbortSignal): Promise<SourceRecord<TypeaheadItem>[]>;
   searchJobs(keywords: string, signal: AbortSignal): Promise<SourceRecord<JobSummary>[]>;
+  /** How all jobs matching the keywords spread over values of their fields (job search answers the first 10). */
+  jobSearchFacets(keywords: string, signal: AbortSignal): Promise<JobSearchFacets>;
   job(jobId: string, signal: AbortSignal): Promise<SourceRecord<JobDetails>>;
 }

@@ -63,6 +63,7 @@ export const otherParameters: Record<string, Record<string, string>> = {
   'search.typeahead': { query: 'north' },
   'search.filters': {},
   'jobs.search': { keywords: 'engineer' },
+  'jobs.search-filters': { keywords: 'engineer' },
   'emails.disposable': { email: 'someone@mailinator.com' },
 };
 

@@ -160,3 +160,63 @@ describe('search filters', () => {
     expect(search.data.companies.map((company) => company.slug)).toContain(fx.richCompany.slug);
   });
 });
+
+describe('employee filters', () => {
+  interface StaffFilters {
+    currentCompany: { value: string; people: number };
+    pastCompany: { value: string; people: number };
+  }
+
+  it("give the company's publicId for people search and count its current staff as insights do", async () => {
+    const slug = fx.richCompany.slug;
+    const filters = await v2Data<StaffFilters>(`/api/v2/companies/${slug}/employee-filters`);
+    const details = await v1Body<{ publicId: string }>(`/v1/companies/details/by-slug?slug=${slug}`);
+    expect(filters.currentCompany.value).toBe(details.data.publicId);
+    expect(filters.pastCompany.value).toBe(details.data.publicId);
+    const insights = await v2Data<{ employees: number }>(`/api/v2/companies/${slug}/insights`);
+    expect(filters.currentCompany.people).toBe(insights.employees);
+  });
+
+  it('count the former staff people search finds with pastCompany', async () => {
+    const { pastCompany } = fx.peopleNarrowing;
+    const company = await v2Data<{ slug: string }>(`/api/v2/companies/id/${pastCompany}`);
+    const filters = await v2Data<StaffFilters>(`/api/v2/companies/${company.slug}/employee-filters`);
+    const found = await v1Body<{ people: unknown[] }>(
+      `/v1/search/people?${new URLSearchParams({ keywords: fx.peopleNarrowing.keywords, pastCompany })}`,
+    );
+    expect(found.data.people.length).toBeGreaterThan(0);
+    expect(filters.pastCompany.people).toBeGreaterThanOrEqual(found.data.people.length);
+  });
+});
+
+describe('job search filters', () => {
+  interface Facets {
+    matched: number;
+    location: { value: string; jobs: number }[];
+    company: { value: string; jobs: number }[];
+  }
+
+  it('spread all matching jobs over companies and cover the jobs job search answers', async () => {
+    const keywords = 'engineer';
+    const facets = await v2Data<Facets>(`/api/v2/jobs/search/filters?keywords=${keywords}`);
+    const search = await v1Body<{ jobs: { companyName: string; location: string | null }[] }>(
+      `/v1/jobs/search?keywords=${keywords}`,
+    );
+    expect(facets.matched).toBeGreaterThanOrEqual(search.data.jobs.length);
+    expect(facets.company.reduce((sum, entry) => sum + entry.jobs, 0)).toBe(facets.matched);
+    const companies = facets.company.map((entry) => entry.value);
+    for (const job of search.data.jobs) expect(companies).toContain(job.companyName);
+    const counts = facets.location.map((entry) => entry.jobs);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+  });
+
+  it('answer no values for keywords no job matches', async () => {
+    expect(await v2Data('/api/v2/jobs/search/filters?keywords=zzqxv-nothing')).toEqual({
+      matched: 0,
+      location: [],
+      company: [],
+      employmentType: [],
+      seniority: [],
+    });
+  });
+});

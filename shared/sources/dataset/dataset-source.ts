@@ -180,6 +180,15 @@ function peopleFilter(filters: PeopleSearchFilters): (person: PersonRecord) => b
     workedAt(person, filters.currentCompany, true) && workedAt(person, filters.pastCompany, false);
 }
 
+/** The values of one field with how many items have each, most frequent first; missing values are left out. */
+function facet(values: readonly (string | null)[]): { value: string; jobs: number }[] {
+  const counts = new Map<string, number>();
+  for (const value of values) if (value !== null) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts]
+    .map(([value, jobs]) => ({ value, jobs }))
+    .sort((a, b) => b.jobs - a.jobs || a.value.localeCompare(b.value, 'en'));
+}
+
 /** "https://www.Example.com/" and "example.com." both read as "example.com". */
 function normalizeDomain(raw: string): string {
   return raw
@@ -509,6 +518,19 @@ export class DatasetSource implements DataSource {
     });
   }
 
+  companyStaffCounts(slug: string, signal: AbortSignal) {
+    return this.run(signal, () => {
+      const { publicId } = this.index.company({ slug });
+      const count = (filters: PeopleSearchFilters) =>
+        this.dataset.people.filter(peopleFilter(filters)).length;
+      return {
+        publicId,
+        current: count({ keywords: '', currentCompany: publicId }),
+        past: count({ keywords: '', pastCompany: publicId }),
+      };
+    });
+  }
+
   searchCompanies(filters: CompanySearchFilters, window: WindowRequest, signal: AbortSignal) {
     return this.run(signal, () => {
       const matches = rank(this.dataset.companies, filters.keywords, companyDoc).filter(
@@ -692,6 +714,19 @@ export class DatasetSource implements DataSource {
 
   searchJobs(keywords: string, signal: AbortSignal) {
     return this.run(signal, () => firstPage(rank(this.dataset.jobs, keywords, jobDoc)).map(this.jobSummary));
+  }
+
+  jobSearchFacets(keywords: string, signal: AbortSignal) {
+    return this.run(signal, () => {
+      const matches = rank(this.dataset.jobs, keywords, jobDoc);
+      return {
+        matched: matches.length,
+        location: facet(matches.map((job) => job.location)),
+        company: facet(matches.map((job) => job.companyName)),
+        employmentType: facet(matches.map((job) => job.employmentType)),
+        seniority: facet(matches.map((job) => job.seniority)),
+      };
+    });
   }
 
   job(jobId: string, signal: AbortSignal) {
