@@ -136,6 +136,23 @@ describe('transport rules', () => {
   });
 
   it.each([
+    ['/api/v2/profiles/%ZZ', 400],
+    ['/api/v2/profiles/%00', 400],
+    [`/api/v2/profiles/${'a'.repeat(5000)}`, 400],
+    ['/api/v2/profiles/__proto__/positions', 400],
+    ['/api/v2/profiles/a%2Fb/skills', 400],
+    ['/api/v2/companies/constructor', 404],
+    ['/api/v2/search/hashtags/%E0%A4%A', 400],
+  ])('answers a hostile path parameter %s with %i, never a 500', async (path, status) => {
+    const body = await expectError(
+      await v2(path),
+      status,
+      status === 400 ? 'invalid_request' : 'resource_not_found',
+    );
+    if (status === 400) expect(body.error.details).toHaveLength(1);
+  });
+
+  it.each([
     '/api/v2',
     '/api/v2/profiles',
     `/api/v2/profiles/${username}/nothing-here`,
