@@ -21,6 +21,7 @@ import {
   listOf,
   PAGE_SIZE,
   pageSizeHint,
+  v2OnlyLookup,
 } from './data-lookup.js';
 
 const offsetPaged = `Pages of ${PAGE_SIZE}: set offset to meta.paging.nextOffset (0 to 10000) with the same keywords and filters. Every page is billed, empty ones included.`;
@@ -163,23 +164,20 @@ export const companyJobs = companyList({
  */
 const count = z.number().int().min(0);
 
-export const companyJobCount = dataLookup({
+export const companyJobCount = v2OnlyLookup({
   id: 'companies.job-count',
   family: 'companies',
   group: 'companies',
   summary: "Number of the company's open jobs",
   description:
     'How many open jobs the company has, as data.count (the jobs lookup returns the first ' +
-    `${PAGE_SIZE}). Served on /api/v2 only.`,
-  variants: [],
+    `${PAGE_SIZE}).`,
   identifiers: ['slug'],
   query: z.object(companyIdentifiers('slug')),
   data: z.object({ count }),
-  paging: 'none',
-  price: 1,
 });
 
-export const companyInsights = dataLookup({
+export const companyInsights = v2OnlyLookup({
   id: 'companies.insights',
   family: 'companies',
   group: 'companies',
@@ -187,8 +185,7 @@ export const companyInsights = dataLookup({
   description:
     'Figures about the company: followers, the source-provided size range and founding year, and how ' +
     'many people, open jobs, posts and products the data holds for it (source counts, not verified ' +
-    'employee numbers). Served on /api/v2 only.',
-  variants: [],
+    'employee numbers).',
   identifiers: ['slug'],
   query: z.object(companyIdentifiers('slug')),
   data: z.object({
@@ -200,13 +197,11 @@ export const companyInsights = dataLookup({
     posts: count,
     products: count,
   }),
-  paging: 'none',
-  price: 1,
 });
 
 const peopleFilter = z.object({ value: z.string(), people: count });
 
-export const companyEmployeeFilters = dataLookup({
+export const companyEmployeeFilters = v2OnlyLookup({
   id: 'companies.employee-filters',
   family: 'companies',
   group: 'companies',
@@ -214,13 +209,10 @@ export const companyEmployeeFilters = dataLookup({
   description:
     "The people search filters that find the company's current and former staff (currentCompany and " +
     'pastCompany, each with the value to send, the company publicId), with how many people of the data ' +
-    'each finds. Served on /api/v2 only.',
-  variants: [],
+    'each finds.',
   identifiers: ['slug'],
   query: z.object(companyIdentifiers('slug')),
   data: z.object({ currentCompany: peopleFilter, pastCompany: peopleFilter }),
-  paging: 'none',
-  price: 1,
 });
 
 export const companyOperations = [

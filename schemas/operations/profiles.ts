@@ -30,6 +30,7 @@ import {
   PAGE_SIZE,
   pageSizeHint,
   profileIdentifiers,
+  v2OnlyLookup,
 } from './data-lookup.js';
 
 const PROFILE_IDS = ['username', 'url', 'publicId'] as const;
@@ -237,18 +238,16 @@ export const similarProfiles = dataLookup({
  * Lookups of the /api/v2 listing that v1 has no operation for: no v1 path (`variants: []`), derived
  * from the data the v1 profile lookups return, by username.
  */
-const v2Only = 'Served on /api/v2 only.';
 const count = z.number().int().min(0);
 
-export const profileCounts = dataLookup({
+export const profileCounts = v2OnlyLookup({
   id: 'profiles.counts',
   family: 'profiles',
   group: 'profiles',
   summary: 'Profile section counts',
   description:
     'How many items each profile section holds (positions, education, skills, certifications, courses, ' +
-    `volunteer experience, followed companies); null for a section the source withholds. ${v2Only}`,
-  variants: [],
+    `volunteer experience, followed companies); null for a section the source withholds.`,
   identifiers: ['username'],
   query: z.object({ username: usernameParam }),
   data: z.object({
@@ -262,53 +261,44 @@ export const profileCounts = dataLookup({
       companyInterests: count.nullable(),
     }),
   }),
-  paging: 'none',
-  price: 1,
 });
 
-export const profileTopPositions = dataLookup({
+export const profileTopPositions = v2OnlyLookup({
   id: 'profiles.top-positions',
   family: 'profiles',
   group: 'profiles',
   summary: 'Profile current positions',
   description:
     'The positions the profile holds now (isCurrent), newest first, as data.positions; when none is ' +
-    `current, the most recent past position alone; [] when the profile lists none. ${v2Only}`,
-  variants: [],
+    `current, the most recent past position alone; [] when the profile lists none.`,
   identifiers: ['username'],
   query: z.object({ username: usernameParam }),
   data: listOf('positions', positionSchema),
-  paging: 'none',
-  price: 1,
 });
 
-export const profileSections = dataLookup({
+export const profileSections = v2OnlyLookup({
   id: 'profiles.sections',
   family: 'profiles',
   group: 'profiles',
   summary: 'Profile section statuses',
   description:
     'Per profile section: complete, empty, incomplete (profile details hold a preview) or unavailable ' +
-    `(withheld by the source), as data.sections: the meta.sections of profile details. ${v2Only}`,
-  variants: [],
+    `(withheld by the source), as data.sections: the meta.sections of profile details.`,
   identifiers: ['username'],
   query: z.object({ username: usernameParam }),
   data: z.object({ sections: z.record(z.string(), z.enum(sectionStatuses)) }),
-  paging: 'none',
-  price: 1,
 });
 
 export const LATEST_ACTIVITY_ITEMS = 3;
 
-export const profileLatestActivity = dataLookup({
+export const profileLatestActivity = v2OnlyLookup({
   id: 'profiles.latest-activity',
   family: 'profiles',
   group: 'profile-activity',
   summary: 'Profile latest activity',
   description:
     `The newest posts, comments and reactions of the profile, at most ${LATEST_ACTIVITY_ITEMS} of each, ` +
-    `as data.posts, data.comments and data.reactions; page through each stream for more. ${v2Only}`,
-  variants: [],
+    `as data.posts, data.comments and data.reactions; page through each stream for more.`,
   identifiers: ['username'],
   query: z.object({ username: usernameParam }),
   data: z.object({
@@ -316,26 +306,21 @@ export const profileLatestActivity = dataLookup({
     comments: z.array(commentSchema),
     reactions: z.array(reactionSchema),
   }),
-  paging: 'none',
-  price: 1,
 });
 
 /** A profile section only /api/v2 serves, returned whole, by username. */
 function v2ProfileSection<const Id extends string, const Name extends string>(
   spec: Omit<ListLookupSpec<Id, Name>, 'path' | 'mcpTool'>,
 ) {
-  return dataLookup({
+  return v2OnlyLookup({
     id: spec.id,
     family: 'profiles',
     group: 'profiles',
     summary: spec.summary,
-    description: `${spec.summary}, complete, as data.${spec.list}. ${v2Only}`,
-    variants: [],
+    description: `${spec.summary}, complete, as data.${spec.list}.`,
     identifiers: ['username'],
     query: z.object({ username: usernameParam }),
     data: listOf(spec.list, spec.item),
-    paging: 'none',
-    price: 1,
   });
 }
 

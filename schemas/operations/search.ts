@@ -21,7 +21,7 @@ import {
   serviceCategorySchema,
   typeaheadItemSchema,
 } from '../records.js';
-import { dataLookup, type ListLookupSpec, listOf } from './data-lookup.js';
+import { dataLookup, type ListLookupSpec, listOf, v2OnlyLookup } from './data-lookup.js';
 
 const companyFilter = (name: string) =>
   z.string().regex(COMPANY_PUBLIC_ID, `${name} takes a company publicId (data.publicId of company details)`);
@@ -136,7 +136,7 @@ export const typeahead = search({
   mcpTool: 'get_search_typeahead',
 });
 /** Of the /api/v2 listing only (no v1 path): what /search/filters answers. */
-export const searchFilters = dataLookup({
+export const searchFilters = v2OnlyLookup({
   id: 'search.filters',
   family: 'search',
   group: 'search',
@@ -145,8 +145,7 @@ export const searchFilters = dataLookup({
     'Every value the company search filters accept, named by filter: location and industry (ids of the ' +
     'locations and industries some company of the data has, by name), companySize (codes with their ' +
     'source-provided employee ranges) and hasJobs. People search filters by company publicId instead ' +
-    '(data.publicId of company details). Served on /api/v2 only.',
-  variants: [],
+    '(data.publicId of company details).',
   identifiers: [],
   query: z.object({}),
   data: z.object({
@@ -155,8 +154,6 @@ export const searchFilters = dataLookup({
     companySize: z.array(z.object({ code: z.enum(companySizeCodes), range: z.string() })),
     hasJobs: z.array(z.literal('true')),
   }),
-  paging: 'none',
-  price: 1,
 });
 
 export const searchOperations = [
