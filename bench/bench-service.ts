@@ -14,6 +14,7 @@ import { createService } from '../shared/service.js';
 import { createDynamoStore } from '../shared/store/dynamodb/dynamodb-store.js';
 import { startEmbeddedDynamo } from '../shared/store/dynamodb/embedded-dynamodb.js';
 import { createDynamoTable, ensureTable } from '../shared/store/dynamodb/table.js';
+import { mountV2 } from '../shared/v2/mount-v2.js';
 
 export async function startBenchService(options: {
   env?: Record<string, string | undefined>;
@@ -36,6 +37,7 @@ export async function startBenchService(options: {
     runners: createAllRunners,
   });
   mountMcp(service);
+  mountV2(service);
   const { account, apiKey } = await provisionAccount(service.repositories, {
     name: 'benchmark',
     credits: options.credits,

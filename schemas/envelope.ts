@@ -47,6 +47,10 @@ export interface RunMeta {
   skills?: { hasMore: boolean | null };
 }
 
+function creditCostSchema(creditCost: number) {
+  return creditCost === 0 ? z.literal(0) : z.number().int().min(0).max(MAX_SAFE_CREDITS);
+}
+
 /** The envelope schema of one operation, as published in OpenAPI and MCP output schemas. */
 export function successEnvelopeSchema(
   data: z.ZodType,
@@ -54,11 +58,33 @@ export function successEnvelopeSchema(
   creditCost: number,
   extraMeta?: z.ZodObject,
 ) {
-  const creditCostSchema = creditCost === 0 ? z.literal(0) : z.number().int().min(0).max(MAX_SAFE_CREDITS);
   const meta = z.object({
-    creditCost: creditCostSchema,
+    creditCost: creditCostSchema(creditCost),
     ...(paging === 'none' ? {} : { paging: pagingSchemas[paging] }),
     ...extraMeta?.shape,
   });
   return z.object({ data, meta });
+}
+
+/**
+ * The /api/v2 envelope: the same `data` as v1, the paging of the v1 `meta.paging` lifted to the top
+ * (null on operations that do not page, so every v2 body has the same three keys), and `meta` with
+ * the request's id and operation besides v1's creditCost (and sections and skills on profile details).
+ */
+export function v2EnvelopeSchema(
+  data: z.ZodType,
+  paging: PagingStyle,
+  creditCost: number,
+  extraMeta?: z.ZodObject,
+) {
+  return z.object({
+    data,
+    paging: paging === 'none' ? z.null() : pagingSchemas[paging],
+    meta: z.object({
+      requestId: z.string().min(1).max(64),
+      operation: z.string(),
+      creditCost: creditCostSchema(creditCost),
+      ...extraMeta?.shape,
+    }),
+  });
 }

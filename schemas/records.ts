@@ -59,6 +59,30 @@ export const volunteerExperienceSchema = z.object({
   endDate: yearMonth.nullable(),
 });
 
+export const languageProficiencies = [
+  'elementary',
+  'limited_working',
+  'professional_working',
+  'full_professional',
+  'native_or_bilingual',
+] as const;
+
+export const languageSchema = z.object({ name: text, proficiency: z.enum(languageProficiencies).nullable() });
+
+export const honorSchema = z.object({
+  title: text,
+  issuer: nullableText,
+  date: yearMonth.nullable(),
+  description: nullableText,
+});
+
+export const organizationSchema = z.object({
+  name: text,
+  role: nullableText,
+  startDate: yearMonth.nullable(),
+  endDate: yearMonth.nullable(),
+});
+
 export const companyInterestSchema = z.object({
   name: text,
   slug: text,
@@ -192,6 +216,9 @@ export type Certification = z.infer<typeof certificationSchema>;
 export type Course = z.infer<typeof courseSchema>;
 export type VolunteerExperience = z.infer<typeof volunteerExperienceSchema>;
 export type CompanyInterest = z.infer<typeof companyInterestSchema>;
+export type Language = z.infer<typeof languageSchema>;
+export type Honor = z.infer<typeof honorSchema>;
+export type Organization = z.infer<typeof organizationSchema>;
 export type Contact = z.infer<typeof contactSchema>;
 export type Post = z.infer<typeof postSchema>;
 export type Comment = z.infer<typeof commentSchema>;

@@ -73,16 +73,24 @@ export class CursorExpiredError extends ApiError {
 /** The challenge of every 401 (RFC 9110 § 11.6.1, RFC 6750 § 3): the scheme and this service's realm. */
 const BEARER_CHALLENGE = 'Bearer realm="lookup-service"';
 
+/** Where a transport reads the key: `Authorization: Bearer` (v1, MCP) or `X-API-Key` (/api/v2). */
+export type KeyScheme = 'bearer' | 'header';
+
+/** The challenge of a 401 on /api/v2, whose key travels in a header of its own, not as a bearer token. */
+const API_KEY_CHALLENGE = 'ApiKey realm="lookup-service", header="X-API-Key"';
+
 export class InvalidApiKeyError extends ApiError {
-  /** RFC 6750 § 3.1: the challenge names `invalid_token` only when a key was sent. */
-  constructor(keySent = true) {
+  /** RFC 6750 § 3.1: the bearer challenge names `invalid_token` only when a key was sent. */
+  constructor(keySent = true, scheme: KeyScheme = 'bearer', details: ErrorDetail[] = []) {
+    const missing =
+      scheme === 'bearer'
+        ? 'No API key was sent; use Authorization: Bearer <API_KEY>.'
+        : 'No API key was sent; use X-API-Key: <API_KEY>.';
+    const bearerChallenge = keySent ? `${BEARER_CHALLENGE}, error="invalid_token"` : BEARER_CHALLENGE;
     super('invalid_api_key', {
-      message: keySent
-        ? 'The API key is wrong or no longer active.'
-        : 'No API key was sent; use Authorization: Bearer <API_KEY>.',
-      headers: {
-        'WWW-Authenticate': keySent ? `${BEARER_CHALLENGE}, error="invalid_token"` : BEARER_CHALLENGE,
-      },
+      message: keySent ? 'The API key is wrong or no longer active.' : missing,
+      details,
+      headers: { 'WWW-Authenticate': scheme === 'bearer' ? bearerChallenge : API_KEY_CHALLENGE },
     });
   }
 }

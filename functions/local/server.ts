@@ -22,6 +22,7 @@ import {
   StartUpFailure,
 } from '../../shared/start-up-failure.js';
 import type { OpenedStore } from '../../shared/store/open-store.js';
+import { mountV2 } from '../../shared/v2/mount-v2.js';
 
 const DEMO_ACCOUNT_NAME = 'demo';
 const DEMO_KEY_LABEL = 'demo key (npm start)';
@@ -46,6 +47,7 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
       documentation: true,
     });
     mountMcp(service);
+    mountV2(service);
     const demoKey = await issueDemoKey(service.repositories, config);
     // createAdaptorServer without a createServer option builds a node:http server.
     const server = createAdaptorServer({ fetch: service.app.fetch }) as Server;
@@ -72,6 +74,7 @@ function printBanner(info: AddressInfo, opened: OpenedStore, demoKey: string): v
       `  state:     ${opened.location}`,
       `  reference: ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
       `  MCP:       ${base}/mcp  (the same key as a bearer token)`,
+      `  v2:        ${base}/api/v2/...  (the same key in X-API-Key)`,
       '',
       `Demo API key (account "${DEMO_ACCOUNT_NAME}", replaced at every start):`,
       `  ${demoKey}`,

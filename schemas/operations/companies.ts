@@ -21,6 +21,7 @@ import {
   listOf,
   PAGE_SIZE,
   pageSizeHint,
+  v2OnlyLookup,
 } from './data-lookup.js';
 
 const offsetPaged = `Pages of ${PAGE_SIZE}: set offset to meta.paging.nextOffset (0 to 10000) with the same keywords and filters. Every page is billed, empty ones included.`;
@@ -157,6 +158,63 @@ export const companyJobs = companyList({
   identifiers: ['slug'],
 });
 
+/*
+ * Lookups of the /api/v2 listing that v1 has no operation for: no v1 path (`variants: []`), derived
+ * from the dataset's company records, by slug.
+ */
+const count = z.number().int().min(0);
+
+export const companyJobCount = v2OnlyLookup({
+  id: 'companies.job-count',
+  family: 'companies',
+  group: 'companies',
+  summary: "Number of the company's open jobs",
+  description:
+    'How many open jobs the company has, as data.count (the jobs lookup returns the first ' +
+    `${PAGE_SIZE}).`,
+  identifiers: ['slug'],
+  query: z.object(companyIdentifiers('slug')),
+  data: z.object({ count }),
+});
+
+export const companyInsights = v2OnlyLookup({
+  id: 'companies.insights',
+  family: 'companies',
+  group: 'companies',
+  summary: 'Company insights',
+  description:
+    'Figures about the company: followers, the source-provided size range and founding year, and how ' +
+    'many people, open jobs, posts and products the data holds for it (source counts, not verified ' +
+    'employee numbers).',
+  identifiers: ['slug'],
+  query: z.object(companyIdentifiers('slug')),
+  data: z.object({
+    followerCount: count,
+    companySize: companyDetailsSchema.shape.companySize,
+    foundedYear: companyDetailsSchema.shape.foundedYear,
+    employees: count,
+    openJobs: count,
+    posts: count,
+    products: count,
+  }),
+});
+
+const peopleFilter = z.object({ value: z.string(), people: count });
+
+export const companyEmployeeFilters = v2OnlyLookup({
+  id: 'companies.employee-filters',
+  family: 'companies',
+  group: 'companies',
+  summary: "People search filters for the company's staff",
+  description:
+    "The people search filters that find the company's current and former staff (currentCompany and " +
+    'pastCompany, each with the value to send, the company publicId), with how many people of the data ' +
+    'each finds.',
+  identifiers: ['slug'],
+  query: z.object(companyIdentifiers('slug')),
+  data: z.object({ currentCompany: peopleFilter, pastCompany: peopleFilter }),
+});
+
 export const companyOperations = [
   companySearch,
   companyDomainSearch,
@@ -166,4 +224,7 @@ export const companyOperations = [
   companyPeople,
   companyProducts,
   companyJobs,
+  companyJobCount,
+  companyInsights,
+  companyEmployeeFilters,
 ] as const;

@@ -36,6 +36,22 @@ export function dataLookup<const D extends DataLookupInput>(definition: D) {
   } as const;
 }
 
+type V2OnlyInput = Omit<DataLookupInput, 'variants' | 'paging' | 'price' | 'mcpTool'>;
+
+/**
+ * A lookup of the /api/v2 listing that v1 has no operation for: no v1 path (so no REST route, Lambda
+ * function or MCP tool), unpaged, 1 credit; schemas/v2-routes.ts gives it its v2 path.
+ */
+export function v2OnlyLookup<const D extends V2OnlyInput>(definition: D) {
+  return dataLookup({
+    variants: [],
+    paging: 'none',
+    price: 1,
+    ...definition,
+    description: `${definition.description} Served on /api/v2 only.`,
+  });
+}
+
 const pathNames: Record<string, string> = { username: 'username', url: 'url', publicId: 'id', slug: 'slug' };
 
 /** `/base/by-username`, `/base/by-url`, … one path per identifier. */

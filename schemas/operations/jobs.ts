@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { jobUrlParam, keywordsParam } from '../parameters.js';
 import { jobDetailsSchema, jobSummarySchema } from '../records.js';
-import { byIdentifier, dataLookup } from './data-lookup.js';
+import { byIdentifier, dataLookup, v2OnlyLookup } from './data-lookup.js';
 import { search } from './search.js';
 
 export const jobSearch = search({
@@ -33,4 +33,28 @@ export const jobDetails = dataLookup({
   mcpTool: 'get_job_details',
 });
 
-export const jobOperations = [jobSearch, jobDetails] as const;
+const facet = z.array(z.object({ value: z.string(), jobs: z.number().int().min(1) }));
+
+/** Of the /api/v2 listing only (no v1 path): what /jobs/search/filters answers. */
+export const jobSearchFilters = v2OnlyLookup({
+  id: 'jobs.search-filters',
+  family: 'jobs',
+  group: 'jobs',
+  summary: 'Job search filter values',
+  description:
+    'The values the jobs matching the keywords have, per field (location, company, employmentType, ' +
+    'seniority), each with how many of the matching jobs have it, most frequent first; data.matched ' +
+    'counts all matching jobs, of which job search answers the first 10. Job search filters by keywords ' +
+    'only, so use a value as a keyword, or /companies/{universal_name}/jobs for one company.',
+  identifiers: [],
+  query: z.object({ keywords: keywordsParam }),
+  data: z.object({
+    matched: z.number().int().min(0),
+    location: facet,
+    company: facet,
+    employmentType: facet,
+    seniority: facet,
+  }),
+});
+
+export const jobOperations = [jobSearch, jobDetails, jobSearchFilters] as const;

@@ -10,6 +10,9 @@ import {
   contactSchema,
   courseSchema,
   educationSchema,
+  honorSchema,
+  languageSchema,
+  organizationSchema,
   positionSchema,
   postSchema,
   profileDetailsSchema,
@@ -27,6 +30,7 @@ import {
   PAGE_SIZE,
   pageSizeHint,
   profileIdentifiers,
+  v2OnlyLookup,
 } from './data-lookup.js';
 
 const PROFILE_IDS = ['username', 'url', 'publicId'] as const;
@@ -230,6 +234,115 @@ export const similarProfiles = dataLookup({
   mcpTool: 'get_similar_profiles',
 });
 
+/*
+ * Lookups of the /api/v2 listing that v1 has no operation for: no v1 path (`variants: []`), derived
+ * from the data the v1 profile lookups return, by username.
+ */
+const count = z.number().int().min(0);
+
+export const profileCounts = v2OnlyLookup({
+  id: 'profiles.counts',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Profile section counts',
+  description:
+    'How many items each profile section holds (positions, education, skills, certifications, courses, ' +
+    `volunteer experience, followed companies); null for a section the source withholds.`,
+  identifiers: ['username'],
+  query: z.object({ username: usernameParam }),
+  data: z.object({
+    counts: z.object({
+      positions: count.nullable(),
+      education: count.nullable(),
+      skills: count.nullable(),
+      certifications: count.nullable(),
+      courses: count.nullable(),
+      volunteerExperience: count.nullable(),
+      companyInterests: count.nullable(),
+    }),
+  }),
+});
+
+export const profileTopPositions = v2OnlyLookup({
+  id: 'profiles.top-positions',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Profile current positions',
+  description:
+    'The positions the profile holds now (isCurrent), newest first, as data.positions; when none is ' +
+    `current, the most recent past position alone; [] when the profile lists none.`,
+  identifiers: ['username'],
+  query: z.object({ username: usernameParam }),
+  data: listOf('positions', positionSchema),
+});
+
+export const profileSections = v2OnlyLookup({
+  id: 'profiles.sections',
+  family: 'profiles',
+  group: 'profiles',
+  summary: 'Profile section statuses',
+  description:
+    'Per profile section: complete, empty, incomplete (profile details hold a preview) or unavailable ' +
+    `(withheld by the source), as data.sections: the meta.sections of profile details.`,
+  identifiers: ['username'],
+  query: z.object({ username: usernameParam }),
+  data: z.object({ sections: z.record(z.string(), z.enum(sectionStatuses)) }),
+});
+
+export const LATEST_ACTIVITY_ITEMS = 3;
+
+export const profileLatestActivity = v2OnlyLookup({
+  id: 'profiles.latest-activity',
+  family: 'profiles',
+  group: 'profile-activity',
+  summary: 'Profile latest activity',
+  description:
+    `The newest posts, comments and reactions of the profile, at most ${LATEST_ACTIVITY_ITEMS} of each, ` +
+    `as data.posts, data.comments and data.reactions; page through each stream for more.`,
+  identifiers: ['username'],
+  query: z.object({ username: usernameParam }),
+  data: z.object({
+    posts: z.array(postSchema),
+    comments: z.array(commentSchema),
+    reactions: z.array(reactionSchema),
+  }),
+});
+
+/** A profile section only /api/v2 serves, returned whole, by username. */
+function v2ProfileSection<const Id extends string, const Name extends string>(
+  spec: Omit<ListLookupSpec<Id, Name>, 'path' | 'mcpTool'>,
+) {
+  return v2OnlyLookup({
+    id: spec.id,
+    family: 'profiles',
+    group: 'profiles',
+    summary: spec.summary,
+    description: `${spec.summary}, complete, as data.${spec.list}.`,
+    identifiers: ['username'],
+    query: z.object({ username: usernameParam }),
+    data: listOf(spec.list, spec.item),
+  });
+}
+
+export const profileLanguages = v2ProfileSection({
+  id: 'profiles.languages',
+  list: 'languages',
+  item: languageSchema,
+  summary: 'Profile languages, with proficiency',
+});
+export const profileHonors = v2ProfileSection({
+  id: 'profiles.honors',
+  list: 'honors',
+  item: honorSchema,
+  summary: 'Profile honors and awards',
+});
+export const profileOrganizations = v2ProfileSection({
+  id: 'profiles.organizations',
+  list: 'organizations',
+  item: organizationSchema,
+  summary: 'Organizations the profile is a member of',
+});
+
 export const profileOperations = [
   profileDetails,
   profileContact,
@@ -244,4 +357,11 @@ export const profileOperations = [
   profileComments,
   profileReactions,
   similarProfiles,
+  profileCounts,
+  profileTopPositions,
+  profileSections,
+  profileLatestActivity,
+  profileLanguages,
+  profileHonors,
+  profileOrganizations,
 ] as const;

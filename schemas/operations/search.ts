@@ -4,7 +4,13 @@
  * empty result is a success, never a 404.
  */
 import { z } from 'zod';
-import { COMPANY_PUBLIC_ID, hashtagParam, keywordsParam, queryParam } from '../parameters.js';
+import {
+  COMPANY_PUBLIC_ID,
+  companySizeCodes,
+  hashtagParam,
+  keywordsParam,
+  queryParam,
+} from '../parameters.js';
 import {
   industrySchema,
   locationSchema,
@@ -15,7 +21,7 @@ import {
   serviceCategorySchema,
   typeaheadItemSchema,
 } from '../records.js';
-import { dataLookup, type ListLookupSpec, listOf } from './data-lookup.js';
+import { dataLookup, type ListLookupSpec, listOf, v2OnlyLookup } from './data-lookup.js';
 
 const companyFilter = (name: string) =>
   z.string().regex(COMPANY_PUBLIC_ID, `${name} takes a company publicId (data.publicId of company details)`);
@@ -129,6 +135,27 @@ export const typeahead = search({
   summary: 'Typeahead suggestions of people, companies, schools, locations and industries',
   mcpTool: 'get_search_typeahead',
 });
+/** Of the /api/v2 listing only (no v1 path): what /search/filters answers. */
+export const searchFilters = v2OnlyLookup({
+  id: 'search.filters',
+  family: 'search',
+  group: 'search',
+  summary: 'Company search filter values',
+  description:
+    'Every value the company search filters accept, named by filter: location and industry (ids of the ' +
+    'locations and industries some company of the data has, by name), companySize (codes with their ' +
+    'source-provided employee ranges) and hasJobs. People search filters by company publicId instead ' +
+    '(data.publicId of company details).',
+  identifiers: [],
+  query: z.object({}),
+  data: z.object({
+    location: z.array(locationSchema),
+    industry: z.array(industrySchema),
+    companySize: z.array(z.object({ code: z.enum(companySizeCodes), range: z.string() })),
+    hasJobs: z.array(z.literal('true')),
+  }),
+});
+
 export const searchOperations = [
   schoolSearch,
   peopleSearch,
@@ -139,4 +166,5 @@ export const searchOperations = [
   industrySearch,
   serviceCategories,
   typeahead,
+  searchFilters,
 ] as const;

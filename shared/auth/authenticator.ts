@@ -6,7 +6,12 @@
 import type { OperationDefinition } from '../../schemas/catalog.js';
 import type { Account, AccountRepository } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
-import { InsufficientScopeError, InvalidApiKeyError, ServiceUnavailableError } from '../errors.js';
+import {
+  InsufficientScopeError,
+  InvalidApiKeyError,
+  type KeyScheme,
+  ServiceUnavailableError,
+} from '../errors.js';
 import {
   type ApiKeyRecord,
   type ApiKeyRepository,
@@ -55,15 +60,17 @@ export class Authenticator {
     return this.authenticateKey(match?.[1]);
   }
 
-  async authenticateKey(apiKey: string | undefined): Promise<Principal> {
-    if (!apiKey) throw new InvalidApiKeyError(false);
-    if (!isWellFormedApiKey(apiKey)) throw new InvalidApiKeyError();
+  /** Checks a key however it was sent; `scheme` only shapes the answer to a refused one. */
+  async authenticateKey(apiKey: string | undefined, scheme: KeyScheme = 'bearer'): Promise<Principal> {
+    if (!apiKey) throw new InvalidApiKeyError(false, scheme);
+    if (!isWellFormedApiKey(apiKey)) throw new InvalidApiKeyError(true, scheme);
     const keyHash = hashApiKey(apiKey);
     const principal = await this.lookup(keyHash);
     const key = principal?.key;
-    if (!principal || !key || !sameHash(key.keyHash, keyHash)) throw new InvalidApiKeyError();
+    if (!principal || !key || !sameHash(key.keyHash, keyHash)) throw new InvalidApiKeyError(true, scheme);
     const now = this.clock.now();
-    if (key.revokedAt || (key.expiresAt && Date.parse(key.expiresAt) <= now)) throw new InvalidApiKeyError();
+    if (key.revokedAt || (key.expiresAt && Date.parse(key.expiresAt) <= now))
+      throw new InvalidApiKeyError(true, scheme);
     const keyUse = this.useToRecord(key, now);
     return keyUse ? { ...principal, keyUse } : principal;
   }

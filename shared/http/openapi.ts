@@ -20,7 +20,7 @@ import { publishJsonSchemaPatterns } from './json-schema-pattern.js';
 
 const headerSchema = (description: string) => ({ description, schema: { type: 'string' as const } });
 
-const successHeaders = (billed: boolean) => ({
+export const successHeaders = (billed: boolean) => ({
   'X-Request-Id': headerSchema('Request id; equals meta.requestId of error bodies.'),
   'X-RateLimit-Limit': headerSchema('Requests admitted per rolling window.'),
   'X-RateLimit-Remaining': headerSchema('Requests still admitted now.'),
@@ -37,25 +37,23 @@ const examplesByOperation: ReadonlyMap<string, Readonly<Record<string, string>>>
 );
 
 /**
- * The query a path accepts: a `/by-X` path takes its own identifier, required, and none of the
- * operation's other identifiers; every parameter carries its example.
+ * The parameters a path accepts, each with its example: a `/by-X` path takes its own identifier,
+ * required, and none of the operation's other identifiers.
  */
-function variantQuery(definition: OperationDefinition, variant: OperationVariant): z.ZodObject {
+export function documentedParameters(
+  definition: OperationDefinition,
+  variant: OperationVariant,
+): [name: string, schema: z.ZodType][] {
   const examples = examplesByOperation.get(definition.id) ?? {};
-  const fields = pathParameters(definition, variant).map(({ name, schema }) => {
+  return pathParameters(definition, variant).map(({ name, schema }) => {
     const example = Object.hasOwn(examples, name) ? examples[name] : undefined;
     return [name, example === undefined ? schema : schema.meta({ param: { example } })];
   });
-  return z.object(Object.fromEntries(fields));
 }
 
-export function registerOperationDocs<E extends Env>(
-  app: OpenAPIHono<E>,
-  operation: RegisteredOperation,
-  variant: OperationVariant,
-): void {
-  const { definition, price } = operation;
-  const errors = Object.fromEntries(
+/** The error responses of an operation, one per status it can answer besides 200. */
+export function errorResponses(definition: OperationDefinition) {
+  return Object.fromEntries(
     definition.statuses
       .filter((status) => status !== 200)
       .map((status) => [
@@ -66,15 +64,28 @@ export function registerOperationDocs<E extends Env>(
         },
       ]),
   );
+}
+
+/** The price line of an operation's description. */
+export function priceText(price: number): string {
+  return `Price: ${price === 0 ? 'free' : creditCount(price)}.`;
+}
+
+export function registerOperationDocs<E extends Env>(
+  app: OpenAPIHono<E>,
+  operation: RegisteredOperation,
+  variant: OperationVariant,
+): void {
+  const { definition, price } = operation;
   app.openAPIRegistry.registerPath({
     method: 'get',
     path: variant.path,
     operationId: variant.identifier ? `${definition.id}.by-${variant.identifier}` : definition.id,
     tags: [definition.family],
     summary: definition.summary,
-    description: `${definition.description}\n\nPrice: ${price === 0 ? 'free' : creditCount(price)}.`,
+    description: `${definition.description}\n\n${priceText(price)}`,
     security: [{ bearerAuth: [] }],
-    request: { query: variantQuery(definition, variant) },
+    request: { query: z.object(Object.fromEntries(documentedParameters(definition, variant))) },
     responses: {
       200: {
         description: 'The result.',
@@ -85,7 +96,7 @@ export function registerOperationDocs<E extends Env>(
           },
         },
       },
-      ...errors,
+      ...errorResponses(definition),
     },
   });
 }
@@ -115,7 +126,8 @@ export function serveDocumentation<E extends Env>(
           description:
             'Lookups of professional profiles, companies, email addresses and websites, billed in credits. ' +
             'AI agents reach the same data lookups as 35 MCP tools at POST /mcp (JSON-RPC 2.0 over ' +
-            'Streamable HTTP, same key, prices and limits); tools/list describes them.',
+            'Streamable HTTP, same key, prices and limits); tools/list describes them. The /api/v2 family ' +
+            '(tag v2, key in X-API-Key) runs the same lookups on the same account with its own envelope.',
         },
         servers: settings.publicBaseUrl ? [{ url: settings.publicBaseUrl }] : undefined,
       });

@@ -54,5 +54,35 @@ export function createRunners(
     'companies.jobs': async (input, { signal }) => ({
       data: { jobs: await source.companyJobs(slugOf(input), signal) },
     }),
+    'companies.job-count': async (input, { signal }) => ({
+      data: { count: (await source.companyTotals(slugOf(input), signal)).jobs },
+    }),
+    'companies.employee-filters': async (input, { signal }) => {
+      const staff = await source.companyStaffCounts(slugOf(input), signal);
+      return {
+        data: {
+          currentCompany: { value: staff.publicId, people: staff.current },
+          pastCompany: { value: staff.publicId, people: staff.past },
+        },
+      };
+    },
+    'companies.insights': async (input, { signal }) => {
+      const slug = slugOf(input);
+      const [details, totals] = await Promise.all([
+        source.companyDetails(companyRef({ slug }), signal),
+        source.companyTotals(slug, signal),
+      ]);
+      return {
+        data: {
+          followerCount: details.followerCount,
+          companySize: details.companySize,
+          foundedYear: details.foundedYear,
+          employees: totals.employees,
+          openJobs: totals.jobs,
+          posts: totals.posts,
+          products: totals.products,
+        },
+      };
+    },
   };
 }

@@ -14,5 +14,8 @@ export function createRunners(
       data: { jobs: await source.searchJobs(keywords, signal) },
     }),
     'jobs.details': async ({ url }, { signal }) => ({ data: await source.job(url, signal) }),
+    'jobs.search-filters': async ({ keywords }, { signal }) => ({
+      data: await source.jobSearchFacets(keywords, signal),
+    }),
   };
 }

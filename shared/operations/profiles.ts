@@ -1,7 +1,8 @@
 /**
  * Run functions of the profile family.
  */
-import type { profileOperations } from '../../schemas/operations/profiles.js';
+import { LATEST_ACTIVITY_ITEMS, type profileOperations } from '../../schemas/operations/profiles.js';
+import { cursorOperation } from '../paging/cursors.js';
 import { PAGE_SIZE, startPage } from '../paging/pages.js';
 import type { RunContext, RunnerMap, RunnerRuntime, RunResult } from '../pipeline/operation.js';
 import type { ActivityKind, DataSource, ProfileListName } from '../sources/data-source.js';
@@ -34,6 +35,9 @@ export function createRunners(
     'profiles.certifications': list('certifications', 'certifications'),
     'profiles.courses': list('courses', 'courses'),
     'profiles.volunteer-experience': list('volunteerExperience', 'volunteerExperience'),
+    'profiles.languages': list('languages', 'languages'),
+    'profiles.honors': list('honors', 'honors'),
+    'profiles.organizations': list('organizations', 'organizations'),
     'profiles.skills': async (input, { signal }) => {
       const start = input.start ?? 0;
       const page = startPage(
@@ -58,7 +62,68 @@ export function createRunners(
     'profiles.similar': async ({ username }, { signal }) => ({
       data: { profiles: await source.similarProfiles(username, signal) },
     }),
+    'profiles.counts': async ({ username }, { signal }) => ({
+      data: { counts: await sectionCounts(source, username, signal) },
+    }),
+    'profiles.top-positions': async ({ username }, { signal }) => {
+      const positions = await source.profileList({ username }, 'positions', signal);
+      const current = positions.filter((position) => position.isCurrent);
+      // Positions are newest first, so the first one is the most recent when none is current.
+      return { data: { positions: current.length > 0 ? current : positions.slice(0, 1) } };
+    },
+    'profiles.sections': async ({ username }, { signal }) => ({
+      data: { sections: (await source.profileDetails({ username }, signal)).sections },
+    }),
+    'profiles.latest-activity': async ({ username }, { signal }) => {
+      const kinds = ['posts', 'comments', 'reactions'] as const;
+      const latest = await Promise.all(kinds.map((kind) => newestActivity(source, username, kind, signal)));
+      return { data: Object.fromEntries(kinds.map((kind, index) => [kind, latest[index]])) };
+    },
   };
+}
+
+/** Sizes of the profile's sections; null where the source withholds the section. */
+async function sectionCounts(source: DataSource, username: string, signal: AbortSignal) {
+  const ref = { username };
+  const { sections } = await source.profileDetails(ref, signal);
+  const size = (section: string, read: () => Promise<number>) =>
+    sections[section] === 'unavailable' ? Promise.resolve(null) : read();
+  const listSize = (name: ProfileListName) => () =>
+    source.profileList(ref, name, signal).then((items) => items.length);
+  const one = { start: 0, count: 1 };
+  const [positions, education, skills, certifications, courses, volunteerExperience, companyInterests] =
+    await Promise.all([
+      size('experience', listSize('positions')),
+      size('education', listSize('education')),
+      size('skills', () => source.profileSkills(ref, one, signal).then((window) => window.total)),
+      size('certifications', listSize('certifications')),
+      size('courses', listSize('courses')),
+      size('volunteerExperience', listSize('volunteerExperience')),
+      size('companyInterests', () =>
+        source.profileCompanyInterests(ref, one, signal).then((window) => window.total),
+      ),
+    ]);
+  return { positions, education, skills, certifications, courses, volunteerExperience, companyInterests };
+}
+
+/**
+ * The newest items of one activity stream, reading pages until there are enough or the stream ends:
+ * a page may be short or empty while older items exist.
+ */
+async function newestActivity(source: DataSource, username: string, kind: ActivityKind, signal: AbortSignal) {
+  const items: unknown[] = [];
+  let position: string | null = null;
+  do {
+    const page: { items: unknown[]; next: string | null } = await source.profileActivity(
+      username,
+      kind,
+      position,
+      signal,
+    );
+    items.push(...page.items);
+    position = page.next;
+  } while (position !== null && items.length < LATEST_ACTIVITY_ITEMS);
+  return items.slice(0, LATEST_ACTIVITY_ITEMS);
 }
 
 /** One cursor page of a profile's activity stream; the cursor is bound to operation, account, username. */
@@ -68,7 +133,7 @@ function activityPage(
 ) {
   return async (input: { username: string; cursor?: string }, context: RunContext): Promise<RunResult> => {
     const binding = {
-      operation: context.operationId,
+      operation: cursorOperation(context.operationId, context.api),
       accountId: context.accountId,
       subject: input.username.normalize('NFC').toLowerCase(),
     };

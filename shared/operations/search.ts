@@ -37,5 +37,16 @@ export function createRunners(
     'search.typeahead': async ({ query }, { signal }) => ({
       data: { items: await source.typeahead(query, signal) },
     }),
+    'search.filters': async (_, { signal }) => {
+      const values = await source.companySearchFilterValues(signal);
+      return {
+        data: {
+          location: values.locations,
+          industry: values.industries,
+          companySize: values.companySizes,
+          hasJobs: ['true'],
+        },
+      };
+    },
   };
 }

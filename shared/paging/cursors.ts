@@ -37,6 +37,22 @@ export interface CursorRecordStore {
   get(id: string): Promise<CursorRecord | undefined>;
 }
 
+/** The endpoint families: a cursor is valid only in the family that issued it. */
+export type ApiFamily = 'v1' | 'v2';
+
+/**
+ * The operation a cursor is bound to, qualified by its endpoint family: v1 (REST and MCP, which
+ * serve the same bodies) and /api/v2 cursors are not interchangeable.
+ */
+export function cursorOperation(operationId: string, api: ApiFamily): string {
+  return api === 'v1' ? operationId : `${operationId}@${api}`;
+}
+
+function familyOf(operation: string): { operationId: string; api: ApiFamily } {
+  const [operationId = operation, api] = operation.split('@');
+  return { operationId, api: api === 'v2' ? 'v2' : 'v1' };
+}
+
 const invalidCursor = (message: string) => InvalidRequestError.single('cursor', 'invalid_value', message);
 
 export class CursorStore {
@@ -78,6 +94,15 @@ export class CursorStore {
 
     const record = await this.store.cursors.get(id);
     if (!record) throw invalidCursor('cursor is unknown; restart without a cursor.');
+    const issuedBy = familyOf(record.operation);
+    const usedIn = familyOf(binding.operation);
+    if (issuedBy.api !== usedIn.api && issuedBy.operationId === usedIn.operationId) {
+      const paths = (api: ApiFamily) => (api === 'v1' ? '/v1' : '/api/v2');
+      throw invalidCursor(
+        `cursor was issued by the ${paths(issuedBy.api)} endpoints and is not valid on ${paths(usedIn.api)}; ` +
+          'restart without a cursor.',
+      );
+    }
     if (
       record.operation !== binding.operation ||
       record.accountId !== binding.accountId ||

@@ -7,12 +7,15 @@ import type { RunMeta } from '../../schemas/envelope.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { ApiFamily } from '../paging/cursors.js';
 import type { Store } from '../store/store.js';
 
 export interface RunContext {
   /** Aborted when the operation's deadline passes. */
   signal: AbortSignal;
   operationId: string;
+  /** The endpoint family the call came through: cursors of one family are not valid in the other. */
+  api: ApiFamily;
   requestId: string;
   accountId: string;
   clock: Clock;

@@ -19,6 +19,7 @@ import {
 } from '../errors.js';
 import type { RateDecision } from '../limits/rolling-window.js';
 import type { Logger } from '../logger.js';
+import type { ApiFamily } from '../paging/cursors.js';
 import type { RegisteredOperation, RunResult } from './operation.js';
 import { baseHeaders, errorResponse, type PublicResponse } from './public-response.js';
 import { type RawInput, validateInput } from './validate-input.js';
@@ -85,7 +86,7 @@ export class LookupPipeline {
       }
 
       const result = admission.entry
-        ? await this.runBilled(operation, input, admission.entry, admission.balance, state)
+        ? await this.runBilled(operation, input, admission.entry, admission.balance, state, request.transport)
         : await this.runFree(operation, input, requestId, principal, request.transport);
       return {
         response: {
@@ -116,7 +117,7 @@ export class LookupPipeline {
       case 'bearer':
         return this.deps.authenticator.authenticateBearer(credential.authorization);
       case 'apiKey':
-        return this.deps.authenticator.authenticateKey(credential.apiKey);
+        return this.deps.authenticator.authenticateKey(credential.apiKey, 'header');
       case 'principal':
         return credential.principal;
     }
@@ -167,7 +168,7 @@ export class LookupPipeline {
       });
     const recorded = record(entry);
     try {
-      return await this.execute(operation, input, requestId, entry.accountId);
+      return await this.execute(operation, input, requestId, entry.accountId, apiFamily(transport));
     } catch (error) {
       await recorded;
       await record({ ...entry, httpStatus: toApiError(error).status });
@@ -183,12 +184,13 @@ export class LookupPipeline {
     entry: InflightEntry,
     balance: number | undefined,
     state: RequestState,
+    transport: Transport | undefined,
   ): Promise<RunResult> {
     state.accountHeaders['X-Credits-Remaining'] = String(balance);
     state.creditCost = entry.cost;
     let result: RunResult;
     try {
-      result = await this.execute(operation, input, entry.requestId, entry.accountId);
+      result = await this.execute(operation, input, entry.requestId, entry.accountId, apiFamily(transport));
     } catch (error) {
       throw await this.settleFailure(entry, toApiError(error), operation, state);
     }
@@ -237,6 +239,7 @@ export class LookupPipeline {
     input: unknown,
     requestId: string,
     accountId: string,
+    api: ApiFamily,
   ): Promise<RunResult> {
     const { definition } = operation;
     const controller = new AbortController();
@@ -256,6 +259,7 @@ export class LookupPipeline {
         run(input, {
           signal: controller.signal,
           operationId: definition.id,
+          api,
           requestId,
           accountId,
           clock: this.deps.clock,
@@ -270,6 +274,11 @@ export class LookupPipeline {
       clearTimeout(timer);
     }
   }
+}
+
+/** REST v1 and MCP serve the v1 bodies (MCP's results are the REST bodies); v2 is its own family. */
+function apiFamily(transport: Transport | undefined): ApiFamily {
+  return transport === 'v2' ? 'v2' : 'v1';
 }
 
 function rateLimitHeaders(rate: RateDecision): Record<string, string> {

@@ -15,9 +15,12 @@ import type {
   Contact,
   Course,
   Education,
+  Honor,
   IdName,
   JobDetails,
   JobSummary,
+  Language,
+  Organization,
   Position,
   Post,
   Product,
@@ -82,6 +85,9 @@ export interface ProfileLists {
   certifications: Certification;
   courses: Course;
   volunteerExperience: VolunteerExperience;
+  languages: Language;
+  honors: Honor;
+  organizations: Organization;
 }
 export type ProfileListName = keyof ProfileLists;
 
@@ -91,6 +97,32 @@ export interface ActivityItems {
   reactions: Reaction;
 }
 export type ActivityKind = keyof ActivityItems;
+
+export interface CompanyTotals {
+  employees: number;
+  jobs: number;
+  posts: number;
+  products: number;
+}
+
+export interface FacetValue {
+  value: string;
+  jobs: number;
+}
+
+export interface JobSearchFacets {
+  matched: number;
+  location: FacetValue[];
+  company: FacetValue[];
+  employmentType: FacetValue[];
+  seniority: FacetValue[];
+}
+
+export interface CompanySearchFilterValues {
+  locations: SourceRecord<IdName>[];
+  industries: SourceRecord<IdName>[];
+  companySizes: { code: CompanySizeCode; range: string }[];
+}
 
 export interface CompanySearchFilters {
   keywords: string;
@@ -140,6 +172,13 @@ export interface DataSource {
   companyPeople(slug: string, signal: AbortSignal): Promise<SourceRecord<ProfileSummary>[]>;
   companyProducts(slug: string, signal: AbortSignal): Promise<SourceRecord<Product>[]>;
   companyJobs(slug: string, signal: AbortSignal): Promise<SourceRecord<JobSummary>[]>;
+  /** Whole-list sizes of a company's people, open jobs, posts and products (the lists above are first pages). */
+  companyTotals(slug: string, signal: AbortSignal): Promise<CompanyTotals>;
+  /** The company's publicId and how many people people search's currentCompany and pastCompany find with it. */
+  companyStaffCounts(
+    slug: string,
+    signal: AbortSignal,
+  ): Promise<{ publicId: string; current: number; past: number }>;
   searchCompanies(
     filters: CompanySearchFilters,
     window: WindowRequest,
@@ -167,7 +206,11 @@ export interface DataSource {
   searchLocations(keywords: string, signal: AbortSignal): Promise<SourceRecord<IdName>[]>;
   searchIndustries(query: string, signal: AbortSignal): Promise<SourceRecord<IdName>[]>;
   serviceCategories(signal: AbortSignal): Promise<SourceRecord<IdName>[]>;
+  /** Every value company search's filters accept: the ids of locations and industries, size codes with their ranges. */
+  companySearchFilterValues(signal: AbortSignal): Promise<CompanySearchFilterValues>;
   typeahead(query: string, signal: AbortSignal): Promise<SourceRecord<TypeaheadItem>[]>;
   searchJobs(keywords: string, signal: AbortSignal): Promise<SourceRecord<JobSummary>[]>;
+  /** How all jobs matching the keywords spread over values of their fields (job search answers the first 10). */
+  jobSearchFacets(keywords: string, signal: AbortSignal): Promise<JobSearchFacets>;
   job(jobId: string, signal: AbortSignal): Promise<SourceRecord<JobDetails>>;
 }

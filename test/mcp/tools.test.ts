@@ -63,7 +63,7 @@ function withoutMinted(body: unknown): unknown {
   );
 }
 
-const toolOperations = catalog.filter((operation) => operation.mcpTool) as readonly OperationDefinition[];
+const toolOperations = (catalog as readonly OperationDefinition[]).filter((operation) => operation.mcpTool);
 
 describe.each(toolOperations.map((operation) => [operation.mcpTool, operation] as const))(
   '%s',

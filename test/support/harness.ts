@@ -21,6 +21,7 @@ import { startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamo
 import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
 import { createSqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
 import type { Store } from '../../shared/store/store.js';
+import { mountV2 } from '../../shared/v2/mount-v2.js';
 import { ManualClock } from './manual-clock.js';
 import { pricedOperation, pricedRunner } from './priced-operation.js';
 
@@ -102,6 +103,7 @@ export async function startHarness(options: HarnessOptions = {}) {
     documentation: true,
   });
   mountMcp(service, { deadlineMs: options.mcpDeadlineMs });
+  mountV2(service);
 
   const provision = (input: Partial<NewAccount> = {}) =>
     provisionAccount(service.repositories, {

@@ -24,6 +24,25 @@ export const identifierValues: Record<string, Record<string, string>> = {
   jobs: { url: `https://www.linkedin.com/jobs/view/${fx.jobId}/` },
 };
 
+/** Identifiers of the right shape that match nothing in the dataset, by family and identifier name. */
+export const unknownIdentifiers: Record<string, Record<string, string>> = {
+  profiles: {
+    username: 'nobody-at-all',
+    url: 'https://www.linkedin.com/in/nobody-at-all',
+    publicId: `ACoAA${'Z'.repeat(30)}`,
+  },
+  companies: {
+    slug: 'no-such-company',
+    url: 'https://www.linkedin.com/company/no-such-company',
+    publicId: '999999999',
+  },
+  posts: {
+    slug: 'nobody_nothing-activity-1111111111111111111-Zzzz',
+    url: 'https://www.linkedin.com/posts/nobody_nothing-activity-1111111111111111111-Zzzz',
+  },
+  jobs: { url: 'https://www.linkedin.com/jobs/view/1000000001/' },
+};
+
 /** Parameters besides the identifier, per operation; searches name theirs here. */
 export const otherParameters: Record<string, Record<string, string>> = {
   'profiles.posts': { username: profile.username },
@@ -42,7 +61,10 @@ export const otherParameters: Record<string, Record<string, string>> = {
   'search.industries': { query: fx.industryQuery },
   'search.service-categories': {},
   'search.typeahead': { query: 'north' },
+  'search.filters': {},
   'jobs.search': { keywords: 'engineer' },
+  'jobs.search-filters': { keywords: 'engineer' },
+  'emails.disposable': { email: 'someone@mailinator.com' },
 };
 
 export interface SampleRequest {

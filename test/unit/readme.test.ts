@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { endpointTable, replaceBlock } from '../../scripts/endpoint-table.js';
+import { endpointTable, generatedPages, regenerate, replaceBlock } from '../../scripts/endpoint-table.js';
 import { settingNames } from '../../shared/config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -16,6 +16,26 @@ it('lists every catalog path with its parameters, price and paging', async () =>
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
   expect(replaceBlock(readme, endpointTable())).toBe(readme);
   expect(readme).toContain('| `GET /v1/profiles/details/by-id` | `publicId` | 2 |');
+});
+
+it.each(generatedPages.map((page) => [page.path, page] as const))(
+  'keeps every generated table of %s up to date (v2 endpoints, v1 to v2 mapping)',
+  async (path, page) => {
+    const text = await readFile(join(ROOT, path), 'utf8');
+    expect(regenerate(text, page.blocks())).toBe(text);
+  },
+);
+
+it('lists every v2 route in the README and maps every catalog operation to a v2 path in docs/api.md', async () => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  expect(readme).toContain(
+    '| `GET /api/v2/profiles/{public_identifier}/posts` | `cursor`? | 1 | cursor | `{public_identifier}` = `username` |  |',
+  );
+  const api = await readFile(join(ROOT, 'docs/api.md'), 'utf8');
+  expect(api).toContain(
+    '| companies.similar | `/v1/companies/similar/by-slug`<br>`/v1/companies/similar/by-url` | `/api/v2/ext/companies/{universal_name}/similar` |',
+  );
+  expect(api).not.toMatch(/\| none \|$/m);
 });
 
 /** Targets of Markdown links that are files (not web addresses, mail or anchors in the same page). */

@@ -20,6 +20,8 @@ export const DIGITS = '0123456789';
 export const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export interface GenerationContext {
+  /** The dataset's seed, for stages that draw from streams of their own. */
+  seed: number;
   rng: Random;
   /** Issued identifiers, namespaced by kind ("username:…", "company-id:…"). */
   issued: Set<string>;

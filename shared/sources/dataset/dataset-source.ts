@@ -67,12 +67,16 @@ export const SKILLS_PREVIEW = 5;
 
 type Stamped<T> = T & SourceFields;
 
-const LIST_SECTIONS: Record<ProfileListName, ProfileSection> = {
+/** The section whose withholding empties a list; the lists only /api/v2 reads are never withheld. */
+const LIST_SECTIONS: Record<ProfileListName, ProfileSection | null> = {
   positions: 'experience',
   education: 'education',
   certifications: 'certifications',
   courses: 'courses',
   volunteerExperience: 'volunteerExperience',
+  languages: null,
+  honors: null,
+  organizations: null,
 };
 
 const LIST_READERS: { [L in ProfileListName]: (person: PersonRecord) => ProfileLists[L][] } = {
@@ -81,6 +85,9 @@ const LIST_READERS: { [L in ProfileListName]: (person: PersonRecord) => ProfileL
   certifications: (person) => person.certifications,
   courses: (person) => person.courses,
   volunteerExperience: (person) => person.volunteerExperience,
+  languages: (person) => person.languages,
+  honors: (person) => person.honors,
+  organizations: (person) => person.organizations,
 };
 
 const SECTION_SIZES: Record<ProfileSection, (person: PersonRecord) => number> = {
@@ -171,6 +178,15 @@ function peopleFilter(filters: PeopleSearchFilters): (person: PersonRecord) => b
     );
   return (person) =>
     workedAt(person, filters.currentCompany, true) && workedAt(person, filters.pastCompany, false);
+}
+
+/** The values of one field with how many items have each, most frequent first; missing values are left out. */
+function facet(values: readonly (string | null)[]): { value: string; jobs: number }[] {
+  const counts = new Map<string, number>();
+  for (const value of values) if (value !== null) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts]
+    .map(([value, jobs]) => ({ value, jobs }))
+    .sort((a, b) => b.jobs - a.jobs || a.value.localeCompare(b.value, 'en'));
 }
 
 /** "https://www.Example.com/" and "example.com." both read as "example.com". */
@@ -301,7 +317,8 @@ export class DatasetSource implements DataSource {
 
   /** A profile list as the source shows it: empty when withheld. */
   private listItems<L extends ProfileListName>(person: PersonRecord, list: L): Stamped<ProfileLists[L]>[] {
-    if (isWithheld(person, LIST_SECTIONS[list])) return [];
+    const section = LIST_SECTIONS[list];
+    if (section !== null && isWithheld(person, section)) return [];
     const read = LIST_READERS[list];
     return read(person).map((item, i) => this.stamp(item, `${person.internalId}/${list}/${i}`));
   }
@@ -489,6 +506,31 @@ export class DatasetSource implements DataSource {
     });
   }
 
+  companyTotals(slug: string, signal: AbortSignal) {
+    return this.run(signal, () => {
+      const company = this.index.company({ slug });
+      return {
+        employees: this.index.employeesByCompany.get(company.slug)?.length ?? 0,
+        jobs: this.index.jobsByCompany.get(company.slug)?.length ?? 0,
+        posts: this.index.postsByCompany.get(company.slug)?.length ?? 0,
+        products: company.products.length,
+      };
+    });
+  }
+
+  companyStaffCounts(slug: string, signal: AbortSignal) {
+    return this.run(signal, () => {
+      const { publicId } = this.index.company({ slug });
+      const count = (filters: PeopleSearchFilters) =>
+        this.dataset.people.filter(peopleFilter(filters)).length;
+      return {
+        publicId,
+        current: count({ keywords: '', currentCompany: publicId }),
+        past: count({ keywords: '', pastCompany: publicId }),
+      };
+    });
+  }
+
   searchCompanies(filters: CompanySearchFilters, window: WindowRequest, signal: AbortSignal) {
     return this.run(signal, () => {
       const matches = rank(this.dataset.companies, filters.keywords, companyDoc).filter(
@@ -622,6 +664,30 @@ export class DatasetSource implements DataSource {
     return this.run(signal, () => firstPage(this.dataset.serviceCategories).map(this.idNameView));
   }
 
+  /** Locations where some company is, and industries some company is in, by name. */
+  companySearchFilterValues(signal: AbortSignal) {
+    return this.run(signal, () => {
+      const used = (ids: Iterable<string>) => new Set(ids);
+      const locationIds = used(this.dataset.companies.flatMap((company) => company.locationIds));
+      const industryIds = used(this.dataset.companies.map((company) => company.industryId));
+      const byName = (a: IdName, b: IdName) => a.name.localeCompare(b.name, 'en');
+      return {
+        locations: this.dataset.locations
+          .filter((location) => locationIds.has(location.id))
+          .sort(byName)
+          .map(this.idNameView),
+        industries: this.dataset.industries
+          .filter((industry) => industryIds.has(industry.id))
+          .sort(byName)
+          .map(this.idNameView),
+        companySizes: Object.entries(COMPANY_SIZE_RANGES).map(([code, range]) => ({
+          code: code as CompanyRecord['sizeCode'],
+          range,
+        })),
+      };
+    });
+  }
+
   typeahead(query: string, signal: AbortSignal) {
     return this.run(signal, () => {
       this.typeaheadCandidates ??= this.buildTypeaheadCandidates();
@@ -648,6 +714,19 @@ export class DatasetSource implements DataSource {
 
   searchJobs(keywords: string, signal: AbortSignal) {
     return this.run(signal, () => firstPage(rank(this.dataset.jobs, keywords, jobDoc)).map(this.jobSummary));
+  }
+
+  jobSearchFacets(keywords: string, signal: AbortSignal) {
+    return this.run(signal, () => {
+      const matches = rank(this.dataset.jobs, keywords, jobDoc);
+      return {
+        matched: matches.length,
+        location: facet(matches.map((job) => job.location)),
+        company: facet(matches.map((job) => job.companyName)),
+        employmentType: facet(matches.map((job) => job.employmentType)),
+        seniority: facet(matches.map((job) => job.seniority)),
+      };
+    });
   }
 
   job(jobId: string, signal: AbortSignal) {

@@ -29,6 +29,7 @@ import {
 } from './context.js';
 import { datasetFixtures as fx } from './fixtures.js';
 import type { CompanyPlan } from './generate-companies.js';
+import { profileExtras } from './generate-extras.js';
 import { type PersonRecord, type ProfileSection, profileSections, type SchoolRecord } from './model.js';
 import { at } from './random.js';
 import {
@@ -536,6 +537,11 @@ function makePerson(
         ? emptyContact()
         : contactFor(ctx, spec.fullName, location.country, spec.profile === 'rich'),
     withheld: spec.withheld ?? (planted ? [] : withheldFor(ctx)),
+    ...profileExtras(ctx.seed, `person-${pad(index)}`, {
+      profile: spec.profile,
+      country: location.country,
+      positions,
+    }),
   };
   return { record, spec, ...activityFor(ctx, spec) };
 }

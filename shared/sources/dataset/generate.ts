@@ -41,6 +41,7 @@ function schools(ctx: GenerationContext): SchoolRecord[] {
 export function generateDataset(seed = DEFAULT_SEED): Dataset {
   const locationRecords = locations();
   const ctx: GenerationContext = {
+    seed,
     rng: createRandom(seed),
     issued: new Set(),
     locations: new Map(locationRecords.map((location) => [location.id, location])),

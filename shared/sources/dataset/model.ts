@@ -11,8 +11,11 @@ import type {
   Contact,
   Course,
   Education,
+  Honor,
   IdName,
   JobDetails,
+  Language,
+  Organization,
   Position,
   Post,
   Product,
@@ -84,6 +87,10 @@ export interface PersonRecord {
   volunteerExperience: VolunteerExperience[];
   /** publicIds of followed companies of the dataset. */
   interests: string[];
+  /** Sections only /api/v2 reads; profile details do not report a status for them. */
+  languages: Language[];
+  honors: Honor[];
+  organizations: Organization[];
   contact: Contact;
   /** Sections the source withholds: they report 'unavailable' and read as empty. */
   withheld: ProfileSection[];

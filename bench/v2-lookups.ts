@@ -1,0 +1,103 @@
+/**
+ * Benchmark (`npm run bench`, last part): one lookup through /api/v2 against the same lookup through
+ * v1 REST, in the same run (the real app from createService, dynalite in this process, requests
+ * through `app.fetch`, interleaved rounds at a fixed concurrency), as a ratio. Results:
+ * docs/benchmarks.md.
+ */
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
+import { startBenchService } from './bench-service.js';
+import { countDynamoCalls } from './dynamo-call-counter.js';
+import { formatCpu, pad, round, type Sample, stats, type Target, warmUpAndMeasure } from './measure.js';
+
+const CONCURRENCY = 8;
+const WARMUP_PER_TARGET = 300;
+const MEASURED_PER_TARGET = 3_000;
+const ROUNDS = 10;
+const WARMUP_ROUNDS = 5;
+const ORIGIN = 'http://bench.local';
+
+async function main(): Promise<void> {
+  const [load1] = loadavg();
+  const bench = await startBenchService({ credits: 100_000_000 });
+  const counter = countDynamoCalls(bench.table);
+  const { service, apiKey } = bench;
+  const username = datasetFixtures.richProfile.username;
+  const lookup = (path: string, headers: Record<string, string>): Target['send'] =>
+    async function send() {
+      const response = await service.app.fetch(new Request(`${ORIGIN}${path}`, { headers }));
+      await response.text();
+      return response.status;
+    };
+  try {
+    const targets: Target[] = [
+      {
+        name: 'v1',
+        send: lookup(`/v1/profiles/details/by-username?username=${username}`, {
+          Authorization: `Bearer ${apiKey}`,
+        }),
+      },
+      { name: 'v2', send: lookup(`/api/v2/profiles/${username}`, { 'X-API-Key': apiKey }) },
+    ];
+    for (const target of targets) {
+      if ((await target.send()) !== 200) throw new Error(`${target.name} does not answer 200`);
+    }
+
+    const { measured, cpuShare } = await warmUpAndMeasure(targets, {
+      warmup: { perTarget: WARMUP_PER_TARGET, rounds: WARMUP_ROUNDS },
+      measured: { perTarget: MEASURED_PER_TARGET, rounds: ROUNDS },
+      concurrency: CONCURRENCY,
+      counter,
+    });
+    const results = new Map(
+      targets.map((target) => [target.name, stats(measured.get(target.name) as Sample)]),
+    );
+
+    const widths = [8, 9, 9, 9, 9, 9];
+    console.log(pad(['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'failures'], widths));
+    for (const [name, result] of results) {
+      console.log(
+        pad(
+          [
+            name,
+            String(round(result.requestsPerSecond, 0)),
+            String(round(result.p50Ms, 2)),
+            String(round(result.p99Ms, 2)),
+            String(round(result.meanMs, 2)),
+            String(result.failures),
+          ],
+          widths,
+        ),
+      );
+    }
+    const v1 = results.get('v1');
+    const v2 = results.get('v2');
+    const ratio = {
+      p50: round((v2?.p50Ms ?? 0) / (v1?.p50Ms ?? 1), 3),
+      mean: round((v2?.meanMs ?? 0) / (v1?.meanMs ?? 1), 3),
+      throughput: round((v1?.requestsPerSecond ?? 0) / (v2?.requestsPerSecond ?? 1), 3),
+    };
+    console.log(
+      `v2 vs v1: p50 ×${ratio.p50}, mean ×${ratio.mean}, time per request (1/throughput) ×${ratio.throughput}`,
+    );
+    console.log(formatCpu(cpuShare));
+    console.log(
+      JSON.stringify({
+        machine: {
+          nproc: availableParallelism(),
+          cpuModel: cpus()[0]?.model ?? 'unknown',
+          memoryGiB: round(totalmem() / 2 ** 30, 1),
+          node: process.version,
+          loadAverageAtStart: round(load1 ?? 0, 2),
+        },
+        results: Object.fromEntries(results),
+        ratio,
+        cpuShare,
+      }),
+    );
+  } finally {
+    await bench.close();
+  }
+}
+
+await main();
