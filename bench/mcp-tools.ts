@@ -9,7 +9,15 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
 import { startBenchService } from './bench-service.js';
 import { countDynamoCalls } from './dynamo-call-counter.js';
-import { formatCpu, pad, round, type Sample, stats, type Target, warmUpAndMeasure } from './measure.js';
+import {
+  formatCpu,
+  printSideBySide,
+  round,
+  type Sample,
+  stats,
+  type Target,
+  warmUpAndMeasure,
+} from './measure.js';
 
 const CONCURRENCY = 8;
 const WARMUP_PER_TARGET = 300;
@@ -97,33 +105,7 @@ async function main(): Promise<void> {
       });
     }
 
-    const widths = [12, 9, 9, 9, 9, 9];
-    console.log(pad(['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'failures'], widths));
-    for (const [name, result] of results) {
-      console.log(
-        pad(
-          [
-            name,
-            String(round(result.requestsPerSecond, 0)),
-            String(round(result.p50Ms, 2)),
-            String(round(result.p99Ms, 2)),
-            String(round(result.meanMs, 2)),
-            String(result.failures),
-          ],
-          widths,
-        ),
-      );
-    }
-    const rest = results.get('rest');
-    const call = results.get('tools/call');
-    const ratio = {
-      p50: round((call?.p50Ms ?? 0) / (rest?.p50Ms ?? 1), 2),
-      mean: round((call?.meanMs ?? 0) / (rest?.meanMs ?? 1), 2),
-      throughput: round((rest?.requestsPerSecond ?? 0) / (call?.requestsPerSecond ?? 1), 2),
-    };
-    console.log(
-      `tools/call vs REST: p50 ×${ratio.p50}, mean ×${ratio.mean}, time per request (1/throughput) ×${ratio.throughput}`,
-    );
+    const ratio = printSideBySide(results, 'rest', 'tools/call', 2);
     console.log(formatCpu(cpuShare));
     console.log('tools/list sizes (the tools array as JSON; tokens ≈ chars / 4):');
     for (const size of sizes)

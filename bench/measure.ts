@@ -227,3 +227,42 @@ export function formatCpu(share: CpuShare): string {
     `other processes ${others}`
   );
 }
+
+/** How much slower `candidate` is than `baseline`: latency ratios, and time per request (1/throughput). */
+export interface SideBySide {
+  p50: number;
+  mean: number;
+  throughput: number;
+}
+
+/**
+ * Prints one row per target (req/s, p50, p99, mean, failures) and the line comparing `candidate`
+ * with `baseline`; returns the ratios for the JSON summary.
+ */
+export function printSideBySide(
+  results: ReadonlyMap<string, LatencyStats>,
+  baseline: string,
+  candidate: string,
+  digits: number,
+): SideBySide {
+  const widths = [Math.max(8, ...[...results.keys()].map((name) => name.length + 2)), 9, 9, 9, 9, 9];
+  console.log(pad(['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'failures'], widths));
+  for (const [name, result] of results) {
+    const cells = [result.requestsPerSecond, result.p50Ms, result.p99Ms, result.meanMs].map((value, index) =>
+      String(round(value, index === 0 ? 0 : 2)),
+    );
+    console.log(pad([name, ...cells, String(result.failures)], widths));
+  }
+  const base = results.get(baseline);
+  const other = results.get(candidate);
+  const ratio = {
+    p50: round((other?.p50Ms ?? 0) / (base?.p50Ms ?? 1), digits),
+    mean: round((other?.meanMs ?? 0) / (base?.meanMs ?? 1), digits),
+    throughput: round((base?.requestsPerSecond ?? 0) / (other?.requestsPerSecond ?? 1), digits),
+  };
+  console.log(
+    `${candidate} vs ${baseline}: p50 ×${ratio.p50}, mean ×${ratio.mean}, ` +
+      `time per request (1/throughput) ×${ratio.throughput}`,
+  );
+  return ratio;
+}

@@ -8,7 +8,15 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
 import { startBenchService } from './bench-service.js';
 import { countDynamoCalls } from './dynamo-call-counter.js';
-import { formatCpu, pad, round, type Sample, stats, type Target, warmUpAndMeasure } from './measure.js';
+import {
+  formatCpu,
+  printSideBySide,
+  round,
+  type Sample,
+  stats,
+  type Target,
+  warmUpAndMeasure,
+} from './measure.js';
 
 const CONCURRENCY = 8;
 const WARMUP_PER_TARGET = 300;
@@ -53,33 +61,7 @@ async function main(): Promise<void> {
       targets.map((target) => [target.name, stats(measured.get(target.name) as Sample)]),
     );
 
-    const widths = [8, 9, 9, 9, 9, 9];
-    console.log(pad(['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'failures'], widths));
-    for (const [name, result] of results) {
-      console.log(
-        pad(
-          [
-            name,
-            String(round(result.requestsPerSecond, 0)),
-            String(round(result.p50Ms, 2)),
-            String(round(result.p99Ms, 2)),
-            String(round(result.meanMs, 2)),
-            String(result.failures),
-          ],
-          widths,
-        ),
-      );
-    }
-    const v1 = results.get('v1');
-    const v2 = results.get('v2');
-    const ratio = {
-      p50: round((v2?.p50Ms ?? 0) / (v1?.p50Ms ?? 1), 3),
-      mean: round((v2?.meanMs ?? 0) / (v1?.meanMs ?? 1), 3),
-      throughput: round((v1?.requestsPerSecond ?? 0) / (v2?.requestsPerSecond ?? 1), 3),
-    };
-    console.log(
-      `v2 vs v1: p50 ×${ratio.p50}, mean ×${ratio.mean}, time per request (1/throughput) ×${ratio.throughput}`,
-    );
+    const ratio = printSideBySide(results, 'v1', 'v2', 3);
     console.log(formatCpu(cpuShare));
     console.log(
       JSON.stringify({
