@@ -3,11 +3,11 @@
  * the exact envelope (and no provider-private field), a 404 (or, for searches, an empty success),
  * and a refused input. Paging walks live in paging.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { expectError } from '../support/assertions.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 import {
   identifierValues,
   otherParameters,
@@ -15,14 +15,7 @@ import {
   unknownIdentifiers,
 } from '../support/sample-inputs.js';
 
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  ({ apiKey } = await harness.provision({ credits: 10_000 }));
-});
-afterAll(() => harness.close());
+const file = harnessForFile({ credits: 10_000 });
 
 /** A query matching nothing, for searches (an empty success, never a 404). */
 const noMatch: Record<string, Record<string, string>> = {
@@ -66,7 +59,7 @@ describe.each(dataOperations.map((operation) => [operation.id, operation] as con
   it.each(requestsOf(operation, identifierValues))(
     'answers $variant with the exact envelope',
     async ({ url }) => {
-      const response = await harness.get(url, apiKey);
+      const response = await file.harness.get(url, file.apiKey);
       expect(response.status, url).toBe(200);
       const text = await response.text();
       const body = JSON.parse(text);
@@ -83,9 +76,9 @@ describe.each(dataOperations.map((operation) => [operation.id, operation] as con
   if (noMatch[operation.id]) {
     it('answers a search that matches nothing with an empty list, not an error', async () => {
       const [path] = operation.variants.map((variant) => variant.path);
-      const response = await harness.get(
+      const response = await file.harness.get(
         `${path}?${query(noMatch[operation.id] as Record<string, string>)}`,
-        apiKey,
+        file.apiKey,
       );
       expect(response.status).toBe(200);
       const body = (await response.json()) as { data: Record<string, unknown[]> };
@@ -95,9 +88,9 @@ describe.each(dataOperations.map((operation) => [operation.id, operation] as con
     it.each(requestsOf(operation, unknownIdentifiers))(
       'answers $variant for an unknown identifier with 404, refunded',
       async ({ url }) => {
-        const before = await harness.get(`/v1/search/service-categories`, apiKey);
+        const before = await file.harness.get(`/v1/search/service-categories`, file.apiKey);
         const balance = Number(before.headers.get('x-credits-remaining'));
-        const response = await harness.get(url, apiKey);
+        const response = await file.harness.get(url, file.apiKey);
         await expectError(response, 404, 'resource_not_found');
         expect(Number(response.headers.get('x-credits-remaining'))).toBe(balance);
       },
@@ -106,7 +99,7 @@ describe.each(dataOperations.map((operation) => [operation.id, operation] as con
 
   it('refuses an unknown parameter without charging', async () => {
     const [first] = requestsOf(operation, identifierValues);
-    const response = await harness.get(`${first?.url}&bogus=1`, apiKey);
+    const response = await file.harness.get(`${first?.url}&bogus=1`, file.apiKey);
     const body = await expectError(response, 400, 'invalid_request');
     expect(body.error.details).toContainEqual(
       expect.objectContaining({ field: 'bogus', code: 'unknown_parameter' }),
@@ -127,7 +120,7 @@ describe.each(dataOperations.map((operation) => [operation.id, operation] as con
       const none = { ...otherParameters[operation.id] };
       for (const parameters of [both, none]) {
         const body = await expectError(
-          await harness.get(`${variant?.path}?${query(parameters)}`, apiKey),
+          await file.harness.get(`${variant?.path}?${query(parameters)}`, file.apiKey),
           400,
           'invalid_request',
         );

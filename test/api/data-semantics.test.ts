@@ -2,24 +2,17 @@
  * What the data lookups mean, through the real app and dataset: profile details' sections and skills
  * meta, people search by company, company search filters and relevance.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  ({ apiKey } = await harness.provision({ credits: 10_000 }));
-});
-afterAll(() => harness.close());
+const file = harnessForFile({ credits: 10_000 });
 
 async function data<T>(
   path: string,
   parameters: Record<string, string>,
 ): Promise<{ data: T; meta: Record<string, unknown> }> {
-  const response = await harness.get(`${path}?${new URLSearchParams(parameters)}`, apiKey);
+  const response = await file.harness.get(`${path}?${new URLSearchParams(parameters)}`, file.apiKey);
   expect(response.status).toBe(200);
   return (await response.json()) as { data: T; meta: Record<string, unknown> };
 }

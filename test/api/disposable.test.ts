@@ -2,7 +2,7 @@
  * GET /v1/emails/disposable through the real app and the real DynamoDB API: every status the spec
  * lists for it, with its exact body and headers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { disposableCheck } from '../../schemas/operations/emails.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
@@ -10,22 +10,15 @@ import { createService } from '../../shared/service.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
 import { expectError, headerNames, rateLimitHeaderNames } from '../support/assertions.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile, startHarness } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 const PATH = '/v1/emails/disposable';
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  ({ apiKey } = await harness.provision({ credits: 0 }));
-});
-afterAll(() => harness.close());
+const file = harnessForFile({ credits: 0 });
 
 describe('200', () => {
   it('answers a listed domain as disposable, free, with rate-limit headers', async () => {
-    const response = await harness.get(`${PATH}?email=someone%40mailinator.com`, apiKey);
+    const response = await file.harness.get(`${PATH}?email=someone%40mailinator.com`, file.apiKey);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       data: { domain: 'mailinator.com', isDisposable: true },
@@ -41,7 +34,7 @@ describe('200', () => {
   });
 
   it('answers an unlisted domain as not disposable, still free', async () => {
-    const response = await harness.get(`${PATH}?email=jane%40example.org`, apiKey);
+    const response = await file.harness.get(`${PATH}?email=jane%40example.org`, file.apiKey);
     expect(await response.json()).toEqual({
       data: { domain: 'example.org', isDisposable: false },
       meta: { creditCost: 0 },
@@ -55,25 +48,25 @@ describe('200', () => {
     ['user@bücher.example', 'xn--bcher-kva.example'],
     ['user@ＭＡＩＬＩＮＡＴＯＲ.com', 'mailinator.com'],
   ])('normalizes the domain of %s to %s', async (email, domain) => {
-    const response = await harness.get(`${PATH}?email=${encodeURIComponent(email)}`, apiKey);
+    const response = await file.harness.get(`${PATH}?email=${encodeURIComponent(email)}`, file.apiKey);
     expect(response.status).toBe(200);
     expect(((await response.json()) as { data: { domain: string } }).data.domain).toBe(domain);
   });
 
   it('checks exact membership: a subdomain of a listed domain is not listed', async () => {
-    const response = await harness.get(`${PATH}?email=a%40mail.mailinator.com`, apiKey);
+    const response = await file.harness.get(`${PATH}?email=a%40mail.mailinator.com`, file.apiKey);
     expect(((await response.json()) as { data: { isDisposable: boolean } }).data.isDisposable).toBe(false);
   });
 
   it('ignores a client-sent X-Request-Id and mints its own', async () => {
-    const response = await harness.get(`${PATH}?email=a%40b.com`, apiKey, {
+    const response = await file.harness.get(`${PATH}?email=a%40b.com`, file.apiKey, {
       headers: { 'X-Request-Id': 'mine' },
     });
     expect(response.headers.get('x-request-id')).not.toBe('mine');
   });
 
   it('accepts a declared Content-Type: application/json with no body', async () => {
-    const response = await harness.get(`${PATH}?email=a%40b.com`, apiKey, {
+    const response = await file.harness.get(`${PATH}?email=a%40b.com`, file.apiKey, {
       headers: { 'Content-Type': 'application/json' },
     });
     expect(response.status).toBe(200);
@@ -91,7 +84,7 @@ describe('400', () => {
     ['?email=a%40b.com&email=c%40d.com', 'email', 'repeated_parameter'],
     ['?email=a%40b.com&verbose=1', 'verbose', 'unknown_parameter'],
   ])('refuses %s with %s %s', async (query, field, code) => {
-    const response = await harness.get(`${PATH}${query}`, apiKey);
+    const response = await file.harness.get(`${PATH}${query}`, file.apiKey);
     const body = await expectError(response, 400, 'invalid_request');
     expect(body.error.retryable).toBe(false);
     expect(body.error.details).toContainEqual(expect.objectContaining({ field, code }));
@@ -100,7 +93,11 @@ describe('400', () => {
 
   it('reports at most 16 details', async () => {
     const query = Array.from({ length: 30 }, (_, index) => `p${index}=1`).join('&');
-    const body = await expectError(await harness.get(`${PATH}?${query}`, apiKey), 400, 'invalid_request');
+    const body = await expectError(
+      await file.harness.get(`${PATH}?${query}`, file.apiKey),
+      400,
+      'invalid_request',
+    );
     expect(body.error.details).toHaveLength(16);
   });
 });
@@ -111,27 +108,31 @@ describe('401', () => {
     ['a malformed key', 'not-a-key'],
     ['a well-formed unknown key', `lk_live_${'A'.repeat(66)}`],
   ])('refuses %s', async (_, key) => {
-    const body = await expectError(await harness.get(`${PATH}?email=a%40b.com`, key), 401, 'invalid_api_key');
+    const body = await expectError(
+      await file.harness.get(`${PATH}?email=a%40b.com`, key),
+      401,
+      'invalid_api_key',
+    );
     expect(body.error.retryable).toBe(false);
   });
 
   it('refuses a revoked key', async () => {
-    const { account, apiKey: key, keyId } = await harness.provision();
-    await harness.repositories.keys.revoke(account.accountId, keyId);
-    await expectError(await harness.get(`${PATH}?email=a%40b.com`, key), 401, 'invalid_api_key');
+    const { account, apiKey: key, keyId } = await file.harness.provision();
+    await file.harness.repositories.keys.revoke(account.accountId, keyId);
+    await expectError(await file.harness.get(`${PATH}?email=a%40b.com`, key), 401, 'invalid_api_key');
   });
 
   it('refuses an expired key', async () => {
-    const { account } = await harness.provision();
-    const { apiKey: key } = await harness.repositories.keys.issue(account.accountId, {
-      expiresAt: new Date(harness.clock.now() - 1000).toISOString(),
+    const { account } = await file.harness.provision();
+    const { apiKey: key } = await file.harness.repositories.keys.issue(account.accountId, {
+      expiresAt: new Date(file.harness.clock.now() - 1000).toISOString(),
     });
-    await expectError(await harness.get(`${PATH}?email=a%40b.com`, key), 401, 'invalid_api_key');
+    await expectError(await file.harness.get(`${PATH}?email=a%40b.com`, key), 401, 'invalid_api_key');
   });
 
   it('refuses a key sent without the Bearer scheme', async () => {
     await expectError(
-      await harness.app.request(`${PATH}?email=a%40b.com`, { headers: { Authorization: apiKey } }),
+      await file.harness.app.request(`${PATH}?email=a%40b.com`, { headers: { Authorization: file.apiKey } }),
       401,
       'invalid_api_key',
     );
@@ -140,10 +141,10 @@ describe('401', () => {
 
 describe('403', () => {
   it('refuses a suspended account', async () => {
-    const { account, apiKey: key } = await harness.provision();
-    await harness.repositories.accounts.setStatus(account.accountId, 'suspended');
+    const { account, apiKey: key } = await file.harness.provision();
+    await file.harness.repositories.accounts.setStatus(account.accountId, 'suspended');
     const body = await expectError(
-      await harness.get(`${PATH}?email=a%40b.com`, key),
+      await file.harness.get(`${PATH}?email=a%40b.com`, key),
       403,
       'insufficient_scope',
     );
@@ -151,14 +152,16 @@ describe('403', () => {
   });
 
   it('refuses a key whose scopes exclude the email family', async () => {
-    const { apiKey: key } = await harness.provision({ scopes: ['profiles'] });
+    const { apiKey: key } = await file.harness.provision({ scopes: ['profiles'] });
     const body = await expectError(
-      await harness.get(`${PATH}?email=a%40b.com`, key),
+      await file.harness.get(`${PATH}?email=a%40b.com`, key),
       403,
       'insufficient_scope',
     );
     expect(body.error.message).toMatch(/emails/);
-    expect(headerNames(await harness.get(`${PATH}?email=a%40b.com`, key))).not.toContain('x-ratelimit-limit');
+    expect(headerNames(await file.harness.get(`${PATH}?email=a%40b.com`, key))).not.toContain(
+      'x-ratelimit-limit',
+    );
   });
 });
 
@@ -166,9 +169,9 @@ describe('405, 406, 415', () => {
   it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'])(
     'answers %s with 405 and Allow: GET',
     async (method) => {
-      const response = await harness.app.request(`${PATH}?email=a%40b.com`, {
+      const response = await file.harness.app.request(`${PATH}?email=a%40b.com`, {
         method,
-        headers: { Authorization: `Bearer ${apiKey}` },
+        headers: { Authorization: `Bearer ${file.apiKey}` },
       });
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('GET');
@@ -180,7 +183,7 @@ describe('405, 406, 415', () => {
     'answers Accept: %s with 406',
     async (accept) => {
       await expectError(
-        await harness.get(`${PATH}?email=a%40b.com`, apiKey, { headers: { Accept: accept } }),
+        await file.harness.get(`${PATH}?email=a%40b.com`, file.apiKey, { headers: { Accept: accept } }),
         406,
         'not_acceptable',
       );
@@ -191,7 +194,8 @@ describe('405, 406, 415', () => {
     'accepts Accept: %s',
     async (accept) => {
       expect(
-        (await harness.get(`${PATH}?email=a%40b.com`, apiKey, { headers: { Accept: accept } })).status,
+        (await file.harness.get(`${PATH}?email=a%40b.com`, file.apiKey, { headers: { Accept: accept } }))
+          .status,
       ).toBe(200);
     },
   );
@@ -200,7 +204,9 @@ describe('405, 406, 415', () => {
     'answers a declared Content-Type: %s with 415',
     async (contentType) => {
       await expectError(
-        await harness.get(`${PATH}?email=a%40b.com`, apiKey, { headers: { 'Content-Type': contentType } }),
+        await file.harness.get(`${PATH}?email=a%40b.com`, file.apiKey, {
+          headers: { 'Content-Type': contentType },
+        }),
         415,
         'unsupported_media_type',
       );
@@ -209,14 +215,14 @@ describe('405, 406, 415', () => {
 
   it('answers a GET that announces a body with 415', async () => {
     await expectError(
-      await harness.get(`${PATH}?email=a%40b.com`, apiKey, { headers: { 'Content-Length': '7' } }),
+      await file.harness.get(`${PATH}?email=a%40b.com`, file.apiKey, { headers: { 'Content-Length': '7' } }),
       415,
       'unsupported_media_type',
     );
   });
 
   it('checks the method before the key', async () => {
-    await expectError(await harness.app.request(PATH, { method: 'POST' }), 405, 'method_not_allowed');
+    await expectError(await file.harness.app.request(PATH, { method: 'POST' }), 405, 'method_not_allowed');
   });
 });
 
@@ -224,7 +230,7 @@ describe('404 for unknown paths', () => {
   it.each(['/', '/v1/emails', '/v1/emails/disposable/extra', '/v2/anything'])(
     'answers %s in the envelope',
     async (path) => {
-      const body = await expectError(await harness.app.request(path), 404, 'resource_not_found');
+      const body = await expectError(await file.harness.app.request(path), 404, 'resource_not_found');
       expect(body.error.details).toEqual([]);
     },
   );
@@ -232,10 +238,10 @@ describe('404 for unknown paths', () => {
 
 describe('429', () => {
   it('refuses the request past the ceiling with Retry-After and X-RateLimit-*', async () => {
-    const { apiKey: key } = await harness.provision({ rateLimit: { limit: 2, windowSeconds: 60 } });
-    expect((await harness.get(`${PATH}?email=a%40b.com`, key)).status).toBe(200);
-    expect((await harness.get(`${PATH}?email=a%40b.com`, key)).status).toBe(200);
-    const response = await harness.get(`${PATH}?email=a%40b.com`, key);
+    const { apiKey: key } = await file.harness.provision({ rateLimit: { limit: 2, windowSeconds: 60 } });
+    expect((await file.harness.get(`${PATH}?email=a%40b.com`, key)).status).toBe(200);
+    expect((await file.harness.get(`${PATH}?email=a%40b.com`, key)).status).toBe(200);
+    const response = await file.harness.get(`${PATH}?email=a%40b.com`, key);
     const body = await expectError(response, 429, 'rate_limit_exceeded');
     expect(body.error.retryable).toBe(true);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -286,7 +292,7 @@ describe('503', () => {
       operations: [disposableCheck],
     });
     const response = await service.app.request(`${PATH}?email=a%40b.com`, {
-      headers: { Authorization: `Bearer ${apiKey}` },
+      headers: { Authorization: `Bearer ${file.apiKey}` },
     });
     const body = await expectError(response, 503, 'service_unavailable');
     expect(body.error.retryable).toBe(true);

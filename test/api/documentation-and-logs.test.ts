@@ -4,26 +4,19 @@
  */
 import { Writable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import { createService } from '../../shared/service.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness({ env: { PRICE_OVERRIDES: '{"test.priced":7}' } });
-  ({ apiKey } = await harness.provision());
-});
-afterAll(() => harness.close());
+const file = harnessForFile({}, { env: { PRICE_OVERRIDES: '{"test.priced":7}' } });
 
 describe('GET /openapi.json', () => {
   it('publishes an OpenAPI 3.1 document of every catalog path, with prices in force, without a key', async () => {
-    const response = await harness.app.request('/openapi.json');
+    const response = await file.harness.app.request('/openapi.json');
     expect(response.status).toBe(200);
     const document = (await response.json()) as {
       openapi: string;
@@ -49,27 +42,27 @@ describe('GET /openapi.json', () => {
   });
 
   it('charges an overridden price', async () => {
-    const response = await harness.get('/v1/test/priced', apiKey);
+    const response = await file.harness.get('/v1/test/priced', file.apiKey);
     expect(((await response.json()) as { meta: { creditCost: number } }).meta.creditCost).toBe(7);
   });
 });
 
 describe('GET /docs', () => {
   it('serves the interactive reference with assets from the installed package, not a CDN', async () => {
-    const page = await (await harness.app.request('/docs')).text();
+    const page = await (await file.harness.app.request('/docs')).text();
     expect(page).toContain('/openapi.json');
     const sources = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
     expect(sources.length).toBeGreaterThan(0);
     for (const source of sources) {
       expect(source.startsWith('/docs/assets/')).toBe(true);
-      const asset = await harness.app.request(source);
+      const asset = await file.harness.app.request(source);
       expect(asset.status).toBe(200);
       expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100);
     }
   });
 
   it('answers an unknown asset with the 404 envelope', async () => {
-    expect((await harness.app.request('/docs/assets/package.json')).status).toBe(404);
+    expect((await file.harness.app.request('/docs/assets/package.json')).status).toBe(404);
   });
 });
 
@@ -78,16 +71,22 @@ describe('compression', () => {
     ['br', (bytes: Buffer) => brotliDecompressSync(bytes)],
     ['gzip', (bytes: Buffer) => gunzipSync(bytes)],
   ])('sends %s when the client accepts it', async (encoding, decompress) => {
-    const response = await harness.app.request('/openapi.json', { headers: { 'Accept-Encoding': encoding } });
+    const response = await file.harness.app.request('/openapi.json', {
+      headers: { 'Accept-Encoding': encoding },
+    });
     expect(response.headers.get('content-encoding')).toBe(encoding);
     const text = decompress(Buffer.from(await response.arrayBuffer())).toString('utf8');
     expect(JSON.parse(text).openapi).toBe('3.1.0');
   });
 
   it('prefers br, and sends identity when nothing it has is accepted', async () => {
-    const both = await harness.app.request('/openapi.json', { headers: { 'Accept-Encoding': 'gzip, br' } });
+    const both = await file.harness.app.request('/openapi.json', {
+      headers: { 'Accept-Encoding': 'gzip, br' },
+    });
     expect(both.headers.get('content-encoding')).toBe('br');
-    const none = await harness.app.request('/openapi.json', { headers: { 'Accept-Encoding': 'identity' } });
+    const none = await file.harness.app.request('/openapi.json', {
+      headers: { 'Accept-Encoding': 'identity' },
+    });
     expect(none.headers.get('content-encoding')).toBeNull();
   });
 });
@@ -102,15 +101,15 @@ describe('request log', () => {
       },
     });
     const service = createService({
-      config: harness.config,
-      store: harness.store,
-      clock: harness.clock,
+      config: file.harness.config,
+      store: file.harness.store,
+      clock: file.harness.clock,
       logger: createLogger('info', sink),
       runners: createAllRunners,
       operations: catalog,
     });
     const response = await service.app.request('/v1/emails/disposable?email=a%40b.com', {
-      headers: { Authorization: `Bearer ${apiKey}` },
+      headers: { Authorization: `Bearer ${file.apiKey}` },
     });
     await service.app.request('/nowhere');
     await new Promise((resolve) => setImmediate(resolve));
@@ -126,8 +125,8 @@ describe('request log', () => {
       latencyMs: expect.any(Number),
     });
     expect(requests[1]).toMatchObject({ status: 404, path: '/nowhere' });
-    expect(lines.join('\n')).not.toContain(apiKey);
-    expect(lines.join('\n')).not.toContain(apiKey.slice(8, 40));
+    expect(lines.join('\n')).not.toContain(file.apiKey);
+    expect(lines.join('\n')).not.toContain(file.apiKey.slice(8, 40));
   });
 });
 
@@ -143,8 +142,8 @@ describe('start-up warnings', () => {
       });
       createService({
         config: loadConfig({ LOG_LEVEL: 'silent', ...env }),
-        store: harness.store,
-        clock: harness.clock,
+        store: file.harness.store,
+        clock: file.harness.clock,
         logger: createLogger('warn', sink),
         runners: createAllRunners,
       });

@@ -4,7 +4,7 @@
  * and each is sent to every path of the catalog that takes its kind, found by the parameter schema
  * the path uses (no hand-listed paths). Every such lookup must answer 200.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { catalog, type OperationVariant } from '../../schemas/catalog.js';
 import {
@@ -22,7 +22,7 @@ import {
   usernameParam,
 } from '../../schemas/parameters.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
 /** Identifier kinds, each named by the parameter schema that reads it. */
 const kinds = {
@@ -71,17 +71,10 @@ const samples: string[] = [
 /** How many identifiers of each kind are walked per path: the unusual ones first. */
 const PER_KIND = 12;
 
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  ({ apiKey } = await harness.provision({
-    credits: 1_000_000,
-    rateLimit: { limit: 1_000_000, windowSeconds: 60 },
-  }));
+const file = harnessForFile({
+  credits: 1_000_000,
+  rateLimit: { limit: 1_000_000, windowSeconds: 60 },
 });
-afterAll(() => harness.close());
 
 function urlKind(value: string): Kind | undefined {
   let path: string;
@@ -187,7 +180,7 @@ describe('every identifier the service hands out works in every lookup of its ki
   it('answers 200 for each', async () => {
     const found = new Map(kindNames.map((kind) => [kind, new Set<string>()]));
     for (const sample of samples) {
-      const response = await harness.get(sample, apiKey);
+      const response = await file.harness.get(sample, file.apiKey);
       expect(response.status, sample).toBe(200);
       collect(await response.json(), found);
     }
@@ -209,7 +202,7 @@ describe('every identifier the service hands out works in every lookup of its ki
       );
       for (const identifier of walked) {
         const query = new URLSearchParams({ ...lookup.companions, [lookup.parameter]: identifier });
-        const response = await harness.get(`${lookup.path}?${query}`, apiKey);
+        const response = await file.harness.get(`${lookup.path}?${query}`, file.apiKey);
         tried += 1;
         if (response.status !== 200)
           failures.push(`${response.status} ${lookup.path} ${lookup.parameter}=${identifier}`);
@@ -221,7 +214,7 @@ describe('every identifier the service hands out works in every lookup of its ki
 
   it('walks the unusual identifiers the dataset plants', async () => {
     const found = new Map(kindNames.map((kind) => [kind, new Set<string>()]));
-    for (const sample of samples) collect(await (await harness.get(sample, apiKey)).json(), found);
+    for (const sample of samples) collect(await (await file.harness.get(sample, file.apiKey)).json(), found);
     for (const slug of fx.unusualSlugs) expect(found.get('companySlug')?.has(slug), slug).toBe(true);
     for (const username of fx.nonEnglishUsernames) {
       expect(found.get('username')?.has(username), username).toBe(true);

@@ -4,22 +4,15 @@
  * network hands out (periods, ampersands, a leading underscore, non-English letters), by slug and by
  * URL. What can never be a slug is still refused with a clear message.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { expectError } from '../support/assertions.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  ({ apiKey } = await harness.provision({ credits: 10_000 }));
-});
-afterAll(() => harness.close());
+const file = harnessForFile({ credits: 10_000 });
 
 const get = (path: string, parameters: Record<string, string>) =>
-  harness.get(`${path}?${new URLSearchParams(parameters)}`, apiKey);
+  file.harness.get(`${path}?${new URLSearchParams(parameters)}`, file.apiKey);
 
 async function dataOf<T>(response: Response): Promise<T> {
   expect(response.status, await response.clone().text()).toBe(200);

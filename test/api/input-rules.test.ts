@@ -1,24 +1,17 @@
 /**
  * The input rules of the data lookups, each with its own test, through the real app.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { expectError } from '../support/assertions.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  ({ apiKey } = await harness.provision({ credits: 10_000 }));
-});
-afterAll(() => harness.close());
+const file = harnessForFile({ credits: 10_000 });
 
 const get = (path: string, parameters: Record<string, string> | string) =>
-  harness.get(
+  file.harness.get(
     `${path}?${typeof parameters === 'string' ? parameters : new URLSearchParams(parameters)}`,
-    apiKey,
+    file.apiKey,
   );
 
 async function refused(

@@ -3,32 +3,28 @@
  * offset-based (company and domain search) and cursor-based (profile activity), walked to the end
  * and back to the start; cursor binding and expiry through an injected clock; every page billed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { expectError } from '../support/assertions.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 const clock = new ManualClock();
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness({ clock });
-  ({ apiKey } = await harness.provision({
+const file = harnessForFile(
+  {
     credits: 100_000,
     rateLimit: { limit: 100_000, windowSeconds: 60 },
-  }));
-});
-afterAll(() => harness.close());
+  },
+  { clock },
+);
 
 interface Page {
   data: Record<string, unknown[]>;
   meta: { creditCost: number; paging: Record<string, unknown> };
 }
 
-async function page(path: string, parameters: Record<string, string>, key = apiKey) {
-  const response = await harness.get(`${path}?${new URLSearchParams(parameters)}`, key);
+async function page(path: string, parameters: Record<string, string>, key = file.apiKey) {
+  const response = await file.harness.get(`${path}?${new URLSearchParams(parameters)}`, key);
   expect(response.status, await response.clone().text()).toBe(200);
   return {
     body: (await response.json()) as Page,
@@ -149,7 +145,7 @@ describe('cursor-based paging', () => {
     expect(pages).toEqual([{ items: [], hasMore: false }]);
   });
 
-  async function firstCursor(path = '/v1/profiles/posts', key = apiKey) {
+  async function firstCursor(path = '/v1/profiles/posts', key = file.apiKey) {
     const { body } = await page(path, { username: fx.richProfile.username }, key);
     return (body.meta.paging as { nextCursor: string }).nextCursor;
   }
@@ -158,23 +154,33 @@ describe('cursor-based paging', () => {
     const cursor = await firstCursor();
     clock.advance(15 * 60_000 - 1_000);
     expect(
-      (await harness.get(`/v1/profiles/posts?username=${fx.richProfile.username}&cursor=${cursor}`, apiKey))
-        .status,
+      (
+        await file.harness.get(
+          `/v1/profiles/posts?username=${fx.richProfile.username}&cursor=${cursor}`,
+          file.apiKey,
+        )
+      ).status,
     ).toBe(200);
 
     const stale = await firstCursor();
     clock.advance(15 * 60_000 + 1_000);
     const body = await expectError(
-      await harness.get(`/v1/profiles/posts?username=${fx.richProfile.username}&cursor=${stale}`, apiKey),
+      await file.harness.get(
+        `/v1/profiles/posts?username=${fx.richProfile.username}&cursor=${stale}`,
+        file.apiKey,
+      ),
       400,
       'cursor_expired',
     );
     expect(body.error.message).toMatch(/restart without a cursor/);
 
     // The expired record is deleted (as the store's sweep or DynamoDB's TTL would): still expired.
-    expect(await harness.store.sweepExpired(clock.now())).toBeGreaterThan(0);
+    expect(await file.harness.store.sweepExpired(clock.now())).toBeGreaterThan(0);
     await expectError(
-      await harness.get(`/v1/profiles/posts?username=${fx.richProfile.username}&cursor=${stale}`, apiKey),
+      await file.harness.get(
+        `/v1/profiles/posts?username=${fx.richProfile.username}&cursor=${stale}`,
+        file.apiKey,
+      ),
       400,
       'cursor_expired',
     );
@@ -186,9 +192,9 @@ describe('cursor-based paging', () => {
     ['another account', '/v1/profiles/posts', fx.richProfile.username, true],
   ])('refuses a cursor used on %s', async (_, path, username, otherAccount) => {
     const cursor = await firstCursor();
-    const key = otherAccount ? (await harness.provision({ credits: 10 })).apiKey : apiKey;
+    const key = otherAccount ? (await file.harness.provision({ credits: 10 })).apiKey : file.apiKey;
     const body = await expectError(
-      await harness.get(`${path}?${new URLSearchParams({ username, cursor })}`, key),
+      await file.harness.get(`${path}?${new URLSearchParams({ username, cursor })}`, key),
       400,
       'invalid_request',
     );
@@ -206,9 +212,9 @@ describe('cursor-based paging', () => {
   ])('refuses %s', async (_, forge) => {
     const cursor = forge(await firstCursor());
     await expectError(
-      await harness.get(
+      await file.harness.get(
         `/v1/profiles/posts?${new URLSearchParams({ username: fx.richProfile.username, cursor })}`,
-        apiKey,
+        file.apiKey,
       ),
       400,
       'invalid_request',

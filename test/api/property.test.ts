@@ -6,21 +6,14 @@
 
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema } from '../../schemas/errors.js';
 import { disposableCheck } from '../../schemas/operations/emails.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  ({ apiKey } = await harness.provision({ rateLimit: { limit: 1_000_000, windowSeconds: 60 } }));
-});
-afterAll(() => harness.close());
+const file = harnessForFile({ rateLimit: { limit: 1_000_000, windowSeconds: 60 } });
 
 const printable = fc.string({
   unit: fc.constantFrom(...Array.from(' !"#$%&\'()*+,-./0123456789:;<=>?@AZaz[\\]^_`{|}~é€😀')),
@@ -92,10 +85,10 @@ it('answers every random request with a well-formed envelope and a listed status
       const withKey = Object.fromEntries(
         Object.entries(headerSet).map(([name, value]) => [
           name,
-          value.replace('Bearer KEY', `Bearer ${apiKey}`),
+          value.replace('Bearer KEY', `Bearer ${file.apiKey}`),
         ]),
       );
-      const response = await harness.app.request(`/v1/emails/disposable?${search}`, {
+      const response = await file.harness.app.request(`/v1/emails/disposable?${search}`, {
         method: verb,
         headers: withKey,
       });
@@ -115,9 +108,9 @@ it('answers every random request with a well-formed envelope and a listed status
 });
 
 it('never echoes an unprintable parameter name into error details', async () => {
-  const response = await harness.get(
+  const response = await file.harness.get(
     `/v1/emails/disposable?${encodeURIComponent('naïve\u0000')}=1&email=a%40b.com`,
-    apiKey,
+    file.apiKey,
   );
   const body = errorBodySchema.parse(await response.json());
   expect(body.error.details[0]?.field).toBe('na?ve?');

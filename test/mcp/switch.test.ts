@@ -2,28 +2,21 @@
  * GATEWAY_MCP_ENABLED=false: every /mcp request is answered 503 service_unavailable, not retryable,
  * before anything else is looked at (method, credentials, body); REST is unaffected.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { expectError } from '../support/assertions.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness({ env: { GATEWAY_MCP_ENABLED: 'false' } });
-  ({ apiKey } = await harness.provision({ credits: 10 }));
-});
-afterAll(() => harness.close());
+const file = harnessForFile({ credits: 10 }, { env: { GATEWAY_MCP_ENABLED: 'false' } });
 
 it.each([
   ['a POST with a valid key', 'POST', true],
   ['a POST without credentials', 'POST', false],
   ['a GET', 'GET', false],
 ])('answers %s with 503 service_unavailable, not retryable', async (_, method, withKey) => {
-  const response = await harness.app.request('/mcp', {
+  const response = await file.harness.app.request('/mcp', {
     method,
     headers: {
-      ...(withKey ? { Authorization: `Bearer ${apiKey}` } : {}),
+      ...(withKey ? { Authorization: `Bearer ${file.apiKey}` } : {}),
       'Content-Type': 'application/json',
       Accept: 'application/json, text/event-stream',
     },
@@ -35,5 +28,5 @@ it.each([
 });
 
 it('keeps serving REST', async () => {
-  expect((await harness.get('/v1/search/service-categories', apiKey)).status).toBe(200);
+  expect((await file.harness.get('/v1/search/service-categories', file.apiKey)).status).toBe(200);
 });

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { type NewAccount, provisionAccount } from '../../shared/accounts/provisioning.js';
 import type { Clock } from '../../shared/clock.js';
@@ -136,3 +137,17 @@ export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
 /** Both adapters, for `describe.each`: the contract every store keeps. */
 export const storeKinds: readonly StoreKind[] = ['sqlite', 'dynamodb'];
+
+/**
+ * One service and one provisioned key for a whole test file: started before its tests, closed after
+ * them. Tests read `harness` and `apiKey` from the returned object (set once `beforeAll` has run).
+ */
+export function harnessForFile(account: Partial<NewAccount> = {}, options: HarnessOptions = {}) {
+  const file = {} as { harness: Harness; apiKey: string };
+  beforeAll(async () => {
+    file.harness = await startHarness(options);
+    ({ apiKey: file.apiKey } = await file.harness.provision(account));
+  });
+  afterAll(() => file.harness?.close());
+  return file;
+}

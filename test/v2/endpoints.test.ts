@@ -6,26 +6,19 @@
  * Routes whose lookups need outside servers (mail servers, a browser) are checked for their refusals
  * here and for their successes in test/v2/outside-servers.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
 import { isExtension, operationOf, v2Routes } from '../../schemas/v2-routes.js';
 import { expectError } from '../support/assertions.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 import { unknownIdentifiers } from '../support/sample-inputs.js';
 import { selfContained, v2SampleRequest } from '../support/v2-inputs.js';
 
-let harness: Harness;
-let apiKey: string;
+const file = harnessForFile({ credits: 10_000 });
 
-beforeAll(async () => {
-  harness = await startHarness();
-  ({ apiKey } = await harness.provision({ credits: 10_000 }));
-});
-afterAll(() => harness.close());
-
-const v2 = (url: string, headers: Record<string, string> = { 'X-API-Key': apiKey }) =>
-  harness.app.request(url, { headers });
-const v1 = (url: string) => harness.get(url, apiKey);
+const v2 = (url: string, headers: Record<string, string> = { 'X-API-Key': file.apiKey }) =>
+  file.harness.app.request(url, { headers });
+const v1 = (url: string) => file.harness.get(url, file.apiKey);
 
 const withBogus = (url: string) => `${url}${url.includes('?') ? '&' : '?'}bogus=1`;
 
@@ -99,7 +92,7 @@ describe('the key', () => {
     const { url } = v2SampleRequest(route);
     const missing = await expectError(await v2(url, {}), 401, 'invalid_api_key');
     expect(missing.error.message).toContain('X-API-Key');
-    const wrongKey = `${apiKey.slice(0, -4)}${apiKey.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    const wrongKey = `${file.apiKey.slice(0, -4)}${file.apiKey.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
     await expectError(await v2(url, { 'X-API-Key': wrongKey }), 401, 'invalid_api_key');
   });
 });

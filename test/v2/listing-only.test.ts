@@ -2,26 +2,19 @@
  * The /api/v2 endpoints whose operations v1 does not have: what each answers is derived from data the
  * v1 lookups return for the same profile or company, so each is checked against those v1 answers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  ({ apiKey } = await harness.provision({ credits: 10_000 }));
-});
-afterAll(() => harness.close());
+const file = harnessForFile({ credits: 10_000 });
 
 async function v2Data<T>(path: string): Promise<T> {
-  const response = await harness.app.request(path, { headers: { 'X-API-Key': apiKey } });
+  const response = await file.harness.app.request(path, { headers: { 'X-API-Key': file.apiKey } });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: T }).data;
 }
 async function v1Body<T>(path: string): Promise<{ data: T; meta: Record<string, unknown> }> {
-  const response = await harness.get(path, apiKey);
+  const response = await file.harness.get(path, file.apiKey);
   expect(response.status).toBe(200);
   return (await response.json()) as { data: T; meta: Record<string, unknown> };
 }

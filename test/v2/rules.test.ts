@@ -4,33 +4,26 @@
  * families, Authorization refused, 405 with Allow: GET, the JSON 404 for unknown paths, and the
  * ledger recording the transport.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { expectError } from '../support/assertions.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let harness: Harness;
-let apiKey: string;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  ({ apiKey } = await harness.provision({ credits: 10_000 }));
-});
-afterAll(() => harness.close());
+const file = harnessForFile({ credits: 10_000 });
 
 const username = fx.richProfile.username;
-const v2 = (url: string, key = apiKey, init: RequestInit = {}) =>
-  harness.app.request(url, { ...init, headers: { 'X-API-Key': key, ...(init.headers ?? {}) } });
+const v2 = (url: string, key = file.apiKey, init: RequestInit = {}) =>
+  file.harness.app.request(url, { ...init, headers: { 'X-API-Key': key, ...(init.headers ?? {}) } });
 
 describe('one account across v1 and v2', () => {
   it('admits exactly N calls of a limit of N split across both families', async () => {
     const limit = 6;
-    const { apiKey: key } = await harness.provision({ rateLimit: { limit, windowSeconds: 60 } });
+    const { apiKey: key } = await file.harness.provision({ rateLimit: { limit, windowSeconds: 60 } });
     const statuses: number[] = [];
     for (let call = 0; call < limit + 2; call += 1) {
       const response =
         call % 2 === 0
-          ? await harness.get(`/v1/profiles/experience/by-username?username=${username}`, key)
+          ? await file.harness.get(`/v1/profiles/experience/by-username?username=${username}`, key)
           : await v2(`/api/v2/profiles/${username}/positions`, key);
       statuses.push(response.status);
     }
@@ -38,10 +31,10 @@ describe('one account across v1 and v2', () => {
   });
 
   it('moves one balance with calls of either family', async () => {
-    const { apiKey: key } = await harness.provision({ credits: 20 });
-    const first = await harness.get(`/v1/profiles/details/by-username?username=${username}`, key);
+    const { apiKey: key } = await file.harness.provision({ credits: 20 });
+    const first = await file.harness.get(`/v1/profiles/details/by-username?username=${username}`, key);
     const second = await v2(`/api/v2/profiles/${username}`, key);
-    const third = await harness.get(`/v1/profiles/details/by-username?username=${username}`, key);
+    const third = await file.harness.get(`/v1/profiles/details/by-username?username=${username}`, key);
     expect([first, second, third].map((response) => response.headers.get('x-credits-remaining'))).toEqual([
       '18',
       '16',
@@ -52,18 +45,18 @@ describe('one account across v1 and v2', () => {
   it('records v2 calls in the ledger with the v2 transport', async () => {
     const response = await v2(`/api/v2/profiles/${username}/education`);
     const requestId = response.headers.get('x-request-id') as string;
-    const { accountId } = (await harness.authenticator.authenticateKey(apiKey)).account;
-    const entries = await harness.repositories.ledger.entries(accountId);
+    const { accountId } = (await file.harness.authenticator.authenticateKey(file.apiKey)).account;
+    const entries = await file.harness.repositories.ledger.entries(accountId);
     expect(entries.find((entry) => entry.requestId === requestId)?.transport).toBe('v2');
   });
 });
 
 describe('cursor paging', () => {
-  async function walk(first: string, next: (cursor: string) => string, key = apiKey) {
+  async function walk(first: string, next: (cursor: string) => string, key = file.apiKey) {
     const items: unknown[] = [];
     let url = first;
     for (;;) {
-      const response = url.startsWith('/v1') ? await harness.get(url, key) : await v2(url, key);
+      const response = url.startsWith('/v1') ? await file.harness.get(url, key) : await v2(url, key);
       expect(response.status).toBe(200);
       const body = (await response.json()) as {
         data: { posts: unknown[] };
@@ -91,7 +84,9 @@ describe('cursor paging', () => {
   });
 
   it('refuses a v1 cursor on v2 and a v2 cursor on v1, saying which family issued it', async () => {
-    const v1Page = await (await harness.get(`/v1/profiles/posts?username=${username}`, apiKey)).json();
+    const v1Page = await (
+      await file.harness.get(`/v1/profiles/posts?username=${username}`, file.apiKey)
+    ).json();
     const v1Cursor = (v1Page as { meta: { paging: { nextCursor: string } } }).meta.paging.nextCursor;
     const onV2 = await expectError(
       await v2(`/api/v2/profiles/${username}/posts?${new URLSearchParams({ cursor: v1Cursor })}`),
@@ -109,7 +104,10 @@ describe('cursor paging', () => {
     const v2Page = await (await v2(`/api/v2/profiles/${username}/posts`)).json();
     const v2Cursor = (v2Page as { paging: { nextCursor: string } }).paging.nextCursor;
     const onV1 = await expectError(
-      await harness.get(`/v1/profiles/posts?${new URLSearchParams({ username, cursor: v2Cursor })}`, apiKey),
+      await file.harness.get(
+        `/v1/profiles/posts?${new URLSearchParams({ username, cursor: v2Cursor })}`,
+        file.apiKey,
+      ),
       400,
       'invalid_request',
     );
@@ -119,8 +117,8 @@ describe('cursor paging', () => {
 
 describe('transport rules', () => {
   it('refuses an Authorization header, even with a good key, naming X-API-Key', async () => {
-    const response = await harness.app.request(`/api/v2/profiles/${username}`, {
-      headers: { Authorization: `Bearer ${apiKey}` },
+    const response = await file.harness.app.request(`/api/v2/profiles/${username}`, {
+      headers: { Authorization: `Bearer ${file.apiKey}` },
     });
     const body = await expectError(response, 401, 'invalid_api_key');
     expect(body.error.details).toEqual([
@@ -130,7 +128,7 @@ describe('transport rules', () => {
   });
 
   it('answers another method with 405 and Allow: GET', async () => {
-    const response = await v2(`/api/v2/profiles/${username}`, apiKey, { method: 'POST' });
+    const response = await v2(`/api/v2/profiles/${username}`, file.apiKey, { method: 'POST' });
     await expectError(response, 405, 'method_not_allowed');
     expect(response.headers.get('allow')).toBe('GET');
   });
