@@ -15,6 +15,7 @@ import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
 import { startBenchService } from './bench-service.js';
 import { bursts, type CallCount, countDynamoCalls } from './dynamo-call-counter.js';
 import {
+  BENCH_ORIGIN,
   type CallSummary,
   formatCalls,
   formatCpu,
@@ -23,19 +24,14 @@ import {
   round,
   roundCalls,
   type Sample,
+  STANDARD_RUN,
   stats,
   summarizeCalls,
   type Target,
   warmUpAndMeasure,
 } from './measure.js';
 
-const CONCURRENCY = 8;
-const WARMUP_PER_TARGET = 300;
-const MEASURED_PER_TARGET = 3_000;
-const ROUNDS = 10;
-const WARMUP_ROUNDS = 5;
 const CREDITS = 10_000_000;
-const ORIGIN = 'http://bench.local';
 
 interface Lookup {
   key: string;
@@ -157,7 +153,7 @@ async function main(): Promise<void> {
     const priceOf = (lookup: Lookup) => prices.get(lookup.operationId) as number;
     const fetchPipeline = async (lookup: Lookup) => {
       const response = await service.app.fetch(
-        new Request(`${ORIGIN}${lookup.path}`, { headers: { Authorization: `Bearer ${apiKey}` } }),
+        new Request(`${BENCH_ORIGIN}${lookup.path}`, { headers: { Authorization: `Bearer ${apiKey}` } }),
       );
       return { status: response.status, text: await response.text() };
     };
@@ -205,9 +201,7 @@ async function main(): Promise<void> {
     counter.setPhase('idle');
 
     const { warmup, measured, measuredSeconds, cpuShare } = await warmUpAndMeasure(targets, {
-      warmup: { perTarget: WARMUP_PER_TARGET, rounds: WARMUP_ROUNDS },
-      measured: { perTarget: MEASURED_PER_TARGET, rounds: ROUNDS },
-      concurrency: CONCURRENCY,
+      ...STANDARD_RUN,
       counter,
     });
 
@@ -230,18 +224,18 @@ async function main(): Promise<void> {
     const steadyByLookup = new Map(
       all.map((lookup) => [
         lookup.key,
-        summarizeCalls(counter.counts(`measured:pipeline:${lookup.key}`), MEASURED_PER_TARGET),
+        summarizeCalls(counter.counts(`measured:pipeline:${lookup.key}`), STANDARD_RUN.measured.perTarget),
       ]),
     );
     const steadyCounts = mergeCounts(all.map((lookup) => counter.counts(`measured:pipeline:${lookup.key}`)));
-    const steadyCalls = summarizeCalls(steadyCounts, MEASURED_PER_TARGET * all.length);
+    const steadyCalls = summarizeCalls(steadyCounts, STANDARD_RUN.measured.perTarget * all.length);
     const warmupCalls = summarizeCalls(
       mergeCounts(all.map((lookup) => counter.counts(`warmup:pipeline:${lookup.key}`))),
-      WARMUP_PER_TARGET * all.length,
+      STANDARD_RUN.warmup.perTarget * all.length,
     );
     const directCalls = summarizeCalls(
       mergeCounts(all.map((lookup) => counter.counts(`measured:direct:${lookup.key}`))),
-      MEASURED_PER_TARGET * all.length,
+      STANDARD_RUN.measured.perTarget * all.length,
     );
     const refreshBursts = Object.fromEntries(
       steadyCounts
@@ -251,7 +245,8 @@ async function main(): Promise<void> {
 
     // Billing held under load: every credit charged once, nothing left in flight.
     const charged = all.reduce(
-      (sum, lookup) => sum + priceOf(lookup) * (1 + WARMUP_PER_TARGET + MEASURED_PER_TARGET),
+      (sum, lookup) =>
+        sum + priceOf(lookup) * (1 + STANDARD_RUN.warmup.perTarget + STANDARD_RUN.measured.perTarget),
       0,
     );
     const balance = await service.repositories.ledger.state(account.accountId);
@@ -287,8 +282,8 @@ async function main(): Promise<void> {
     const lines = [
       `Data lookups on the sample dataset: pipeline vs direct DatasetSource call (node ${process.version}, ` +
         `${machineAtStart.nproc} CPUs ${machineAtStart.cpuModel}, ${machineAtStart.memoryGiB} GiB, ` +
-        `concurrency ${CONCURRENCY}, ${WARMUP_PER_TARGET} warm-up + ${MEASURED_PER_TARGET} measured per target ` +
-        `in ${ROUNDS} interleaved rounds, KEY_CACHE_SECONDS ${config.KEY_CACHE_SECONDS}, ` +
+        `concurrency ${STANDARD_RUN.concurrency}, ${STANDARD_RUN.warmup.perTarget} warm-up + ${STANDARD_RUN.measured.perTarget} measured per target ` +
+        `in ${STANDARD_RUN.measured.rounds} interleaved rounds, KEY_CACHE_SECONDS ${config.KEY_CACHE_SECONDS}, ` +
         `measured phase ${measuredSeconds.toFixed(1)} s, load average ${machineAtStart.loadAverage.join('/')} ` +
         `at start, ${machineAtEnd.loadAverage.join('/')} at end)`,
       '',
@@ -350,10 +345,10 @@ async function main(): Promise<void> {
     const json = {
       benchmark: 'data-lookups',
       machine: { ...machineAtStart, loadAverageAtEnd: machineAtEnd.loadAverage },
-      concurrency: CONCURRENCY,
-      warmupPerTarget: WARMUP_PER_TARGET,
-      measuredPerTarget: MEASURED_PER_TARGET,
-      rounds: ROUNDS,
+      concurrency: STANDARD_RUN.concurrency,
+      warmupPerTarget: STANDARD_RUN.warmup.perTarget,
+      measuredPerTarget: STANDARD_RUN.measured.perTarget,
+      rounds: STANDARD_RUN.measured.rounds,
       keyCacheSeconds: config.KEY_CACHE_SECONDS,
       measuredSeconds: round(measuredSeconds, 2),
       lookups: Object.fromEntries(

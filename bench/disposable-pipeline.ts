@@ -13,24 +13,19 @@ import type { Store } from '../shared/store/store.js';
 import { startBenchService } from './bench-service.js';
 import { bursts, countDynamoCalls } from './dynamo-call-counter.js';
 import {
+  BENCH_ORIGIN,
   formatCalls,
   formatCpu,
   type LatencyStats,
   pad,
   round,
   type Sample,
+  STANDARD_RUN,
   stats,
   summarizeCalls,
   type Target,
   warmUpAndMeasure,
 } from './measure.js';
-
-const CONCURRENCY = 8;
-const WARMUP_PER_TARGET = 500;
-const MEASURED_PER_TARGET = 5_000;
-const ROUNDS = 10;
-const WARMUP_ROUNDS = 5;
-const ORIGIN = 'http://bench.local';
 
 type TargetName = 'pipeline' | 'bare' | 'reference';
 
@@ -84,7 +79,7 @@ async function main(): Promise<void> {
       name: 'pipeline',
       async send() {
         const response = await service.app.fetch(
-          new Request(`${ORIGIN}/v1/emails/disposable?email=someone%40example.com`, {
+          new Request(`${BENCH_ORIGIN}/v1/emails/disposable?email=someone%40example.com`, {
             headers: { Authorization: `Bearer ${apiKey}` },
           }),
         );
@@ -95,7 +90,7 @@ async function main(): Promise<void> {
     const bare: Target<TargetName> = {
       name: 'bare',
       async send() {
-        const response = await bareApp.fetch(new Request(`${ORIGIN}/bare`));
+        const response = await bareApp.fetch(new Request(`${BENCH_ORIGIN}/bare`));
         await response.text();
         return response.status;
       },
@@ -114,9 +109,7 @@ async function main(): Promise<void> {
     }
 
     const { warmup, measured, measuredSeconds, cpuShare } = await warmUpAndMeasure(targets, {
-      warmup: { perTarget: WARMUP_PER_TARGET, rounds: WARMUP_ROUNDS },
-      measured: { perTarget: MEASURED_PER_TARGET, rounds: ROUNDS },
-      concurrency: CONCURRENCY,
+      ...STANDARD_RUN,
       counter,
     });
 
@@ -132,9 +125,9 @@ async function main(): Promise<void> {
       p99: results.pipeline.p99Ms / results.bare.p99Ms,
     };
     const coldCalls = summarizeCalls(counter.counts('cold:pipeline'), 1);
-    const warmupCalls = summarizeCalls(counter.counts('warmup:pipeline'), WARMUP_PER_TARGET);
-    const steadyCalls = summarizeCalls(counter.counts('measured:pipeline'), MEASURED_PER_TARGET);
-    const bareCalls = summarizeCalls(counter.counts('measured:bare'), MEASURED_PER_TARGET);
+    const warmupCalls = summarizeCalls(counter.counts('warmup:pipeline'), STANDARD_RUN.warmup.perTarget);
+    const steadyCalls = summarizeCalls(counter.counts('measured:pipeline'), STANDARD_RUN.measured.perTarget);
+    const bareCalls = summarizeCalls(counter.counts('measured:bare'), STANDARD_RUN.measured.perTarget);
     // Key-cache and closed-window refreshes in the measured phase: one burst per expiry, and its
     // size is how many in-flight requests missed the cache together.
     const refreshBursts = Object.fromEntries(
@@ -147,8 +140,8 @@ async function main(): Promise<void> {
     const widths = [10, 9, 10, 8, 8, 8, 8];
     const lines = [
       `GET /v1/emails/disposable: pipeline vs bare Hono route (node ${process.version}, ` +
-        `concurrency ${CONCURRENCY}, ${WARMUP_PER_TARGET} warm-up + ${MEASURED_PER_TARGET} measured per target ` +
-        `in ${ROUNDS} interleaved rounds, KEY_CACHE_SECONDS ${config.KEY_CACHE_SECONDS}, measured phase ${measuredSeconds.toFixed(1)} s)`,
+        `concurrency ${STANDARD_RUN.concurrency}, ${STANDARD_RUN.warmup.perTarget} warm-up + ${STANDARD_RUN.measured.perTarget} measured per target ` +
+        `in ${STANDARD_RUN.measured.rounds} interleaved rounds, KEY_CACHE_SECONDS ${config.KEY_CACHE_SECONDS}, measured phase ${measuredSeconds.toFixed(1)} s)`,
       '',
       pad(['target', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'cold ms'], widths),
       ...targets.map((target) => {
@@ -200,10 +193,10 @@ async function main(): Promise<void> {
     const json = {
       benchmark: 'disposable-pipeline',
       node: process.version,
-      concurrency: CONCURRENCY,
-      warmupPerTarget: WARMUP_PER_TARGET,
-      measuredPerTarget: MEASURED_PER_TARGET,
-      rounds: ROUNDS,
+      concurrency: STANDARD_RUN.concurrency,
+      warmupPerTarget: STANDARD_RUN.warmup.perTarget,
+      measuredPerTarget: STANDARD_RUN.measured.perTarget,
+      rounds: STANDARD_RUN.measured.rounds,
       keyCacheSeconds: config.KEY_CACHE_SECONDS,
       measuredSeconds: round(measuredSeconds, 2),
       results: Object.fromEntries(

@@ -10,21 +10,17 @@ import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
 import { startBenchService } from './bench-service.js';
 import { countDynamoCalls } from './dynamo-call-counter.js';
 import {
+  BENCH_ORIGIN,
   formatCpu,
   printSideBySide,
   round,
   type Sample,
+  STANDARD_RUN,
   stats,
   type Target,
   warmUpAndMeasure,
 } from './measure.js';
 
-const CONCURRENCY = 8;
-const WARMUP_PER_TARGET = 300;
-const MEASURED_PER_TARGET = 3_000;
-const ROUNDS = 10;
-const WARMUP_ROUNDS = 5;
-const ORIGIN = 'http://bench.local';
 const PROTOCOL_VERSION = '2025-06-18';
 /** Filters whose tools/list size is reported besides the full list. */
 const FILTERS = ['', '?toolsets=profiles,companies', '?toolsets=search', '?tools=get_profile_details'];
@@ -44,7 +40,7 @@ async function main(): Promise<void> {
   };
   const rpc = (method: string, params: unknown, query = '') =>
     service.app.fetch(
-      new Request(`${ORIGIN}/mcp${query}`, {
+      new Request(`${BENCH_ORIGIN}/mcp${query}`, {
         method: 'POST',
         headers: mcpHeaders,
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
@@ -56,7 +52,9 @@ async function main(): Promise<void> {
         name: 'rest',
         async send() {
           const response = await service.app.fetch(
-            new Request(`${ORIGIN}/v1/profiles/details/by-username?username=${username}`, { headers: auth }),
+            new Request(`${BENCH_ORIGIN}/v1/profiles/details/by-username?username=${username}`, {
+              headers: auth,
+            }),
           );
           await response.text();
           return response.status;
@@ -84,9 +82,7 @@ async function main(): Promise<void> {
     }
 
     const { measured, cpuShare } = await warmUpAndMeasure(targets, {
-      warmup: { perTarget: WARMUP_PER_TARGET, rounds: WARMUP_ROUNDS },
-      measured: { perTarget: MEASURED_PER_TARGET, rounds: ROUNDS },
-      concurrency: CONCURRENCY,
+      ...STANDARD_RUN,
       counter,
     });
     const results = new Map(

@@ -266,3 +266,13 @@ export function printSideBySide(
   );
   return ratio;
 }
+
+/** Every in-process benchmark's run: interleaved rounds of each target at one concurrency. */
+export const STANDARD_RUN = {
+  concurrency: 8,
+  warmup: { perTarget: 300, rounds: 5 },
+  measured: { perTarget: 3_000, rounds: 10 },
+} as const;
+
+/** The origin in-process requests are addressed to (`app.fetch` never resolves it). */
+export const BENCH_ORIGIN = 'http://bench.local';

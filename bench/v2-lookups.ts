@@ -9,21 +9,16 @@ import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
 import { startBenchService } from './bench-service.js';
 import { countDynamoCalls } from './dynamo-call-counter.js';
 import {
+  BENCH_ORIGIN,
   formatCpu,
   printSideBySide,
   round,
   type Sample,
+  STANDARD_RUN,
   stats,
   type Target,
   warmUpAndMeasure,
 } from './measure.js';
-
-const CONCURRENCY = 8;
-const WARMUP_PER_TARGET = 300;
-const MEASURED_PER_TARGET = 3_000;
-const ROUNDS = 10;
-const WARMUP_ROUNDS = 5;
-const ORIGIN = 'http://bench.local';
 
 async function main(): Promise<void> {
   const [load1] = loadavg();
@@ -33,7 +28,7 @@ async function main(): Promise<void> {
   const username = datasetFixtures.richProfile.username;
   const lookup = (path: string, headers: Record<string, string>): Target['send'] =>
     async function send() {
-      const response = await service.app.fetch(new Request(`${ORIGIN}${path}`, { headers }));
+      const response = await service.app.fetch(new Request(`${BENCH_ORIGIN}${path}`, { headers }));
       await response.text();
       return response.status;
     };
@@ -52,9 +47,7 @@ async function main(): Promise<void> {
     }
 
     const { measured, cpuShare } = await warmUpAndMeasure(targets, {
-      warmup: { perTarget: WARMUP_PER_TARGET, rounds: WARMUP_ROUNDS },
-      measured: { perTarget: MEASURED_PER_TARGET, rounds: ROUNDS },
-      concurrency: CONCURRENCY,
+      ...STANDARD_RUN,
       counter,
     });
     const results = new Map(
