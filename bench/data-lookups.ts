@@ -8,7 +8,6 @@
  * p50/p99 latency, pipeline/direct ratios and the DynamoDB calls per billed request, then a one-line
  * JSON summary. Results: docs/benchmarks.md.
  */
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { PAGE_SIZE } from '../shared/paging/pages.js';
 import { defaultDatasetSource } from '../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
@@ -17,6 +16,7 @@ import { bursts, type CallCount, countDynamoCalls } from './dynamo-call-counter.
 import {
   BENCH_ORIGIN,
   type CallSummary,
+  describeMachine,
   formatCalls,
   formatCpu,
   type LatencyStats,
@@ -126,19 +126,8 @@ function mergeCounts(lists: readonly CallCount[][]): CallCount[] {
   return [...merged.values()];
 }
 
-function machine() {
-  const [load1, load5] = loadavg();
-  return {
-    nproc: availableParallelism(),
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    memoryGiB: round(totalmem() / 2 ** 30, 1),
-    node: process.version,
-    loadAverage: [round(load1 ?? 0, 2), round(load5 ?? 0, 2)],
-  };
-}
-
 async function main(): Promise<void> {
-  const machineAtStart = machine();
+  const machineAtStart = describeMachine();
   const bench = await startBenchService({
     env: { KEY_CACHE_SECONDS: process.env.KEY_CACHE_SECONDS },
     credits: CREDITS,
@@ -256,7 +245,7 @@ async function main(): Promise<void> {
       inflight: balance.pending.length,
     };
     const balanceOk = balanceCheck.expected === balanceCheck.actual && balanceCheck.inflight === 0;
-    const machineAtEnd = machine();
+    const machineAtEnd = describeMachine();
 
     const comparisons = new Map(
       all.map((lookup) => [

@@ -5,15 +5,14 @@
  * same way; and the size of the `tools/list` answer in characters and in tokens (roughly chars / 4)
  * for all tools and for filtered connections. Results: docs/benchmarks.md.
  */
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
 import { startBenchService } from './bench-service.js';
 import { countDynamoCalls } from './dynamo-call-counter.js';
 import {
   BENCH_ORIGIN,
+  describeMachine,
   formatCpu,
   printSideBySide,
-  round,
   type Sample,
   STANDARD_RUN,
   stats,
@@ -26,7 +25,7 @@ const PROTOCOL_VERSION = '2025-06-18';
 const FILTERS = ['', '?toolsets=profiles,companies', '?toolsets=search', '?tools=get_profile_details'];
 
 async function main(): Promise<void> {
-  const [load1] = loadavg();
+  const machineAtStart = describeMachine();
   const bench = await startBenchService({ credits: 100_000_000 });
   const counter = countDynamoCalls(bench.table);
   const { service, apiKey } = bench;
@@ -108,13 +107,7 @@ async function main(): Promise<void> {
       console.log(`  ${size.filter}: ${size.tools} tools, ${size.chars} chars, ~${size.tokens} tokens`);
     console.log(
       JSON.stringify({
-        machine: {
-          nproc: availableParallelism(),
-          cpuModel: cpus()[0]?.model ?? 'unknown',
-          memoryGiB: round(totalmem() / 2 ** 30, 1),
-          node: process.version,
-          loadAverageAtStart: round(load1 ?? 0, 2),
-        },
+        machine: machineAtStart,
         results: Object.fromEntries(results),
         ratio,
         sizes,

@@ -5,6 +5,7 @@
  * small formatting helpers of the printed tables.
  */
 import { readFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { type CallCount, type DynamoCallCounter, isRead } from './dynamo-call-counter.js';
 
 export interface Target<Name extends string = string> {
@@ -276,3 +277,15 @@ export const STANDARD_RUN = {
 
 /** The origin in-process requests are addressed to (`app.fetch` never resolves it). */
 export const BENCH_ORIGIN = 'http://bench.local';
+
+/** The machine a benchmark ran on, for its JSON summary (load average over 1 and 5 minutes). */
+export function describeMachine() {
+  const [load1, load5] = loadavg();
+  return {
+    nproc: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: round(totalmem() / 2 ** 30, 1),
+    node: process.version,
+    loadAverage: [round(load1 ?? 0, 2), round(load5 ?? 0, 2)],
+  };
+}

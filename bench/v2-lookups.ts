@@ -4,15 +4,14 @@
  * through `app.fetch`, interleaved rounds at a fixed concurrency), as a ratio. Results:
  * docs/benchmarks.md.
  */
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
 import { startBenchService } from './bench-service.js';
 import { countDynamoCalls } from './dynamo-call-counter.js';
 import {
   BENCH_ORIGIN,
+  describeMachine,
   formatCpu,
   printSideBySide,
-  round,
   type Sample,
   STANDARD_RUN,
   stats,
@@ -21,7 +20,7 @@ import {
 } from './measure.js';
 
 async function main(): Promise<void> {
-  const [load1] = loadavg();
+  const machineAtStart = describeMachine();
   const bench = await startBenchService({ credits: 100_000_000 });
   const counter = countDynamoCalls(bench.table);
   const { service, apiKey } = bench;
@@ -58,13 +57,7 @@ async function main(): Promise<void> {
     console.log(formatCpu(cpuShare));
     console.log(
       JSON.stringify({
-        machine: {
-          nproc: availableParallelism(),
-          cpuModel: cpus()[0]?.model ?? 'unknown',
-          memoryGiB: round(totalmem() / 2 ** 30, 1),
-          node: process.version,
-          loadAverageAtStart: round(load1 ?? 0, 2),
-        },
+        machine: machineAtStart,
         results: Object.fromEntries(results),
         ratio,
         cpuShare,
