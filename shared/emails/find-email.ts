@@ -30,13 +30,19 @@ interface Progress {
   last: { status: VerificationStatus; reason: VerificationReason } | null;
 }
 
+export interface FindInput {
+  firstName: string;
+  lastName?: string;
+  domain: string;
+}
+
 export async function findEmail(
   deps: FindDependencies,
-  input: { firstName: string; lastName?: string; domain: string },
+  input: FindInput,
   signal: AbortSignal,
 ): Promise<FindResult> {
   const { domain } = input;
-  const parts = addressableName(input.firstName, input.lastName, domain);
+  const parts = addressableName(input);
   refuseUnsupported(deps, domain);
   const isDisposable = deps.disposableDomains.has(domain);
   const known = await deps.memory.recall(domain);
@@ -105,10 +111,11 @@ export async function findEmail(
 
 /**
  * The name's parts in ASCII, when they make at least one candidate. A name no spelling can write in
- * an address (an unknown script, or a romanization past 64 characters) is the client's error,
- * refunded like every refusal, not a search that found nothing.
+ * an address (an unknown script, or a romanization past 64 characters) is the client's error, not a
+ * search that found nothing: the pipeline asks this before admission (`refuseInput`), so it costs
+ * nothing.
  */
-function addressableName(firstName: string, lastName: string | undefined, domain: string): NameParts {
+export function addressableName({ firstName, lastName, domain }: FindInput): NameParts {
   const first = nameSpellings(firstName);
   const last = lastName === undefined ? [] : nameSpellings(lastName);
   const sent = lastName === undefined ? ['firstName'] : ['firstName', 'lastName'];

@@ -4,11 +4,11 @@
 import type { disposableCheck, emailFind, emailVerify } from '../../schemas/operations/emails.js';
 import { type DisposableDomains, packagedDisposableDomains } from '../emails/disposable-domains.js';
 import { DomainMemory } from '../emails/domain-memory.js';
-import { findEmail } from '../emails/find-email.js';
+import { addressableName, type FindInput, findEmail } from '../emails/find-email.js';
 import { MxResolver } from '../emails/mx-resolver.js';
 import { type EmailCheckDependencies, verifyEmail } from '../emails/verify-email.js';
 import { HostSlots } from '../limits/host-slots.js';
-import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
+import type { RunContext, RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
 
 export interface EmailDependencies {
   disposableDomains: DisposableDomains;
@@ -52,6 +52,11 @@ export function createRunners(
     'emails.verify': async ({ email }, { signal }) => ({
       data: await verifyEmail(deps.checks, email, signal),
     }),
-    'emails.find': async (input, { signal }) => ({ data: await findEmail(deps.checks, input, signal) }),
+    'emails.find': Object.assign(
+      async (input: FindInput, { signal }: RunContext) => ({
+        data: await findEmail(deps.checks, input, signal),
+      }),
+      { refuseInput: (input: FindInput) => void addressableName(input) },
+    ),
   };
 }

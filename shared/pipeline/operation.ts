@@ -34,7 +34,15 @@ export interface RunnerRuntime {
   logger: Logger;
 }
 
-export type Runner<Input = never> = (input: Input, context: RunContext) => Promise<RunResult>;
+/**
+ * An operation's run function. `refuseInput`, when present, checks input in ways the catalog's
+ * schemas cannot (they import only zod), e.g. whether a name can be spelled for an email address:
+ * it throws an InvalidRequestError, and runs after validation and before admission, so such a
+ * refusal costs no credit and no rate-limit request, like every other 400.
+ */
+export type Runner<Input = never> = ((input: Input, context: RunContext) => Promise<RunResult>) & {
+  refuseInput?: (input: Input) => void;
+};
 
 /** The run functions of one module, keyed by operation id; each takes its schema's parsed query. */
 export type RunnerMap<Definitions extends OperationDefinition> = {

@@ -75,6 +75,7 @@ export class LookupPipeline {
       principal = await this.authenticate(request);
       this.deps.authenticator.authorize(principal, operation.definition);
       const input = validateInput(operation.definition, request.input, request.variant);
+      (operation.run.refuseInput as ((input: unknown) => void) | undefined)?.(input);
 
       const admission = await this.admit(operation, requestId, principal, request.transport);
       Object.assign(accountHeaders, rateLimitHeaders(admission.rate));

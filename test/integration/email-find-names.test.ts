@@ -115,14 +115,24 @@ describe('find refuses a name no spelling can write in an address, uncharged', (
   it.each([
     ['firstName', { firstName: 'ꓮꓲ', lastName: 'Petrov', domain: 'cyrillic.test' }],
     ['lastName', { firstName: 'Ivan', lastName: '𐌰𐌱', domain: 'cyrillic.test' }],
-  ])('answers 400 invalid_value on %s, and the balance is unchanged', async (field, parameters) => {
-    const subject = await account();
-    const before = mail.connections.smtp;
-    const body = await expectError(await find(subject.apiKey, parameters), 400, 'invalid_request');
-    expect(body.error.details).toEqual([expect.objectContaining({ field, code: 'invalid_value' })]);
-    expect(await subject.balance()).toBe(100);
-    expect(mail.connections.smtp).toBe(before);
-  });
+  ])(
+    'answers 400 invalid_value on %s before admission: no debit, no ledger entry, no request counted',
+    async (field, parameters) => {
+      const subject = await account();
+      const before = mail.connections.smtp;
+      const response = await find(subject.apiKey, parameters);
+      const body = await expectError(response, 400, 'invalid_request');
+      expect(body.error.details).toEqual([expect.objectContaining({ field, code: 'invalid_value' })]);
+      expect(await subject.balance()).toBe(100);
+      expect(await harness.repositories.ledger.entries(subject.account.accountId)).toEqual([]);
+      expect(mail.connections.smtp).toBe(before);
+      // The next call sees the whole allowance: the refusal took none of it.
+      const next = await harness.get('/v1/emails/disposable?email=a%40b.com', subject.apiKey);
+      expect(next.headers.get('x-ratelimit-remaining')).toBe(
+        String(Number(next.headers.get('x-ratelimit-limit')) - 1),
+      );
+    },
+  );
 });
 
 describe('verify and find take an internationalized domain in its ASCII form', () => {
