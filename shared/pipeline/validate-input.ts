@@ -66,8 +66,8 @@ function collectValues(
   for (const [name, all] of received) {
     const field = printableField(name);
     if (!Object.hasOwn(operation.query.shape, name)) {
-      const hint = operation.parameterHints && Object.hasOwn(operation.parameterHints, name);
-      const message = hint ? operation.parameterHints?.[name] : `Unknown parameter ${field}.`;
+      const hints = operation.parameterHints ?? {};
+      const message = Object.hasOwn(hints, name) ? hints[name] : undefined;
       details.push({ field, code: 'unknown_parameter', message: message ?? `Unknown parameter ${field}.` });
     } else if (all.length > 1) {
       details.push({ field, code: 'repeated_parameter', message: `Send ${field} at most once.` });
