@@ -9,8 +9,8 @@
  * JSON summary. Results: docs/benchmarks.md.
  */
 import { PAGE_SIZE } from '../shared/paging/pages.js';
-import { defaultDatasetSource } from '../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures } from '../shared/sources/dataset/fixtures.js';
+import { datasetSource } from '../shared/sources/dataset/open-dataset.js';
 import { startBenchService } from './bench-service.js';
 import { bursts, type CallCount, countDynamoCalls } from './dynamo-call-counter.js';
 import {
@@ -49,7 +49,7 @@ const withQuery = (path: string, query: Record<string, string>) =>
   `${path}?${new URLSearchParams(query).toString()}`;
 
 function lookups(): Lookup[] {
-  const source = defaultDatasetSource();
+  const source = datasetSource(undefined);
   const { richProfile, broadCompanyKeyword, peopleNarrowing } = datasetFixtures;
   const usernames = (list: unknown) => (list as { username: string }[]).map((person) => person.username);
   const slugs = (list: unknown) => (list as { slug: string }[]).map((company) => company.slug);

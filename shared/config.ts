@@ -118,6 +118,8 @@ const configSchema = z.object({
   /** Region for the AWS SDK; any value works against the embedded DynamoDB. */
   AWS_REGION: z.string().min(1).default('us-east-1'),
   /** pino level of the request log: fatal, error, warn, info, debug, trace or silent. */
+  /** The dataset database to serve (built by `npm run data -- import`); the generated sample when unset. */
+  DATASET: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long an API key (and its account) is cached per process; a revoked key passes this long. */
   KEY_CACHE_SECONDS: integer(0, 300).default(10),

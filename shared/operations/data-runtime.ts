@@ -5,17 +5,17 @@
 import { CursorStore, cursorSecret } from '../paging/cursors.js';
 import type { RunnerRuntime } from '../pipeline/operation.js';
 import type { CompanyRef, DataSource, ProfileRef } from '../sources/data-source.js';
-import { defaultDatasetSource } from '../sources/dataset/dataset-source.js';
+import { datasetSource } from '../sources/dataset/open-dataset.js';
 
 export interface DataDependencies {
   source: DataSource;
   cursors: CursorStore;
 }
 
-/** The embedded dataset, and cursors kept in the runtime's store. */
-export function defaultDataDependencies(runtime: RunnerRuntime): DataDependencies {
+/** The dataset the settings name (DATASET, else the sample) unless a source is given; cursors in the runtime's store. */
+export function defaultDataDependencies(runtime: RunnerRuntime, source?: DataSource): DataDependencies {
   return {
-    source: defaultDatasetSource(),
+    source: source ?? datasetSource(runtime.config.DATASET),
     cursors: new CursorStore(
       runtime.store,
       runtime.clock,

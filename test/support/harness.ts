@@ -17,6 +17,7 @@ import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import type { Runner } from '../../shared/pipeline/operation.js';
 import { createService } from '../../shared/service.js';
+import type { DataSource } from '../../shared/sources/data-source.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
 import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
@@ -46,6 +47,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** A shorter MCP lookup deadline than the spec's 45 s. */
   mcpDeadlineMs?: number;
+  /** The data source every data lookup reads, instead of the one the settings choose. */
+  dataSource?: DataSource;
 }
 
 export interface OpenedTestStore {
@@ -96,7 +99,7 @@ export async function startHarness(options: HarnessOptions = {}) {
     clock,
     logger: options.logger ?? createLogger('silent'),
     runners: (runtime) => ({
-      ...createAllRunners(runtime),
+      ...createAllRunners(runtime, options.dataSource),
       'test.priced': pricedRunner as Runner<never>,
       ...options.runners,
     }),

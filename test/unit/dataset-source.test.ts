@@ -45,7 +45,6 @@ import type {
 import {
   DatasetSource,
   DETAILS_POSITIONS,
-  defaultDatasetSource,
   FIRST_PAGE,
   SKILLS_PREVIEW,
   SOURCE_TAG,
@@ -56,13 +55,14 @@ import {
   datasetFixtures as fx,
 } from '../../shared/sources/dataset/fixtures.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
+import { MemoryDatasetReader } from '../../shared/sources/dataset/memory-reader.js';
 import type { CompanyRecord, PersonRecord } from '../../shared/sources/dataset/model.js';
 import { Relevance, relevance } from '../../shared/sources/dataset/search.js';
 
 const started = performance.now();
 const dataset = generateDataset();
 const generationMs = performance.now() - started;
-const source = new DatasetSource(dataset);
+const source = new DatasetSource(new MemoryDatasetReader(dataset));
 const live = new AbortController().signal;
 const everything = { start: 0, count: 10_000 };
 
@@ -127,7 +127,7 @@ describe('generation', () => {
 
   // Fixtures must hold for any seed, not only the default one.
   it.each([1, 42, 99_999])('keeps the fixtures true with seed %i', async (seed) => {
-    const other = new DatasetSource(generateDataset(seed));
+    const other = new DatasetSource(new MemoryDatasetReader(generateDataset(seed)));
     const empty = await other.profileActivity(
       fx.richProfile.username,
       'reactions',
@@ -796,12 +796,5 @@ describe('mixed searches', () => {
     ['a term matching nothing', 'berlin tokyo', ['Berlin'], [], Relevance.none],
   ])('scores %s', (_, query, names, texts, expected) => {
     expect(relevance(query, { names, texts, weight: 0, key: '' })).toBe(expected);
-  });
-});
-
-describe('defaultDatasetSource', () => {
-  it('is generated once per process and answers like a fresh adapter', async () => {
-    expect(defaultDatasetSource()).toBe(defaultDatasetSource());
-    expect(await defaultDatasetSource().job(fx.jobId, live)).toEqual(await source.job(fx.jobId, live));
   });
 });

@@ -1,13 +1,15 @@
 /**
- * The DataSource port over the embedded sample dataset. It behaves like a remote source would:
- * unknown identifiers throw ResourceNotFoundError, searches that match nothing answer [], non-paged
- * lists answer their first page of 10, withheld profile sections read as empty and report
- * 'unavailable', and the reactions stream drops reactions to comments from each raw window (so a
- * page may be short or empty while more exist). Every record carries the provider-private fields
- * (internalId, fetchedAt, sourceTag) the public schemas strip, and every answer is a deep copy.
+ * The DataSource port over the dataset, whichever reader holds it (dataset-reader.ts). It behaves
+ * like a remote source would: unknown identifiers throw ResourceNotFoundError, searches that match
+ * nothing answer [], non-paged lists answer their first page of 10, withheld profile sections read as
+ * empty and report 'unavailable', and the reactions stream drops reactions to comments from each raw
+ * window (so a page may be short or empty while more exist). Every record carries the
+ * provider-private fields (internalId, fetchedAt, sourceTag) the public schemas strip, and every
+ * answer is a fresh copy callers may mutate.
  */
 import type { ReactionType } from '../../../schemas/parameters.js';
 import type {
+  Comment,
   CompanyDetails,
   CompanyInterest,
   CompanySearchItem,
@@ -38,11 +40,10 @@ import type {
   Window,
   WindowRequest,
 } from '../data-source.js';
-import { DatasetIndex } from './dataset-index.js';
-import { generateDataset } from './generate.js';
+import type { ActivityRecords, DatasetReader, FacetField, SearchAllHit } from './dataset-reader.js';
 import type {
+  CommentRecord,
   CompanyRecord,
-  Dataset,
   JobRecord,
   PersonRecord,
   PostRecord,
@@ -52,7 +53,6 @@ import type {
   Stored,
 } from './model.js';
 import { profileSections } from './model.js';
-import { normalizeText, ordered, rank, type SearchDoc } from './search.js';
 import { COMPANY_SIZES } from './vocabulary.js';
 
 export const SOURCE_TAG = 'dataset';
@@ -119,87 +119,6 @@ function sectionStatus(person: PersonRecord, section: ProfileSection): SectionSt
   return size > (SECTION_PREVIEWS[section] ?? Number.POSITIVE_INFINITY) ? 'incomplete' : 'complete';
 }
 
-const firstPage = <T>(items: readonly T[]) => items.slice(0, FIRST_PAGE);
-
-const personDoc = (person: PersonRecord): SearchDoc => ({
-  names: [person.fullName, person.username],
-  texts: [person.headline, person.location],
-  weight: person.followerCount,
-  key: person.internalId,
-});
-const companyDoc = (company: CompanyRecord): SearchDoc => ({
-  names: [company.name, company.slug],
-  texts: [company.description, company.summary, ...company.specialties],
-  weight: company.followerCount,
-  key: company.internalId,
-});
-const schoolDoc = (school: SchoolRecord): SearchDoc => ({
-  names: [school.name, school.slug],
-  texts: [school.location],
-  weight: school.followerCount,
-  key: school.internalId,
-});
-const postDoc = (post: PostRecord): SearchDoc => ({
-  names: [],
-  texts: [post.text, post.authorName],
-  weight: post.reactionCount,
-  key: post.internalId,
-});
-const jobDoc = (job: JobRecord): SearchDoc => ({
-  names: [job.title],
-  texts: [job.companyName, job.location, job.employmentType, job.seniority],
-  weight: job.applicantCount ?? 0,
-  key: job.internalId,
-});
-const idNameDoc = (record: Stored<IdName> & { city?: string; country?: string }): SearchDoc => ({
-  names: record.city ? [record.name, record.city] : [record.name],
-  texts: [record.country ?? null],
-  weight: 0,
-  key: record.internalId,
-});
-
-/** Every filter given must match; within one filter any listed value does. An empty list restricts nothing. */
-function companyFilter(filters: CompanySearchFilters): (company: CompanyRecord) => boolean {
-  const anyOf = <T>(wanted: readonly T[] | undefined, matches: (value: T) => boolean) =>
-    !wanted || wanted.length === 0 || wanted.some(matches);
-  return (company) =>
-    anyOf(filters.locationIds, (id) => company.locationIds.includes(id)) &&
-    anyOf(filters.industryIds, (id) => company.industryId === id) &&
-    anyOf(filters.companySizes, (code) => company.sizeCode === code) &&
-    (filters.hasJobs === undefined || company.hasJobs === filters.hasJobs);
-}
-
-/** currentCompany and pastCompany each require a position there (current, ended); both narrow. */
-function peopleFilter(filters: PeopleSearchFilters): (person: PersonRecord) => boolean {
-  const workedAt = (person: PersonRecord, publicId: string | undefined, current: boolean) =>
-    publicId === undefined ||
-    person.positions.some(
-      (position) => position.companyPublicId === publicId && position.isCurrent === current,
-    );
-  return (person) =>
-    workedAt(person, filters.currentCompany, true) && workedAt(person, filters.pastCompany, false);
-}
-
-/** The values of one field with how many items have each, most frequent first; missing values are left out. */
-function facet(values: readonly (string | null)[]): { value: string; jobs: number }[] {
-  const counts = new Map<string, number>();
-  for (const value of values) if (value !== null) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts]
-    .map(([value, jobs]) => ({ value, jobs }))
-    .sort((a, b) => b.jobs - a.jobs || a.value.localeCompare(b.value, 'en'));
-}
-
-/** "https://www.Example.com/" and "example.com." both read as "example.com". */
-function normalizeDomain(raw: string): string {
-  return raw
-    .trim()
-    .toLowerCase()
-    .replace(/^[a-z]+:\/\//, '')
-    .replace(/[/?#].*$/, '')
-    .replace(/^www\./, '')
-    .replace(/\.$/, '');
-}
-
 function windowOf<T, R>(
   items: readonly T[],
   window: WindowRequest,
@@ -214,35 +133,31 @@ function windowOf<T, R>(
   };
 }
 
-/** A stream position is the decimal index of a raw window's first item. */
-function streamStart(position: string | null, length: number): number {
-  if (position === null) return 0;
-  const start = /^\d{1,9}$/.test(position) ? Number(position) : Number.NaN;
-  if (!(start <= length)) {
-    throw InvalidRequestError.single(
-      'cursor',
-      'invalid_value',
-      'The cursor does not point into this stream; restart without a cursor.',
-    );
-  }
-  return start;
+/** The values of one field with how many items have each, most frequent first. */
+function facet(counts: readonly [string, number][]): { value: string; jobs: number }[] {
+  return counts
+    .map(([value, jobs]) => ({ value, jobs }))
+    .sort((a, b) => b.jobs - a.jobs || a.value.localeCompare(b.value, 'en'));
 }
 
-interface Candidate<T> {
-  doc: SearchDoc;
-  view: () => T;
+/** A stream position is the decimal index of a raw window's first item. */
+function streamStart(position: string | null): number {
+  if (position === null) return 0;
+  return /^\d{1,9}$/.test(position) ? Number(position) : Number.NaN;
 }
+
+function positionRefused(): InvalidRequestError {
+  return InvalidRequestError.single(
+    'cursor',
+    'invalid_value',
+    'The cursor does not point into this stream; restart without a cursor.',
+  );
+}
+
+const byName = (a: IdName, b: IdName) => a.name.localeCompare(b.name, 'en');
 
 export class DatasetSource implements DataSource {
-  private readonly index: DatasetIndex;
-  private readonly fetchedAt: string;
-  private typeaheadCandidates?: Candidate<Stamped<TypeaheadItem>>[];
-  private searchAllCandidates?: Candidate<Stamped<SearchAllItem>>[];
-
-  constructor(private readonly dataset: Dataset) {
-    this.index = new DatasetIndex(dataset);
-    this.fetchedAt = dataset.fetchedAt;
-  }
+  constructor(private readonly reader: DatasetReader) {}
 
   /** Honours the signal, then answers a deep copy: callers may mutate what they get. */
   private async run<T>(signal: AbortSignal, work: () => T): Promise<T> {
@@ -251,25 +166,20 @@ export class DatasetSource implements DataSource {
   }
 
   private stamp<T extends object>(record: T, internalId: string): Stamped<T> {
-    return { ...record, internalId, fetchedAt: this.fetchedAt, sourceTag: SOURCE_TAG };
+    return { ...record, internalId, fetchedAt: this.reader.fetchedAt, sourceTag: SOURCE_TAG };
   }
 
   // ---- Views: stored records to public shapes plus the private fields -----------------------------
 
-  private personSummary(person: PersonRecord): Stamped<ProfileSummary> {
+  private personSummary = (person: PersonRecord): Stamped<ProfileSummary> => {
     const { publicId, username, fullName, headline, location, networkUrl } = person;
     return this.stamp({ publicId, username, fullName, headline, location, networkUrl }, person.internalId);
-  }
+  };
 
-  private companyItem(company: CompanyRecord): Stamped<CompanySearchItem> {
+  private companyItem = (company: CompanyRecord): Stamped<CompanySearchItem> => {
     const { name, slug, networkUrl, description, summary, logoUrl } = company;
     return this.stamp({ name, slug, networkUrl, description, summary, logoUrl }, company.internalId);
-  }
-
-  private idName(id: string): IdName | null {
-    const record = this.index.locationsById.get(id) ?? this.index.industriesById.get(id);
-    return record ? { id: record.id, name: record.name } : null;
-  }
+  };
 
   private companyDetailsView(company: CompanyRecord): Stamped<CompanyDetails> {
     const size = COMPANY_SIZE_RANGES[company.sizeCode];
@@ -278,9 +188,9 @@ export class DatasetSource implements DataSource {
       publicId: company.publicId,
       website: company.website,
       domain: company.domain,
-      industry: this.idName(company.industryId),
-      headquarters: this.idName(company.headquartersId),
-      locations: company.locationIds.map((id) => this.idName(id)).filter((place) => place !== null),
+      industry: this.reader.idName(company.industryId),
+      headquarters: this.reader.idName(company.headquartersId),
+      locations: company.locationIds.map((id) => this.reader.idName(id)).filter((place) => place !== null),
       companySize: { code: company.sizeCode, range: size },
       foundedYear: company.foundedYear,
       specialties: company.specialties,
@@ -289,12 +199,15 @@ export class DatasetSource implements DataSource {
     };
   }
 
-  private schoolView(school: SchoolRecord): Stamped<School> {
+  private schoolView = (school: SchoolRecord): Stamped<School> => {
     const { name, slug, location, networkUrl } = school;
     return this.stamp({ name, slug, location, networkUrl }, school.internalId);
-  }
+  };
 
   private postView = (post: PostRecord): Stamped<Post> => this.stamp({ ...post }, post.internalId);
+
+  private commentView = (comment: CommentRecord): Stamped<Comment> =>
+    this.stamp({ ...comment }, comment.internalId);
 
   private reactionView = (reaction: ReactionRecord): Stamped<Reaction> => {
     const { reactionType, postSlug, postUrl, reactorName, reactorUsername, reactedAt } = reaction;
@@ -323,18 +236,11 @@ export class DatasetSource implements DataSource {
     return read(person).map((item, i) => this.stamp(item, `${person.internalId}/${list}/${i}`));
   }
 
-  private companyInterests(person: PersonRecord): CompanyRecord[] {
-    if (isWithheld(person, 'companyInterests')) return [];
-    return person.interests
-      .map((publicId) => this.index.companyById(publicId))
-      .filter((company) => company !== undefined);
-  }
-
   // ---- Profiles ---------------------------------------------------------------------------------
 
   profileDetails(ref: ProfileRef, signal: AbortSignal): Promise<ProfileDetailsResult> {
     return this.run(signal, () => {
-      const person = this.index.person(ref);
+      const person = this.reader.person(ref);
       const skillsWithheld = isWithheld(person, 'skills');
       return {
         profile: this.stamp(
@@ -357,18 +263,18 @@ export class DatasetSource implements DataSource {
 
   profileContact(ref: ProfileRef, signal: AbortSignal) {
     return this.run(signal, () => {
-      const person = this.index.person(ref);
+      const person = this.reader.person(ref);
       return this.stamp({ ...person.contact }, `${person.internalId}/contact`);
     });
   }
 
   profileList<L extends ProfileListName>(ref: ProfileRef, list: L, signal: AbortSignal) {
-    return this.run(signal, () => this.listItems(this.index.person(ref), list));
+    return this.run(signal, () => this.listItems(this.reader.person(ref), list));
   }
 
   profileSkills(ref: ProfileRef, window: WindowRequest, signal: AbortSignal) {
     return this.run(signal, () => {
-      const person = this.index.person(ref);
+      const person = this.reader.person(ref);
       const skills = isWithheld(person, 'skills') ? [] : person.skills;
       return windowOf(skills, window, (skill, i) =>
         this.stamp({ ...skill }, `${person.internalId}/skills/${i}`),
@@ -378,8 +284,11 @@ export class DatasetSource implements DataSource {
 
   profileCompanyInterests(ref: ProfileRef, window: WindowRequest, signal: AbortSignal) {
     return this.run(signal, () => {
-      const person = this.index.person(ref);
-      return windowOf(this.companyInterests(person), window, (company, i) => {
+      const person = this.reader.person(ref);
+      const companies = isWithheld(person, 'companyInterests')
+        ? []
+        : this.reader.companiesByPublicId(person.interests);
+      return windowOf(companies, window, (company, i) => {
         const interest: CompanyInterest = {
           name: company.name,
           slug: company.slug,
@@ -391,21 +300,16 @@ export class DatasetSource implements DataSource {
     });
   }
 
-  /** The raw stream, newest first; null marks an item the source drops (a reaction to a comment). */
-  private rawStream<K extends ActivityKind>(username: string, kind: K): (Stamped<ActivityItems[K]> | null)[] {
-    const readers: { [A in ActivityKind]: () => (Stamped<ActivityItems[A]> | null)[] } = {
-      posts: () => (this.index.postsByAuthor.get(username) ?? []).map(this.postView),
-      comments: () =>
-        (this.index.commentsByAuthor.get(username) ?? []).map((comment) =>
-          this.stamp({ ...comment }, comment.internalId),
-        ),
-      reactions: () =>
-        (this.index.reactionsByReactor.get(username) ?? []).map((reaction) =>
-          reaction.commentId === null ? this.reactionView(reaction) : null,
-        ),
+  /** The public view of a raw stream item; null drops it (a reaction to a comment). */
+  private activityView<K extends ActivityKind>(
+    kind: K,
+  ): (item: ActivityRecords[K]) => Stamped<ActivityItems[K]> | null {
+    const views: { [A in ActivityKind]: (item: ActivityRecords[A]) => Stamped<ActivityItems[A]> | null } = {
+      posts: this.postView,
+      comments: this.commentView,
+      reactions: (reaction) => (reaction.commentId === null ? this.reactionView(reaction) : null),
     };
-    const read = readers[kind];
-    return read();
+    return views[kind];
   }
 
   profileActivity<K extends ActivityKind>(
@@ -415,271 +319,172 @@ export class DatasetSource implements DataSource {
     signal: AbortSignal,
   ): Promise<StreamPage<Stamped<ActivityItems[K]>>> {
     return this.run(signal, () => {
-      const person = this.index.personByUsername(username);
-      const raw = this.rawStream(person.username, kind);
-      const start = streamStart(position, raw.length);
+      const person = this.reader.person({ username });
+      const start = streamStart(position);
+      if (Number.isNaN(start)) throw positionRefused();
+      const raw = this.reader.activity(person.username, kind, { start, count: STREAM_WINDOW });
+      if (start > raw.total) throw positionRefused();
       const end = start + STREAM_WINDOW;
       return {
-        items: raw.slice(start, end).filter((item) => item !== null),
-        next: end < raw.length ? String(end) : null,
+        items: raw.items.map(this.activityView(kind)).filter((item) => item !== null),
+        next: end < raw.total ? String(end) : null,
       };
     });
   }
 
-  /** Colleagues first (same current company), then shared skills, then the same city. */
   similarProfiles(username: string, signal: AbortSignal) {
-    return this.run(signal, () => {
-      const person = this.index.personByUsername(username);
-      const employers = new Set(person.positions.filter((p) => p.isCurrent).map((p) => p.companySlug));
-      const skills = new Set(person.skills.map((skill) => skill.name));
-      const scored = this.dataset.people
-        .filter((other) => other !== person)
-        .map((other) => ({
-          item: other,
-          score:
-            3 *
-              other.positions.filter(
-                (p) => p.isCurrent && p.companySlug !== null && employers.has(p.companySlug),
-              ).length +
-            other.skills.filter((skill) => skills.has(skill.name)).length +
-            (other.location === person.location ? 1 : 0),
-          weight: other.followerCount,
-          key: other.internalId,
-        }));
-      return firstPage(ordered(scored)).map((other) => this.personSummary(other));
-    });
+    return this.run(signal, () =>
+      this.reader.similarProfiles(this.reader.person({ username }), FIRST_PAGE).map(this.personSummary),
+    );
   }
 
   // ---- Companies --------------------------------------------------------------------------------
 
   companyDetails(ref: CompanyRef, signal: AbortSignal) {
-    return this.run(signal, () => this.companyDetailsView(this.index.company(ref)));
+    return this.run(signal, () => this.companyDetailsView(this.reader.company(ref)));
   }
 
   companyPosts(slug: string, signal: AbortSignal) {
-    return this.run(signal, () => {
-      const company = this.index.company({ slug });
-      return firstPage(this.index.postsByCompany.get(company.slug) ?? []).map(this.postView);
-    });
+    return this.run(signal, () =>
+      this.reader.companyPosts(this.reader.company({ slug }).slug, FIRST_PAGE).map(this.postView),
+    );
   }
 
-  /** Same industry weighs most, a shared location adds; followers break ties. */
   similarCompanies(slug: string, signal: AbortSignal) {
-    return this.run(signal, () => {
-      const company = this.index.company({ slug });
-      const scored = this.dataset.companies
-        .filter((other) => other !== company)
-        .map((other) => ({
-          item: other,
-          score:
-            (other.industryId === company.industryId ? 2 : 0) +
-            (other.locationIds.some((id) => company.locationIds.includes(id)) ? 1 : 0),
-          weight: other.followerCount,
-          key: other.internalId,
-        }));
-      return firstPage(ordered(scored)).map((other) => this.companyItem(other));
-    });
+    return this.run(signal, () =>
+      this.reader.similarCompanies(this.reader.company({ slug }), FIRST_PAGE).map(this.companyItem),
+    );
   }
 
   companyPeople(slug: string, signal: AbortSignal) {
-    return this.run(signal, () => {
-      const company = this.index.company({ slug });
-      return firstPage(this.index.employeesByCompany.get(company.slug) ?? []).map((person) =>
-        this.personSummary(person),
-      );
-    });
+    return this.run(signal, () =>
+      this.reader.companyEmployees(this.reader.company({ slug }).slug, FIRST_PAGE).map(this.personSummary),
+    );
   }
 
   companyProducts(slug: string, signal: AbortSignal) {
     return this.run(signal, () => {
-      const company = this.index.company({ slug });
-      return firstPage(company.products).map((product, i) =>
-        this.stamp({ ...product }, `${company.internalId}/products/${i}`),
-      );
+      const company = this.reader.company({ slug });
+      return company.products
+        .slice(0, FIRST_PAGE)
+        .map((product, i) => this.stamp({ ...product }, `${company.internalId}/products/${i}`));
     });
   }
 
   companyJobs(slug: string, signal: AbortSignal) {
-    return this.run(signal, () => {
-      const company = this.index.company({ slug });
-      return firstPage(this.index.jobsByCompany.get(company.slug) ?? []).map(this.jobSummary);
-    });
+    return this.run(signal, () =>
+      this.reader.companyJobs(this.reader.company({ slug }).slug, FIRST_PAGE).map(this.jobSummary),
+    );
   }
 
   companyTotals(slug: string, signal: AbortSignal) {
     return this.run(signal, () => {
-      const company = this.index.company({ slug });
-      return {
-        employees: this.index.employeesByCompany.get(company.slug)?.length ?? 0,
-        jobs: this.index.jobsByCompany.get(company.slug)?.length ?? 0,
-        posts: this.index.postsByCompany.get(company.slug)?.length ?? 0,
-        products: company.products.length,
-      };
+      const company = this.reader.company({ slug });
+      return { ...this.reader.companyCounts(company.slug), products: company.products.length };
     });
   }
 
   companyStaffCounts(slug: string, signal: AbortSignal) {
     return this.run(signal, () => {
-      const { publicId } = this.index.company({ slug });
-      const count = (filters: PeopleSearchFilters) =>
-        this.dataset.people.filter(peopleFilter(filters)).length;
-      return {
-        publicId,
-        current: count({ keywords: '', currentCompany: publicId }),
-        past: count({ keywords: '', pastCompany: publicId }),
-      };
+      const { publicId } = this.reader.company({ slug });
+      return { publicId, ...this.reader.staffCounts(publicId) };
     });
   }
 
   searchCompanies(filters: CompanySearchFilters, window: WindowRequest, signal: AbortSignal) {
     return this.run(signal, () => {
-      const matches = rank(this.dataset.companies, filters.keywords, companyDoc).filter(
-        companyFilter(filters),
-      );
-      return windowOf(matches, window, (company) => this.companyItem(company));
+      const { items, total } = this.reader.searchCompanies(filters, window);
+      return { items: items.map(this.companyItem), total };
     });
   }
 
-  /** The domain itself or any subdomain of it; the domain's own companies first, then by name. */
   searchCompaniesByDomain(domain: string, window: WindowRequest, signal: AbortSignal) {
     return this.run(signal, () => {
-      const wanted = normalizeDomain(domain);
-      const scored = this.dataset.companies.map((company) => ({
-        item: company,
-        score:
-          !wanted || !company.domain
-            ? 0
-            : company.domain === wanted
-              ? 2
-              : company.domain.endsWith(`.${wanted}`)
-                ? 1
-                : 0,
-        weight: 0,
-        key: `${normalizeText(company.name)}|${company.internalId}`,
-      }));
-      return windowOf(ordered(scored), window, (company) => this.companyItem(company));
+      const { items, total } = this.reader.companiesByDomain(domain, window);
+      return { items: items.map(this.companyItem), total };
     });
   }
 
   // ---- Posts --------------------------------------------------------------------------------------
 
   post(slug: string, signal: AbortSignal) {
-    return this.run(signal, () => this.postView(this.index.post(slug)));
+    return this.run(signal, () => this.postView(this.reader.post(slug)));
   }
 
   postComments(slug: string, signal: AbortSignal) {
-    return this.run(signal, () => {
-      const post = this.index.post(slug);
-      return firstPage(this.index.commentsByPost.get(post.slug) ?? []).map((comment) =>
-        this.stamp({ ...comment }, comment.internalId),
-      );
-    });
+    return this.run(signal, () =>
+      this.reader.postComments(this.reader.post(slug).slug, FIRST_PAGE).map(this.commentView),
+    );
   }
 
   postReactions(slug: string, reactionType: ReactionType | 'ALL', signal: AbortSignal) {
-    return this.run(signal, () => {
-      const post = this.index.post(slug);
-      const reactions = (this.index.reactionsByPost.get(post.slug) ?? []).filter(
-        (reaction) => reactionType === 'ALL' || reaction.reactionType === reactionType,
-      );
-      return firstPage(reactions).map(this.reactionView);
-    });
+    return this.run(signal, () =>
+      this.reader.postReactions(this.reader.post(slug).slug, reactionType, FIRST_PAGE).map(this.reactionView),
+    );
   }
 
   // ---- Searches -------------------------------------------------------------------------------
 
   searchSchools(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () =>
-      firstPage(rank(this.dataset.schools, keywords, schoolDoc)).map((school) => this.schoolView(school)),
-    );
+    return this.run(signal, () => this.reader.searchSchools(keywords, FIRST_PAGE).map(this.schoolView));
   }
 
   searchPeople(filters: PeopleSearchFilters, signal: AbortSignal) {
-    return this.run(signal, () => {
-      const matches = rank(this.dataset.people, filters.keywords, personDoc).filter(peopleFilter(filters));
-      return firstPage(matches).map((person) => this.personSummary(person));
-    });
+    return this.run(signal, () => this.reader.searchPeople(filters, FIRST_PAGE).map(this.personSummary));
   }
 
   searchAll(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () => {
-      this.searchAllCandidates ??= this.buildSearchAllCandidates();
-      return firstPage(rank(this.searchAllCandidates, keywords, (candidate) => candidate.doc)).map(
-        (candidate) => candidate.view(),
-      );
-    });
+    return this.run(signal, () =>
+      this.reader.searchAll(keywords, FIRST_PAGE).map((hit) => this.searchAllView(hit)),
+    );
   }
 
-  private buildSearchAllCandidates(): Candidate<Stamped<SearchAllItem>>[] {
-    const { people, companies, schools, posts, jobs } = this.dataset;
-    return [
-      ...people.map((item) => ({
-        doc: personDoc(item),
-        view: () => ({ type: 'person' as const, ...this.personSummary(item) }),
-      })),
-      ...companies.map((item) => ({
-        doc: companyDoc(item),
-        view: () => ({ type: 'company' as const, ...this.companyItem(item) }),
-      })),
-      ...schools.map((item) => ({
-        doc: schoolDoc(item),
-        view: () => ({ type: 'school' as const, ...this.schoolView(item) }),
-      })),
-      ...posts.map((item) => ({
-        doc: postDoc(item),
-        view: () => ({ type: 'post' as const, ...this.postView(item) }),
-      })),
-      ...jobs.map((item) => ({
-        doc: jobDoc(item),
-        view: () => ({ type: 'job' as const, ...this.jobSummary(item) }),
-      })),
-    ];
+  private searchAllView(hit: SearchAllHit): Stamped<SearchAllItem> {
+    switch (hit.type) {
+      case 'person':
+        return { type: 'person', ...this.personSummary(hit.record) };
+      case 'company':
+        return { type: 'company', ...this.companyItem(hit.record) };
+      case 'school':
+        return { type: 'school', ...this.schoolView(hit.record) };
+      case 'post':
+        return { type: 'post', ...this.postView(hit.record) };
+      default:
+        return { type: 'job', ...this.jobSummary(hit.record) };
+    }
   }
 
   /** Hashtags compare without "#" and case, as the hashtag parameter hands them over. */
   searchPostsByHashtag(hashtag: string, signal: AbortSignal) {
     return this.run(signal, () => {
       const tag = hashtag.replace(/^#/, '').normalize('NFC').toLowerCase();
-      return firstPage(this.dataset.posts.filter((post) => post.hashtags.includes(tag))).map(this.postView);
+      return this.reader.postsByHashtag(tag, FIRST_PAGE).map(this.postView);
     });
   }
 
   searchPosts(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () => firstPage(rank(this.dataset.posts, keywords, postDoc)).map(this.postView));
+    return this.run(signal, () => this.reader.searchPosts(keywords, FIRST_PAGE).map(this.postView));
   }
 
   searchLocations(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () =>
-      firstPage(rank(this.dataset.locations, keywords, idNameDoc)).map(this.idNameView),
-    );
+    return this.run(signal, () => this.reader.searchLocations(keywords, FIRST_PAGE).map(this.idNameView));
   }
 
   searchIndustries(query: string, signal: AbortSignal) {
-    return this.run(signal, () =>
-      firstPage(rank(this.dataset.industries, query, idNameDoc)).map(this.idNameView),
-    );
+    return this.run(signal, () => this.reader.searchIndustries(query, FIRST_PAGE).map(this.idNameView));
   }
 
   serviceCategories(signal: AbortSignal) {
-    return this.run(signal, () => firstPage(this.dataset.serviceCategories).map(this.idNameView));
+    return this.run(signal, () => this.reader.serviceCategories(FIRST_PAGE).map(this.idNameView));
   }
 
   /** Locations where some company is, and industries some company is in, by name. */
   companySearchFilterValues(signal: AbortSignal) {
     return this.run(signal, () => {
-      const used = (ids: Iterable<string>) => new Set(ids);
-      const locationIds = used(this.dataset.companies.flatMap((company) => company.locationIds));
-      const industryIds = used(this.dataset.companies.map((company) => company.industryId));
-      const byName = (a: IdName, b: IdName) => a.name.localeCompare(b.name, 'en');
+      const { locations, industries } = this.reader.companyFilterValues();
       return {
-        locations: this.dataset.locations
-          .filter((location) => locationIds.has(location.id))
-          .sort(byName)
-          .map(this.idNameView),
-        industries: this.dataset.industries
-          .filter((industry) => industryIds.has(industry.id))
-          .sort(byName)
-          .map(this.idNameView),
+        locations: locations.sort(byName).map(this.idNameView),
+        industries: industries.sort(byName).map(this.idNameView),
         companySizes: Object.entries(COMPANY_SIZE_RANGES).map(([code, range]) => ({
           code: code as CompanyRecord['sizeCode'],
           range,
@@ -689,58 +494,41 @@ export class DatasetSource implements DataSource {
   }
 
   typeahead(query: string, signal: AbortSignal) {
-    return this.run(signal, () => {
-      this.typeaheadCandidates ??= this.buildTypeaheadCandidates();
-      return firstPage(rank(this.typeaheadCandidates, query, (candidate) => candidate.doc)).map((candidate) =>
-        candidate.view(),
-      );
-    });
-  }
-
-  private buildTypeaheadCandidates(): Candidate<Stamped<TypeaheadItem>>[] {
-    const { people, companies, schools, locations, industries } = this.dataset;
-    const candidate = (doc: SearchDoc, type: TypeaheadItem['type'], id: string, label: string) => ({
-      doc,
-      view: () => this.stamp({ type, id, label }, doc.key),
-    });
-    return [
-      ...people.map((item) => candidate(personDoc(item), 'person', item.username, item.fullName)),
-      ...companies.map((item) => candidate(companyDoc(item), 'company', item.slug, item.name)),
-      ...schools.map((item) => candidate(schoolDoc(item), 'school', item.slug, item.name)),
-      ...locations.map((item) => candidate(idNameDoc(item), 'location', item.id, item.name)),
-      ...industries.map((item) => candidate(idNameDoc(item), 'industry', item.id, item.name)),
-    ];
+    return this.run(signal, () =>
+      this.reader.typeahead(query, FIRST_PAGE).map(({ type, record }) => {
+        const [id, label] =
+          'username' in record
+            ? [record.username, record.fullName]
+            : 'slug' in record
+              ? [record.slug, record.name]
+              : [record.id, record.name];
+        return this.stamp({ type, id, label }, record.internalId);
+      }),
+    );
   }
 
   searchJobs(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () => firstPage(rank(this.dataset.jobs, keywords, jobDoc)).map(this.jobSummary));
+    return this.run(signal, () => this.reader.searchJobs(keywords, FIRST_PAGE).map(this.jobSummary));
   }
 
   jobSearchFacets(keywords: string, signal: AbortSignal) {
     return this.run(signal, () => {
-      const matches = rank(this.dataset.jobs, keywords, jobDoc);
+      const { matched, counts } = this.reader.jobFieldCounts(keywords);
+      const facets = (field: FacetField) => facet(counts[field]);
       return {
-        matched: matches.length,
-        location: facet(matches.map((job) => job.location)),
-        company: facet(matches.map((job) => job.companyName)),
-        employmentType: facet(matches.map((job) => job.employmentType)),
-        seniority: facet(matches.map((job) => job.seniority)),
+        matched,
+        location: facets('location'),
+        company: facets('companyName'),
+        employmentType: facets('employmentType'),
+        seniority: facets('seniority'),
       };
     });
   }
 
   job(jobId: string, signal: AbortSignal) {
     return this.run(signal, () => {
-      const job = this.index.job(jobId);
+      const job = this.reader.job(jobId);
       return this.stamp({ ...job }, job.internalId);
     });
   }
-}
-
-let shared: DatasetSource | undefined;
-
-/** The default dataset, generated on first use and shared for the life of the process. */
-export function defaultDatasetSource(): DatasetSource {
-  shared ??= new DatasetSource(generateDataset());
-  return shared;
 }

@@ -31,6 +31,9 @@ export function normalizeText(value: string): string {
 
 const wordsOf = (normalized: string) => (normalized ? normalized.split(' ') : []);
 
+/** The words keyword search sees in a text. */
+export const textWords = (text: string) => wordsOf(normalizeText(text));
+
 /** Every query term starts some word ("soft dev" covers "Software Development"). */
 const covers = (terms: readonly string[], words: readonly string[]) =>
   terms.every((term) => words.some((word) => word.startsWith(term)));
@@ -54,17 +57,40 @@ function prepare(text: string): { normalized: string; words: string[] } {
   return entry;
 }
 
-export function relevance(query: string, doc: SearchDoc): number {
+/** A query read once: its normalized form and its terms (empty: the query matches nothing). */
+export interface PreparedQuery {
+  normalized: string;
+  terms: string[];
+}
+
+export function prepareQuery(query: string): PreparedQuery {
   const normalized = normalizeText(query);
-  const terms = wordsOf(normalized);
-  if (terms.length === 0) return Relevance.none;
-  const names = doc.names.map(prepare);
-  if (names.some((name) => name.normalized === normalized)) return Relevance.exactName;
-  if (names.some((name) => name.normalized.startsWith(normalized))) return Relevance.namePrefix;
-  const nameWords = names.flatMap((name) => name.words);
-  if (covers(terms, nameWords)) return Relevance.nameWords;
-  const textWords = doc.texts.flatMap((text) => (text ? prepare(text).words : []));
-  return covers(terms, [...nameWords, ...textWords]) ? Relevance.text : Relevance.none;
+  return { normalized, terms: wordsOf(normalized) };
+}
+
+/**
+ * What names alone say: an exact name, a name the query starts, or names covering every term; none
+ * otherwise. The dataset database asks this of the rows its full-text index already matched.
+ */
+export function nameRelevance(query: PreparedQuery, names: readonly string[]): number {
+  const prepared = names.map(prepare);
+  if (prepared.some((name) => name.normalized === query.normalized)) return Relevance.exactName;
+  if (prepared.some((name) => name.normalized.startsWith(query.normalized))) return Relevance.namePrefix;
+  return covers(
+    query.terms,
+    prepared.flatMap((name) => name.words),
+  )
+    ? Relevance.nameWords
+    : Relevance.none;
+}
+
+export function relevance(query: string, doc: SearchDoc): number {
+  const prepared = prepareQuery(query);
+  if (prepared.terms.length === 0) return Relevance.none;
+  const byName = nameRelevance(prepared, doc.names);
+  if (byName !== Relevance.none) return byName;
+  const words = [...doc.names, ...doc.texts].flatMap((text) => (text ? prepare(text).words : []));
+  return covers(prepared.terms, words) ? Relevance.text : Relevance.none;
 }
 
 export interface Scored<T> {

@@ -1,0 +1,610 @@
+/**
+ * The dataset reader over a dataset database (schema.ts), opened read-only. Every lookup is an index
+ * seek; every keyword search asks the kind's FTS5 table for the rows whose words every term starts
+ * (full-text.ts), scores only those rows by name (search.ts's tiers, through a SQL function) and lets
+ * SQLite sort them by (score, weight, key), so answers equal the in-memory reader's. Memory stays
+ * bounded by SQLite's page cache, whatever the file's size.
+ *
+ * A re-import renames a new file over the old one; the reader notices (at most once a second, by
+ * the file's identity) and opens the new file, so a running server moves to the new data without a
+ * restart and never reads a half-built one.
+ */
+import { statSync } from 'node:fs';
+import type { ReactionType } from '../../../../schemas/parameters.js';
+import type { IdName } from '../../../../schemas/records.js';
+import { ResourceNotFoundError } from '../../../errors.js';
+import { DatabaseSync, type StatementSync } from '../../../store/sqlite/node-sqlite.js';
+import type {
+  ActivityKind,
+  CompanyRef,
+  CompanySearchFilters,
+  PeopleSearchFilters,
+  ProfileRef,
+  Window,
+  WindowRequest,
+} from '../../data-source.js';
+import {
+  type ActivityRecords,
+  type DatasetReader,
+  type FacetField,
+  facetFields,
+  identifierKey,
+  type JobFieldCounts,
+  normalizeDomain,
+  notFound,
+  postKey,
+  type SearchAllHit,
+  type TypeaheadHit,
+} from '../dataset-reader.js';
+import type {
+  CompanyRecord,
+  IndustryRecord,
+  JobRecord,
+  LocationRecord,
+  PersonRecord,
+  PostRecord,
+  SchoolRecord,
+  Stored,
+} from '../model.js';
+import { byScore, nameRelevance, type PreparedQuery, prepareQuery, Relevance } from '../search.js';
+import { reversed } from './build-database.js';
+import { matchExpression } from './full-text.js';
+import { DATASET_DATABASE_VERSION, type FullTextKind } from './schema.js';
+
+/** SQLite's page cache per open database (KiB): what bounds the reader's memory. */
+const PAGE_CACHE_KIB = 32 * 1024;
+/** How often (ms) the reader looks whether the file was replaced. */
+const RELOAD_CHECK_MS = 1000;
+
+export class DatasetFileError extends Error {}
+
+type Parameters = Record<string, string | number | null>;
+type Row = Record<string, unknown>;
+
+/** How a kind's rows rank: its names (JSON) and weight columns. */
+const ranking: Record<FullTextKind, { names: string; weight: string }> = {
+  people: { names: 'e.names', weight: 'e.weight' },
+  companies: { names: 'e.names', weight: 'e.weight' },
+  schools: { names: 'e.names', weight: 'e.weight' },
+  posts: { names: "'[]'", weight: 'e.weight' },
+  jobs: { names: 'e.names', weight: 'e.weight' },
+  locations: { names: 'e.names', weight: '0' },
+  industries: { names: 'e.names', weight: '0' },
+};
+
+const streams: Record<ActivityKind, { table: string; owner: string }> = {
+  posts: { table: 'posts', owner: 'author_username' },
+  comments: { table: 'comments', owner: 'author_username' },
+  reactions: { table: 'reactions', owner: 'reactor_username' },
+};
+
+const facetColumns: Record<FacetField, string> = {
+  location: 'location',
+  companyName: 'company_name',
+  employmentType: 'employment_type',
+  seniority: 'seniority',
+};
+
+interface Scored<T> {
+  item: T;
+  score: number;
+  weight: number;
+  key: string;
+}
+
+/** One open file: its statements and the query the name-scoring function last prepared. */
+class Connection {
+  readonly fetchedAt: string;
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(readonly path: string) {
+    try {
+      this.db = new DatabaseSync(path, { readOnly: true });
+    } catch (error) {
+      throw new DatasetFileError(
+        `The dataset database ${path} cannot be opened: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    const meta = this.readMeta();
+    this.db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}; PRAGMA mmap_size = 0;`);
+    this.fetchedAt = meta.fetchedAt;
+    let last: { query: string; prepared: PreparedQuery } | undefined;
+    this.db.function('name_relevance', { deterministic: true }, (query, names) => {
+      if (last?.query !== query) last = { query: String(query), prepared: prepareQuery(String(query)) };
+      // The row matched the full text already: every term starts one of its words.
+      return Math.max(Relevance.text, nameRelevance(last.prepared, JSON.parse(String(names)) as string[]));
+    });
+  }
+
+  private readMeta(): { fetchedAt: string } {
+    let rows: Row[];
+    try {
+      rows = this.db.prepare('SELECT key, value FROM meta').all() as Row[];
+    } catch (error) {
+      this.db.close();
+      throw new DatasetFileError(
+        `${this.path} is not a dataset database (build one with: npm run data -- import DIR --out FILE).`,
+        { cause: error },
+      );
+    }
+    const meta = new Map(rows.map((row) => [String(row.key), String(row.value)]));
+    if (meta.get('version') !== String(DATASET_DATABASE_VERSION)) {
+      this.db.close();
+      throw new DatasetFileError(
+        `${this.path} is a dataset database of version ${meta.get('version')}; this server reads version ${DATASET_DATABASE_VERSION}. Import the dataset again with this version.`,
+      );
+    }
+    return { fetchedAt: meta.get('fetchedAt') ?? '' };
+  }
+
+  statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+const fileIdentity = (path: string) => {
+  try {
+    const stat = statSync(path);
+    return `${stat.dev}:${stat.ino}`;
+  } catch {
+    return null;
+  }
+};
+
+export class DatabaseDatasetReader implements DatasetReader {
+  private connection: Connection;
+  private identity: string | null;
+  private checkedAt = Date.now();
+
+  constructor(readonly path: string) {
+    this.identity = fileIdentity(path);
+    this.connection = new Connection(path);
+  }
+
+  /** The open file, replaced by the new one when a re-import renamed it into place. */
+  private current(): Connection {
+    const now = Date.now();
+    if (now - this.checkedAt < RELOAD_CHECK_MS) return this.connection;
+    this.checkedAt = now;
+    const identity = fileIdentity(this.path);
+    if (identity !== null && identity !== this.identity) {
+      const next = new Connection(this.path);
+      this.connection.close();
+      this.connection = next;
+      this.identity = identity;
+    }
+    return this.connection;
+  }
+
+  close(): void {
+    this.connection.close();
+  }
+
+  get fetchedAt(): string {
+    return this.current().fetchedAt;
+  }
+
+  private rows(sql: string, parameters: Parameters = {}): Row[] {
+    return this.current().statement(sql).all(parameters) as Row[];
+  }
+
+  private bodies<T>(sql: string, parameters: Parameters = {}): T[] {
+    return this.rows(sql, parameters).map((row) => JSON.parse(String(row.body)) as T);
+  }
+
+  private count(sql: string, parameters: Parameters): number {
+    return Number(this.rows(sql, parameters)[0]?.n ?? 0);
+  }
+
+  private found<T>(sql: string, parameters: Parameters, message: string): T {
+    const [record] = this.bodies<T>(sql, parameters);
+    if (record === undefined) throw new ResourceNotFoundError(message);
+    return record;
+  }
+
+  // ---- Records by identifier ------------------------------------------------------------------------
+
+  person(ref: ProfileRef): PersonRecord {
+    if ('username' in ref)
+      return this.found(
+        'SELECT body FROM people WHERE username_key = :key',
+        { key: identifierKey(ref.username) },
+        notFound.username(ref.username),
+      );
+    return this.found(
+      'SELECT body FROM people WHERE public_id = :id',
+      { id: ref.publicId },
+      notFound.profileId(ref.publicId),
+    );
+  }
+
+  company(ref: CompanyRef): CompanyRecord {
+    if ('slug' in ref)
+      return this.found(
+        'SELECT body FROM companies WHERE slug_key = :key',
+        { key: identifierKey(ref.slug) },
+        notFound.slug(ref.slug),
+      );
+    return this.found(
+      'SELECT body FROM companies WHERE public_id = :id',
+      { id: ref.publicId },
+      notFound.companyId(ref.publicId),
+    );
+  }
+
+  post(slug: string): PostRecord {
+    return this.found(
+      'SELECT body FROM posts WHERE slug_key = :key',
+      { key: postKey(slug) },
+      notFound.post(slug),
+    );
+  }
+
+  job(jobId: string): JobRecord {
+    return this.found('SELECT body FROM jobs WHERE job_id = :id', { id: jobId }, notFound.job(jobId));
+  }
+
+  idName(id: string): IdName | null {
+    const [record] = this.bodies<IdName>(
+      'SELECT body FROM locations WHERE id = :id UNION ALL SELECT body FROM industries WHERE id = :id LIMIT 1',
+      { id },
+    );
+    return record ? { id: record.id, name: record.name } : null;
+  }
+
+  companiesByPublicId(publicIds: readonly string[]): CompanyRecord[] {
+    return publicIds.flatMap((id) =>
+      this.bodies<CompanyRecord>('SELECT body FROM companies WHERE public_id = :id', { id }),
+    );
+  }
+
+  // ---- Lists ----------------------------------------------------------------------------------------
+
+  activity<K extends ActivityKind>(
+    username: string,
+    kind: K,
+    window: WindowRequest,
+  ): Window<ActivityRecords[K]> {
+    const { table, owner } = streams[kind];
+    const start = Math.max(0, window.start);
+    return {
+      items: this.bodies(
+        `SELECT body FROM ${table} WHERE ${owner} = :owner ORDER BY at DESC, internal_id LIMIT :count OFFSET :start`,
+        { owner: username, count: Math.max(0, window.count), start },
+      ),
+      total: this.count(`SELECT count(*) AS n FROM ${table} WHERE ${owner} = :owner`, { owner: username }),
+    };
+  }
+
+  companyPosts(slug: string, limit: number): PostRecord[] {
+    return this.bodies(
+      'SELECT body FROM posts WHERE author_company_slug = :slug ORDER BY at DESC, internal_id LIMIT :limit',
+      { slug, limit },
+    );
+  }
+
+  companyJobs(slug: string, limit: number): JobRecord[] {
+    return this.bodies(
+      'SELECT body FROM jobs WHERE company_slug = :slug ORDER BY at DESC, internal_id LIMIT :limit',
+      { slug, limit },
+    );
+  }
+
+  companyEmployees(slug: string, limit: number): PersonRecord[] {
+    return this.bodies(
+      `SELECT p.body FROM current_employment e JOIN people p ON p.seq = e.person
+        WHERE e.company_slug = :slug ORDER BY e.person LIMIT :limit`,
+      { slug, limit },
+    );
+  }
+
+  companyCounts(slug: string) {
+    return {
+      employees: this.count('SELECT count(*) AS n FROM current_employment WHERE company_slug = :slug', {
+        slug,
+      }),
+      jobs: this.count('SELECT count(*) AS n FROM jobs WHERE company_slug = :slug', { slug }),
+      posts: this.count('SELECT count(*) AS n FROM posts WHERE author_company_slug = :slug', { slug }),
+    };
+  }
+
+  staffCounts(publicId: string) {
+    const sql = 'SELECT count(*) AS n FROM employment WHERE company_public_id = :id AND current = :current';
+    return {
+      current: this.count(sql, { id: publicId, current: 1 }),
+      past: this.count(sql, { id: publicId, current: 0 }),
+    };
+  }
+
+  postComments(slug: string, limit: number) {
+    return this.bodies<ActivityRecords['comments']>(
+      'SELECT body FROM comments WHERE post_slug = :slug ORDER BY at DESC, internal_id LIMIT :limit',
+      { slug, limit },
+    );
+  }
+
+  postReactions(slug: string, reactionType: ReactionType | 'ALL', limit: number) {
+    return this.bodies<ActivityRecords['reactions']>(
+      `SELECT body FROM reactions WHERE post_slug = :slug AND on_comment = 0
+         AND (:type = 'ALL' OR reaction_type = :type) ORDER BY at DESC, internal_id LIMIT :limit`,
+      { slug, type: reactionType, limit },
+    );
+  }
+
+  similarProfiles(person: PersonRecord, limit: number): PersonRecord[] {
+    const employers = person.positions.filter((p) => p.isCurrent).map((p) => p.companySlug);
+    return this.bodies(
+      `WITH scores (person, score) AS (
+         SELECT person, 3 * positions FROM current_employment WHERE company_slug IN (SELECT value FROM json_each(:employers))
+         UNION ALL SELECT person, times FROM person_skills WHERE skill IN (SELECT value FROM json_each(:skills))
+         UNION ALL SELECT seq, 1 FROM people WHERE location IS :location),
+       totals AS (SELECT person, sum(score) AS score FROM scores
+         WHERE person <> (SELECT seq FROM people WHERE public_id = :self) GROUP BY person)
+       SELECT p.body FROM totals t JOIN people p ON p.seq = t.person
+       ORDER BY t.score DESC, p.weight DESC, p.internal_id LIMIT :limit`,
+      {
+        employers: JSON.stringify(employers),
+        skills: JSON.stringify(person.skills.map((skill) => skill.name)),
+        location: person.location,
+        self: person.publicId,
+        limit,
+      },
+    );
+  }
+
+  similarCompanies(company: CompanyRecord, limit: number): CompanyRecord[] {
+    return this.bodies(
+      `WITH scores (company, score) AS (
+         SELECT seq, 2 FROM companies WHERE industry_id = :industry
+         UNION ALL SELECT company, 1 FROM company_locations
+           WHERE location_id IN (SELECT value FROM json_each(:locations)) GROUP BY company),
+       totals AS (SELECT company, sum(score) AS score FROM scores
+         WHERE company <> (SELECT seq FROM companies WHERE public_id = :id) GROUP BY company)
+       SELECT c.body FROM totals t JOIN companies c ON c.seq = t.company
+       ORDER BY t.score DESC, c.weight DESC, c.internal_id LIMIT :limit`,
+      {
+        industry: company.industryId,
+        locations: JSON.stringify(company.locationIds),
+        id: company.publicId,
+        limit,
+      },
+    );
+  }
+
+  // ---- Searches -------------------------------------------------------------------------------------
+
+  /**
+   * The rows of a kind the query matches, best first, with their ranking: `filters` narrows them
+   * (SQL over the kind's row `e`, its values in `parameters`).
+   */
+  private ranked<T>(
+    kind: FullTextKind,
+    query: string,
+    window: WindowRequest,
+    filters = '',
+    parameters: Parameters = {},
+  ): Scored<T>[] {
+    const match = matchExpression(prepareQuery(query));
+    if (match === null) return [];
+    const { names, weight } = ranking[kind];
+    return this.rows(
+      `SELECT e.body, name_relevance(:query, ${names}) AS score, ${weight} AS weight, e.internal_id AS key
+         FROM ${kind} e WHERE e.seq IN (SELECT rowid FROM ${kind}_fts WHERE ${kind}_fts MATCH :match) ${filters}
+         ORDER BY score DESC, weight DESC, key LIMIT :count OFFSET :start`,
+      { ...parameters, query, match, count: Math.max(0, window.count), start: Math.max(0, window.start) },
+    ).map((row) => ({
+      item: JSON.parse(String(row.body)) as T,
+      score: Number(row.score),
+      weight: Number(row.weight),
+      key: String(row.key),
+    }));
+  }
+
+  private matchCount(kind: FullTextKind, query: string, filters = '', parameters: Parameters = {}): number {
+    const match = matchExpression(prepareQuery(query));
+    if (match === null) return 0;
+    return this.count(
+      `SELECT count(*) AS n FROM ${kind} e
+         WHERE e.seq IN (SELECT rowid FROM ${kind}_fts WHERE ${kind}_fts MATCH :match) ${filters}`,
+      { ...parameters, match },
+    );
+  }
+
+  private top<T>(kind: FullTextKind, query: string, limit: number): T[] {
+    return this.ranked<T>(kind, query, { start: 0, count: limit }).map((entry) => entry.item);
+  }
+
+  searchCompanies(filters: CompanySearchFilters, window: WindowRequest): Window<CompanyRecord> {
+    const clauses: string[] = [];
+    const parameters: Parameters = {};
+    const anyOf = (values: readonly string[] | undefined, name: string, clause: string) => {
+      if (!values || values.length === 0) return;
+      clauses.push(clause);
+      parameters[name] = JSON.stringify(values);
+    };
+    anyOf(
+      filters.locationIds,
+      'locations',
+      'e.seq IN (SELECT company FROM company_locations WHERE location_id IN (SELECT value FROM json_each(:locations)))',
+    );
+    anyOf(filters.industryIds, 'industries', 'e.industry_id IN (SELECT value FROM json_each(:industries))');
+    anyOf(filters.companySizes, 'sizes', 'e.size_code IN (SELECT value FROM json_each(:sizes))');
+    if (filters.hasJobs !== undefined) {
+      clauses.push('e.has_jobs = :hasJobs');
+      parameters.hasJobs = filters.hasJobs ? 1 : 0;
+    }
+    const where = clauses.map((clause) => `AND ${clause}`).join(' ');
+    return {
+      items: this.ranked<CompanyRecord>('companies', filters.keywords, window, where, parameters).map(
+        (entry) => entry.item,
+      ),
+      total: this.matchCount('companies', filters.keywords, where, parameters),
+    };
+  }
+
+  companiesByDomain(domain: string, window: WindowRequest): Window<CompanyRecord> {
+    const wanted = normalizeDomain(domain);
+    if (!wanted) return { items: [], total: 0 };
+    const key = reversed(wanted);
+    // The domain itself, then subdomains: reversed, those start with "<domain reversed>.".
+    const matching = `FROM companies WHERE reversed_domain = :key OR (reversed_domain >= :low AND reversed_domain < :high)`;
+    const parameters = { key, low: `${key}.`, high: `${key}/` };
+    return {
+      items: this.bodies(
+        `SELECT body ${matching} ORDER BY reversed_domain = :key DESC, name_order LIMIT :count OFFSET :start`,
+        { ...parameters, count: Math.max(0, window.count), start: Math.max(0, window.start) },
+      ),
+      total: this.count(`SELECT count(*) AS n ${matching}`, parameters),
+    };
+  }
+
+  searchPeople(filters: PeopleSearchFilters, limit: number): PersonRecord[] {
+    const clauses: string[] = [];
+    const parameters: Parameters = {};
+    const workedAt = (publicId: string | undefined, current: number, name: string) => {
+      if (publicId === undefined) return;
+      clauses.push(
+        `AND e.seq IN (SELECT person FROM employment WHERE company_public_id = :${name} AND current = ${current})`,
+      );
+      parameters[name] = publicId;
+    };
+    workedAt(filters.currentCompany, 1, 'currentCompany');
+    workedAt(filters.pastCompany, 0, 'pastCompany');
+    return this.ranked<PersonRecord>(
+      'people',
+      filters.keywords,
+      { start: 0, count: limit },
+      clauses.join(' '),
+      parameters,
+    ).map((entry) => entry.item);
+  }
+
+  searchSchools(keywords: string, limit: number): SchoolRecord[] {
+    return this.top('schools', keywords, limit);
+  }
+
+  searchPosts(keywords: string, limit: number): PostRecord[] {
+    return this.top('posts', keywords, limit);
+  }
+
+  searchJobs(keywords: string, limit: number): JobRecord[] {
+    return this.top('jobs', keywords, limit);
+  }
+
+  searchLocations(keywords: string, limit: number): LocationRecord[] {
+    return this.top('locations', keywords, limit);
+  }
+
+  searchIndustries(query: string, limit: number): IndustryRecord[] {
+    return this.top('industries', query, limit);
+  }
+
+  /** The best of several kinds: the best `limit` overall are among each kind's best `limit`. */
+  private mixed<H extends { type: string; record: unknown }>(
+    kinds: readonly [FullTextKind, H['type']][],
+    query: string,
+    limit: number,
+  ): H[] {
+    const window = { start: 0, count: limit };
+    return kinds
+      .flatMap(([kind, type]) =>
+        this.ranked<H['record']>(kind, query, window).map((entry) => ({
+          ...entry,
+          item: { type, record: entry.item } as H,
+        })),
+      )
+      .sort(byScore)
+      .slice(0, limit)
+      .map((entry) => entry.item);
+  }
+
+  searchAll(keywords: string, limit: number): SearchAllHit[] {
+    return this.mixed<SearchAllHit>(
+      [
+        ['people', 'person'],
+        ['companies', 'company'],
+        ['schools', 'school'],
+        ['posts', 'post'],
+        ['jobs', 'job'],
+      ],
+      keywords,
+      limit,
+    );
+  }
+
+  typeahead(query: string, limit: number): TypeaheadHit[] {
+    return this.mixed<TypeaheadHit>(
+      [
+        ['people', 'person'],
+        ['companies', 'company'],
+        ['schools', 'school'],
+        ['locations', 'location'],
+        ['industries', 'industry'],
+      ],
+      query,
+      limit,
+    );
+  }
+
+  postsByHashtag(tag: string, limit: number): PostRecord[] {
+    return this.bodies(
+      `SELECT p.body FROM post_hashtags h JOIN posts p ON p.seq = h.post WHERE h.tag = :tag
+        ORDER BY h.at DESC, h.internal_id LIMIT :limit`,
+      { tag, limit },
+    );
+  }
+
+  serviceCategories(limit: number): Stored<IdName>[] {
+    return this.bodies('SELECT body FROM service_categories ORDER BY seq LIMIT :limit', { limit });
+  }
+
+  companyFilterValues() {
+    return {
+      locations: this.bodies<LocationRecord>(
+        'SELECT body FROM locations WHERE id IN (SELECT location_id FROM company_locations) ORDER BY seq',
+      ),
+      industries: this.bodies<IndustryRecord>(
+        'SELECT body FROM industries WHERE id IN (SELECT industry_id FROM companies) ORDER BY seq',
+      ),
+    };
+  }
+
+  jobFieldCounts(keywords: string): JobFieldCounts {
+    const match = matchExpression(prepareQuery(keywords));
+    const counts = Object.fromEntries(
+      facetFields.map((field) => [field, [] as [string, number][]]),
+    ) as Record<FacetField, [string, number][]>;
+    if (match === null) return { matched: 0, counts };
+    const rows = this.rows(
+      `WITH hits AS MATERIALIZED (SELECT rowid AS seq FROM jobs_fts WHERE jobs_fts MATCH :match)
+       ${facetFields
+         .map(
+           (field) =>
+             `SELECT '${field}' AS field, ${facetColumns[field]} AS value, count(*) AS n FROM jobs
+                WHERE seq IN hits AND ${facetColumns[field]} IS NOT NULL GROUP BY ${facetColumns[field]}`,
+         )
+         .join(' UNION ALL ')}
+       UNION ALL SELECT 'matched', NULL, count(*) FROM hits`,
+      { match },
+    );
+    let matched = 0;
+    for (const row of rows) {
+      if (row.field === 'matched') matched = Number(row.n);
+      else counts[row.field as FacetField].push([String(row.value), Number(row.n)]);
+    }
+    return { matched, counts };
+  }
+}

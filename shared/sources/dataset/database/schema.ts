@@ -1,0 +1,84 @@
+/**
+ * The dataset database's tables. Each record is kept whole as JSON in `body` (what the reader
+ * answers), beside the columns lookups and searches use, each behind an index: identifiers, the
+ * streams' (owner, time, id) orders, company filters, employment, skills and hashtags; keyword search
+ * goes through one contentless FTS5 table per kind, whose rowid is the record's `seq` (file order).
+ * `names` holds the record's names as a JSON array for search.ts's name tiers.
+ *
+ * Tables are created bare and filled; the secondary indexes come after the load (faster than
+ * maintaining them row by row), then ANALYZE.
+ */
+
+/** Bumped when the tables change; a server refuses a database of another version. */
+export const DATASET_DATABASE_VERSION = 1;
+
+export const fullTextKinds = [
+  'people',
+  'companies',
+  'schools',
+  'posts',
+  'jobs',
+  'locations',
+  'industries',
+] as const;
+export type FullTextKind = (typeof fullTextKinds)[number];
+
+export const createTables = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE locations (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, internal_id TEXT NOT NULL,
+  names TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE industries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, internal_id TEXT NOT NULL,
+  names TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE service_categories (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE schools (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, weight INTEGER NOT NULL,
+  names TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE companies (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, public_id TEXT NOT NULL UNIQUE,
+  slug_key TEXT NOT NULL UNIQUE, industry_id TEXT NOT NULL, size_code TEXT NOT NULL,
+  has_jobs INTEGER NOT NULL, reversed_domain TEXT, name_order TEXT NOT NULL, weight INTEGER NOT NULL,
+  names TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE company_locations (location_id TEXT NOT NULL, company INTEGER NOT NULL,
+  PRIMARY KEY (location_id, company)) WITHOUT ROWID;
+CREATE TABLE people (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, public_id TEXT NOT NULL UNIQUE,
+  username_key TEXT NOT NULL UNIQUE, location TEXT, weight INTEGER NOT NULL, names TEXT NOT NULL,
+  body TEXT NOT NULL);
+CREATE TABLE current_employment (company_slug TEXT NOT NULL, person INTEGER NOT NULL,
+  positions INTEGER NOT NULL, PRIMARY KEY (company_slug, person)) WITHOUT ROWID;
+CREATE TABLE employment (company_public_id TEXT NOT NULL, current INTEGER NOT NULL, person INTEGER NOT NULL,
+  PRIMARY KEY (company_public_id, current, person)) WITHOUT ROWID;
+CREATE TABLE person_skills (skill TEXT NOT NULL, person INTEGER NOT NULL, times INTEGER NOT NULL,
+  PRIMARY KEY (skill, person)) WITHOUT ROWID;
+CREATE TABLE posts (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, slug_key TEXT NOT NULL UNIQUE,
+  author_username TEXT, author_company_slug TEXT, at INTEGER NOT NULL, weight INTEGER NOT NULL,
+  body TEXT NOT NULL);
+CREATE TABLE post_hashtags (tag TEXT NOT NULL, at INTEGER NOT NULL, internal_id TEXT NOT NULL,
+  post INTEGER NOT NULL, PRIMARY KEY (tag, at DESC, internal_id, post)) WITHOUT ROWID;
+CREATE TABLE comments (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, post_slug TEXT NOT NULL,
+  author_username TEXT NOT NULL, at INTEGER NOT NULL, body TEXT NOT NULL);
+CREATE TABLE reactions (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, post_slug TEXT NOT NULL,
+  on_comment INTEGER NOT NULL, reaction_type TEXT NOT NULL, reactor_username TEXT NOT NULL,
+  at INTEGER NOT NULL, body TEXT NOT NULL);
+CREATE TABLE jobs (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, job_id TEXT NOT NULL UNIQUE,
+  company_slug TEXT, at INTEGER NOT NULL, weight INTEGER NOT NULL, names TEXT NOT NULL,
+  location TEXT, company_name TEXT, employment_type TEXT, seniority TEXT, body TEXT NOT NULL);
+${fullTextKinds
+  .map(
+    (kind) =>
+      `CREATE VIRTUAL TABLE ${kind}_fts USING fts5(names, texts, content='', detail=column, tokenize='ascii');`,
+  )
+  .join('\n')}
+`;
+
+export const createIndexes = `
+CREATE INDEX people_location ON people (location);
+CREATE INDEX companies_industry ON companies (industry_id);
+CREATE INDEX companies_domain ON companies (reversed_domain) WHERE reversed_domain IS NOT NULL;
+CREATE INDEX company_locations_company ON company_locations (company);
+CREATE INDEX posts_author ON posts (author_username, at DESC, internal_id) WHERE author_username IS NOT NULL;
+CREATE INDEX posts_company ON posts (author_company_slug, at DESC, internal_id)
+  WHERE author_company_slug IS NOT NULL;
+CREATE INDEX comments_author ON comments (author_username, at DESC, internal_id);
+CREATE INDEX comments_post ON comments (post_slug, at DESC, internal_id);
+CREATE INDEX reactions_reactor ON reactions (reactor_username, at DESC, internal_id);
+CREATE INDEX reactions_post ON reactions (post_slug, at DESC, internal_id) WHERE on_comment = 0;
+CREATE INDEX jobs_company ON jobs (company_slug, at DESC, internal_id) WHERE company_slug IS NOT NULL;
+`;
