@@ -41,6 +41,15 @@ export function loadConfigOrExplain(env: Record<string, string | undefined> = pr
   }
 }
 
+/** A dataset database that cannot be served, told with the setting that names it. */
+export function datasetFailure(config: Config, error: Error): StartUpFailure {
+  return new StartUpFailure(
+    'invalid_configuration',
+    `DATASET=${config.DATASET ?? '(unset: the generated sample)'}: ${causeText(error)} Set DATASET to a file built by npm run data -- import, or unset it for the sample.`,
+    { cause: error },
+  );
+}
+
 /** `openStore`, with any failure to open it told as one line naming where the store is. */
 export async function openStoreOrExplain(config: Config, role: 'server' | 'cli'): Promise<OpenedStore> {
   try {

@@ -14,8 +14,10 @@ import { answerClientErrors } from '../../shared/http/client-error.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import { createService, type Repositories } from '../../shared/service.js';
+import { DatasetFileError } from '../../shared/sources/dataset/database/database-reader.js';
 import {
   causeText,
+  datasetFailure,
   listenFailure,
   loadConfigOrExplain,
   openStoreOrExplain,
@@ -27,16 +29,16 @@ import { mountV2 } from '../../shared/v2/mount-v2.js';
 const DEMO_ACCOUNT_NAME = 'demo';
 const DEMO_KEY_LABEL = 'demo key (npm start)';
 
-const { server, opened, demoKey } = await start().catch((error: unknown) => {
+const { server, opened, demoKey, config } = await start().catch((error: unknown) => {
   const line = error instanceof StartUpFailure ? error.message : `npm start failed: ${causeText(error)}`;
   process.stderr.write(`${line}\n`);
   // The embedded store may still hold a listening socket; nothing else is left to do.
   process.exit(1);
 });
-printBanner(server.address() as AddressInfo, opened, demoKey);
+printBanner(server.address() as AddressInfo, opened, demoKey, config);
 
 /** Config, store, service, demo key, then the listening socket; the store is closed if a later step fails. */
-async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: string }> {
+async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: string; config: Config }> {
   const config = loadConfigOrExplain();
   const opened = await openStoreOrExplain(config, 'server');
   try {
@@ -56,8 +58,9 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
     await once(server, 'listening').catch((error: unknown) => {
       throw listenFailure(config, error);
     });
-    return { server, opened, demoKey };
+    return { server, opened, demoKey, config };
   } catch (error) {
+    if (error instanceof DatasetFileError) error = datasetFailure(config, error);
     // Leaves no endpoint file behind for the CLI to follow to a store that is gone; a failing close
     // must not hide the failure that matters.
     await opened.close().catch(() => undefined);
@@ -65,13 +68,14 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
   }
 }
 
-function printBanner(info: AddressInfo, opened: OpenedStore, demoKey: string): void {
+function printBanner(info: AddressInfo, opened: OpenedStore, demoKey: string, config: Config): void {
   const base = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
   process.stdout.write(
     [
       '',
       `Lookup service listening on ${base}`,
       `  state:     ${opened.location}`,
+      `  data:      ${config.DATASET ?? 'the generated sample (set DATASET to serve an imported dataset)'}`,
       `  reference: ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
       `  MCP:       ${base}/mcp  (the same key as a bearer token)`,
       `  v2:        ${base}/api/v2/...  (the same key in X-API-Key)`,

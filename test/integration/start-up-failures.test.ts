@@ -51,6 +51,23 @@ it('names PORT when the port is in use, and leaves DATA_DIR usable by the next s
   expect(await server.stop()).toBe(0);
 });
 
+it('names DATASET when its file is missing or is not a dataset database', async () => {
+  const dataDir = await freshDataDir();
+  const missing = join(dataDir, 'missing.sqlite');
+  expectOneLine(
+    await runFailingServer(dataDir, { DATASET: missing }),
+    new RegExp(
+      `^DATASET=${missing}: The dataset database ${missing} cannot be opened: .* Set DATASET to a file built by npm run data -- import`,
+    ),
+  );
+  const text = join(dataDir, 'notes.txt');
+  await writeFile(text, 'not a database');
+  expectOneLine(
+    await runFailingServer(dataDir, { DATASET: text }),
+    /^DATASET=.*notes\.txt: .*is not a dataset database/,
+  );
+});
+
 it('names HOST when it is not an address of this machine', async () => {
   const result = await runFailingServer(await freshDataDir(), { HOST: '192.0.2.1' });
   expectOneLine(result, /^HOST 192\.0\.2\.1 is not an address of this machine: set HOST /);
