@@ -217,15 +217,33 @@ describe('the dataset database answers what the in-memory reference answers', ()
           await expectSame((source) => source.searchCompanies({ keywords: words, ...filters }, window, live));
   });
 
-  it('for people search narrowed by current and past company', async () => {
+  // A company's staff is scored directly up to a size, through the index beyond it: both ways.
+  it.each([
+    ['scored directly', undefined],
+    ['read through the index', 0],
+  ])('for people search narrowed by current and past company, %s', async (_, directlyScored) => {
+    const narrowing = new DatabaseDatasetReader(file, directlyScored);
+    const source = new DatasetSource(narrowing);
     const { keywords: words, currentCompany, pastCompany } = fx.peopleNarrowing;
     const companies = [currentCompany, pastCompany, ...dataset.companies.slice(0, 8).map((c) => c.publicId)];
-    for (const current of [undefined, ...companies])
-      for (const past of [undefined, pastCompany, currentCompany])
-        for (const query of [words, 'a', 'manager'])
-          await expectSame((source) =>
-            source.searchPeople({ keywords: query, currentCompany: current, pastCompany: past }, live),
-          );
+    try {
+      for (const current of [undefined, ...companies])
+        for (const past of [undefined, pastCompany, currentCompany])
+          for (const query of [words, 'a', 'manager', fx.richProfile.fullName, ''])
+            expect(
+              await source.searchPeople(
+                { keywords: query, currentCompany: current, pastCompany: past },
+                live,
+              ),
+            ).toEqual(
+              await reference.searchPeople(
+                { keywords: query, currentCompany: current, pastCompany: past },
+                live,
+              ),
+            );
+    } finally {
+      narrowing.close();
+    }
   });
 
   it('for domains, hashtags, service categories and filter values', async () => {

@@ -16,6 +16,8 @@ import { normalizeText, type SearchDoc, textWords } from '../search.js';
 import { indexedWords } from './full-text.js';
 import {
   createIndexes,
+  createNameIndex,
+  createSearchTables,
   createTables,
   DATASET_DATABASE_VERSION,
   type FullTextKind,
@@ -92,14 +94,14 @@ export class DatasetDatabaseBuilder {
     }
   }
 
-  private fullText(kind: FullTextKind, seq: number, doc: SearchDoc) {
-    const names = doc.names.flatMap(textWords);
-    const texts = doc.texts.flatMap((text) => (text ? textWords(text) : []));
+  /** Stages the record's search document; the search tables are built from these at the end. */
+  private searchable(kind: FullTextKind, seq: number, doc: SearchDoc) {
     this.run(
-      `INSERT INTO ${kind}_fts (rowid, names, texts) VALUES (?, ?, ?)`,
+      `INSERT INTO ${kind}_search (seq, weight, key, doc) VALUES (?, ?, ?, ?)`,
       seq,
-      indexedWords(names),
-      indexedWords(texts),
+      doc.weight,
+      doc.key,
+      JSON.stringify({ names: doc.names, texts: doc.texts }),
     );
   }
 
@@ -114,44 +116,31 @@ export class DatasetDatabaseBuilder {
   private readonly adders: { [K in RecordKind]: (record: DatasetRecord<K>) => void } = {
     locations: (location) => {
       const seq = this.insertRow(
-        'INSERT INTO locations (id, internal_id, names, body) VALUES (?, ?, ?, ?)',
+        'INSERT INTO locations (id, body) VALUES (?, ?)',
         location.id,
-        location.internalId,
-        JSON.stringify(searchDocs.place(location).names),
         JSON.stringify(location),
       );
-      this.fullText('locations', seq, searchDocs.place(location));
+      this.searchable('locations', seq, searchDocs.place(location));
     },
     industries: (industry) => {
       const seq = this.insertRow(
-        'INSERT INTO industries (id, internal_id, names, body) VALUES (?, ?, ?, ?)',
+        'INSERT INTO industries (id, body) VALUES (?, ?)',
         industry.id,
-        industry.internalId,
-        JSON.stringify(searchDocs.place(industry).names),
         JSON.stringify(industry),
       );
-      this.fullText('industries', seq, searchDocs.place(industry));
+      this.searchable('industries', seq, searchDocs.place(industry));
     },
     serviceCategories: (category) => {
       this.insertRow('INSERT INTO service_categories (body) VALUES (?)', JSON.stringify(category));
     },
     schools: (school) => {
-      const doc = searchDocs.school(school);
-      const seq = this.insertRow(
-        'INSERT INTO schools (internal_id, weight, names, body) VALUES (?, ?, ?, ?)',
-        school.internalId,
-        doc.weight,
-        JSON.stringify(doc.names),
-        JSON.stringify(school),
-      );
-      this.fullText('schools', seq, doc);
+      const seq = this.insertRow('INSERT INTO schools (body) VALUES (?)', JSON.stringify(school));
+      this.searchable('schools', seq, searchDocs.school(school));
     },
     companies: (company) => {
-      const doc = searchDocs.company(company);
       const seq = this.insertRow(
-        `INSERT INTO companies (internal_id, public_id, slug_key, industry_id, size_code, has_jobs,
-           reversed_domain, name_order, weight, names, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        company.internalId,
+        `INSERT INTO companies (public_id, slug_key, industry_id, size_code, has_jobs, reversed_domain,
+           name_order, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         company.publicId,
         identifierKey(company.slug),
         company.industryId,
@@ -160,25 +149,18 @@ export class DatasetDatabaseBuilder {
         // Reversed, a domain's subdomains share its prefix: one index range finds them all.
         company.domain ? reversed(company.domain) : null,
         `${normalizeText(company.name)}|${company.internalId}`,
-        doc.weight,
-        JSON.stringify(doc.names),
         JSON.stringify(company),
       );
       for (const locationId of new Set(company.locationIds))
         this.run('INSERT INTO company_locations (location_id, company) VALUES (?, ?)', locationId, seq);
-      this.fullText('companies', seq, doc);
+      this.searchable('companies', seq, searchDocs.company(company));
     },
     people: (person) => {
-      const doc = searchDocs.person(person);
       const seq = this.insertRow(
-        `INSERT INTO people (internal_id, public_id, username_key, location, weight, names, body)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        person.internalId,
+        'INSERT INTO people (public_id, username_key, location, body) VALUES (?, ?, ?, ?)',
         person.publicId,
         identifierKey(person.username),
         person.location,
-        doc.weight,
-        JSON.stringify(doc.names),
         JSON.stringify(person),
       );
       const currentAt = new Map<string, number>();
@@ -209,20 +191,18 @@ export class DatasetDatabaseBuilder {
       for (const skill of person.skills) skillTimes.set(skill.name, (skillTimes.get(skill.name) ?? 0) + 1);
       for (const [skill, times] of skillTimes)
         this.run('INSERT INTO person_skills (skill, person, times) VALUES (?, ?, ?)', skill, seq, times);
-      this.fullText('people', seq, doc);
+      this.searchable('people', seq, searchDocs.person(person));
     },
     posts: (post) => {
-      const doc = searchDocs.post(post);
       const at = Date.parse(post.postedAt);
       const seq = this.insertRow(
-        `INSERT INTO posts (internal_id, slug_key, author_username, author_company_slug, at, weight, body)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO posts (internal_id, slug_key, author_username, author_company_slug, at, body)
+           VALUES (?, ?, ?, ?, ?, ?)`,
         post.internalId,
         postKey(post.slug),
         post.authorUsername,
         post.authorCompanySlug,
         at,
-        doc.weight,
         JSON.stringify(post),
       );
       for (const tag of new Set(post.hashtags))
@@ -233,7 +213,7 @@ export class DatasetDatabaseBuilder {
           post.internalId,
           seq,
         );
-      this.fullText('posts', seq, doc);
+      this.searchable('posts', seq, searchDocs.post(post));
     },
     comments: (comment) => {
       this.insertRow(
@@ -259,23 +239,20 @@ export class DatasetDatabaseBuilder {
       );
     },
     jobs: (job) => {
-      const doc = searchDocs.job(job);
       const seq = this.insertRow(
-        `INSERT INTO jobs (internal_id, job_id, company_slug, at, weight, names, location, company_name,
-           employment_type, seniority, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO jobs (internal_id, job_id, company_slug, at, location, company_name, employment_type,
+           seniority, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         job.internalId,
         job.jobId,
         job.companySlug,
         Date.parse(job.postedAt),
-        doc.weight,
-        JSON.stringify(doc.names),
         job.location,
         job.companyName,
         job.employmentType,
         job.seniority,
         JSON.stringify(job),
       );
-      this.fullText('jobs', seq, doc);
+      this.searchable('jobs', seq, searchDocs.job(job));
     },
   };
 
@@ -283,8 +260,7 @@ export class DatasetDatabaseBuilder {
   finish(): void {
     this.db.exec('COMMIT');
     this.db.exec(createIndexes);
-    for (const kind of fullTextKinds)
-      this.db.exec(`INSERT INTO ${kind}_fts (${kind}_fts) VALUES ('optimize')`);
+    for (const kind of fullTextKinds) this.buildSearch(kind);
     this.db.exec('ANALYZE');
     this.db.exec('PRAGMA journal_mode = DELETE');
     this.db.close();
@@ -296,6 +272,26 @@ export class DatasetDatabaseBuilder {
       closeSync(file);
     }
     renameSync(this.building, this.target);
+  }
+
+  /** Ranks a kind's records, then indexes each one's words under its rank and its names. */
+  private buildSearch(kind: FullTextKind): void {
+    this.db.exec(`BEGIN; ${createSearchTables(kind)}`);
+    const words = this.db.prepare(`INSERT INTO ${kind}_fts (rowid, names, texts) VALUES (?, ?, ?)`);
+    const names = this.db.prepare(`INSERT OR IGNORE INTO ${kind}_names (rank, name) VALUES (?, ?)`);
+    for (const row of this.db.prepare(`SELECT rank, doc FROM ${kind}_rank ORDER BY rank`).iterate()) {
+      const rank = Number(row.rank);
+      const doc = JSON.parse(String(row.doc)) as Pick<SearchDoc, 'names' | 'texts'>;
+      words.run(
+        rank,
+        indexedWords(doc.names.flatMap(textWords)),
+        indexedWords(doc.texts.flatMap((text) => (text ? textWords(text) : []))),
+      );
+      for (const name of doc.names) names.run(rank, normalizeText(name));
+    }
+    this.db.exec(
+      `${createNameIndex(kind)} INSERT INTO ${kind}_fts (${kind}_fts) VALUES ('optimize'); COMMIT;`,
+    );
   }
 
   /** Drops the half-built file (after a failure). */

@@ -46,13 +46,24 @@ import type {
   SchoolRecord,
   Stored,
 } from '../model.js';
-import { byScore, nameRelevance, type PreparedQuery, prepareQuery, Relevance } from '../search.js';
+import {
+  byScore,
+  type PreparedQuery,
+  prepareQuery,
+  Relevance,
+  relevance,
+  type SearchDoc,
+} from '../search.js';
 import { reversed } from './build-database.js';
 import { matchExpression } from './full-text.js';
 import { DATASET_DATABASE_VERSION, type FullTextKind } from './schema.js';
 
 /** SQLite's page cache per open database (KiB): what bounds the reader's memory. */
 const PAGE_CACHE_KIB = 32 * 1024;
+/** Above every character: names starting with q sort between q and q + this. */
+const LAST_CHARACTER = String.fromCodePoint(0x10ffff);
+/** Staff counts up to which people search scores the staff directly rather than through the index. */
+export const DIRECTLY_SCORED = 20_000;
 /** How often (ms) the reader looks whether the file was replaced. */
 const RELOAD_CHECK_MS = 1000;
 
@@ -60,17 +71,6 @@ export class DatasetFileError extends Error {}
 
 type Parameters = Record<string, string | number | null>;
 type Row = Record<string, unknown>;
-
-/** How a kind's rows rank: its names (JSON) and weight columns. */
-const ranking: Record<FullTextKind, { names: string; weight: string }> = {
-  people: { names: 'e.names', weight: 'e.weight' },
-  companies: { names: 'e.names', weight: 'e.weight' },
-  schools: { names: 'e.names', weight: 'e.weight' },
-  posts: { names: "'[]'", weight: 'e.weight' },
-  jobs: { names: 'e.names', weight: 'e.weight' },
-  locations: { names: 'e.names', weight: '0' },
-  industries: { names: 'e.names', weight: '0' },
-};
 
 const streams: Record<ActivityKind, { table: string; owner: string }> = {
   posts: { table: 'posts', owner: 'author_username' },
@@ -84,6 +84,17 @@ const facetColumns: Record<FacetField, string> = {
   employmentType: 'employment_type',
   seniority: 'seniority',
 };
+
+interface Filter {
+  sql: string;
+  parameters: Parameters;
+}
+
+/** A matched record: its rank (tie order) and relevance tier. */
+interface Hit {
+  rank: number;
+  score: number;
+}
 
 interface Scored<T> {
   item: T;
@@ -112,12 +123,6 @@ class Connection {
     const meta = this.readMeta();
     this.db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}; PRAGMA mmap_size = 0;`);
     this.fetchedAt = meta.fetchedAt;
-    let last: { query: string; prepared: PreparedQuery } | undefined;
-    this.db.function('name_relevance', { deterministic: true }, (query, names) => {
-      if (last?.query !== query) last = { query: String(query), prepared: prepareQuery(String(query)) };
-      // The row matched the full text already: every term starts one of its words.
-      return Math.max(Relevance.text, nameRelevance(last.prepared, JSON.parse(String(names)) as string[]));
-    });
   }
 
   private readMeta(): { fetchedAt: string } {
@@ -169,7 +174,11 @@ export class DatabaseDatasetReader implements DatasetReader {
   private identity: string | null;
   private checkedAt = Date.now();
 
-  constructor(readonly path: string) {
+  /** `directlyScored` replaces DIRECTLY_SCORED (tests reach both ways of narrowed people search). */
+  constructor(
+    readonly path: string,
+    private readonly directlyScored = DIRECTLY_SCORED,
+  ) {
     this.identity = fileIdentity(path);
     this.connection = new Connection(path);
   }
@@ -353,8 +362,8 @@ export class DatabaseDatasetReader implements DatasetReader {
          UNION ALL SELECT seq, 1 FROM people WHERE location IS :location),
        totals AS (SELECT person, sum(score) AS score FROM scores
          WHERE person <> (SELECT seq FROM people WHERE public_id = :self) GROUP BY person)
-       SELECT p.body FROM totals t JOIN people p ON p.seq = t.person
-       ORDER BY t.score DESC, p.weight DESC, p.internal_id LIMIT :limit`,
+       SELECT p.body FROM totals t JOIN people p ON p.seq = t.person JOIN people_rank r ON r.seq = t.person
+       ORDER BY t.score DESC, r.rank LIMIT :limit`,
       {
         employers: JSON.stringify(employers),
         skills: JSON.stringify(person.skills.map((skill) => skill.name)),
@@ -373,8 +382,8 @@ export class DatabaseDatasetReader implements DatasetReader {
            WHERE location_id IN (SELECT value FROM json_each(:locations)) GROUP BY company),
        totals AS (SELECT company, sum(score) AS score FROM scores
          WHERE company <> (SELECT seq FROM companies WHERE public_id = :id) GROUP BY company)
-       SELECT c.body FROM totals t JOIN companies c ON c.seq = t.company
-       ORDER BY t.score DESC, c.weight DESC, c.internal_id LIMIT :limit`,
+       SELECT c.body FROM totals t JOIN companies c ON c.seq = t.company JOIN companies_rank r ON r.seq = t.company
+       ORDER BY t.score DESC, r.rank LIMIT :limit`,
       {
         industry: company.industryId,
         locations: JSON.stringify(company.locationIds),
@@ -387,44 +396,85 @@ export class DatabaseDatasetReader implements DatasetReader {
   // ---- Searches -------------------------------------------------------------------------------------
 
   /**
-   * The rows of a kind the query matches, best first, with their ranking: `filters` narrows them
-   * (SQL over the kind's row `e`, its values in `parameters`).
+   * The ranks of a kind's records the query matches, best first, up to `need`: the exact-name and
+   * name-prefix tiers from the names index, then the name-words and text tiers from the full-text
+   * index read in rank order, each stopping as soon as enough rows are found. `filter` narrows the
+   * rows (SQL over the kind's table `e`).
    */
-  private ranked<T>(
-    kind: FullTextKind,
-    query: string,
-    window: WindowRequest,
-    filters = '',
-    parameters: Parameters = {},
-  ): Scored<T>[] {
-    const match = matchExpression(prepareQuery(query));
-    if (match === null) return [];
-    const { names, weight } = ranking[kind];
-    return this.rows(
-      `SELECT e.body, name_relevance(:query, ${names}) AS score, ${weight} AS weight, e.internal_id AS key
-         FROM ${kind} e WHERE e.seq IN (SELECT rowid FROM ${kind}_fts WHERE ${kind}_fts MATCH :match) ${filters}
-         ORDER BY score DESC, weight DESC, key LIMIT :count OFFSET :start`,
-      { ...parameters, query, match, count: Math.max(0, window.count), start: Math.max(0, window.start) },
+  private searchRanks(kind: FullTextKind, query: PreparedQuery, need: number, filter?: Filter): Hit[] {
+    const all = matchExpression(query);
+    if (all === null || need <= 0) return [];
+    const fts = `${kind}_fts`;
+    const narrowed = (rank: string) =>
+      filter ? `JOIN ${kind}_rank r ON r.rank = ${rank} JOIN ${kind} e ON e.seq = r.seq` : '';
+    const where = filter?.sql ?? '';
+    const range = { query: query.normalized, end: `${query.normalized}${LAST_CHARACTER}` };
+    const hits: Hit[] = this.rows(
+      `SELECT n.rank AS rank, max(n.name = :query) AS exact FROM ${kind}_names n ${narrowed('n.rank')}
+         WHERE n.name >= :query AND n.name < :end ${where} GROUP BY n.rank ORDER BY exact DESC, n.rank LIMIT :need`,
+      { ...filter?.parameters, ...range, need },
     ).map((row) => ({
-      item: JSON.parse(String(row.body)) as T,
-      score: Number(row.score),
-      weight: Number(row.weight),
-      key: String(row.key),
+      rank: Number(row.rank),
+      score: Number(row.exact) === 1 ? Relevance.exactName : Relevance.namePrefix,
     }));
+    const tiers = [
+      // Name words: names starting with the query were taken above.
+      {
+        score: Relevance.nameWords,
+        match: `{names} : (${all})`,
+        extra: `AND NOT EXISTS (SELECT 1 FROM ${kind}_names n WHERE n.rank = ${fts}.rowid AND n.name >= :query AND n.name < :end)`,
+      },
+      { score: Relevance.text, match: `(${all}) NOT {names} : (${all})`, extra: '' },
+    ];
+    for (const tier of tiers) {
+      if (hits.length >= need) break;
+      const rows = this.rows(
+        `SELECT ${fts}.rowid AS rank FROM ${fts} ${narrowed(`${fts}.rowid`)}
+           WHERE ${fts} MATCH :match ${tier.extra} ${where} ORDER BY ${fts}.rowid LIMIT :need`,
+        { ...filter?.parameters, ...(tier.extra ? range : {}), match: tier.match, need: need - hits.length },
+      );
+      for (const row of rows) hits.push({ rank: Number(row.rank), score: tier.score });
+    }
+    return hits;
   }
 
-  private matchCount(kind: FullTextKind, query: string, filters = '', parameters: Parameters = {}): number {
-    const match = matchExpression(prepareQuery(query));
-    if (match === null) return 0;
+  /** How many of a kind's records the query matches (within `filter`). */
+  private matchCount(kind: FullTextKind, query: PreparedQuery, filter?: Filter): number {
+    const all = matchExpression(query);
+    if (all === null) return 0;
+    const fts = `${kind}_fts`;
+    const narrowed = filter
+      ? `JOIN ${kind}_rank r ON r.rank = ${fts}.rowid JOIN ${kind} e ON e.seq = r.seq`
+      : '';
     return this.count(
-      `SELECT count(*) AS n FROM ${kind} e
-         WHERE e.seq IN (SELECT rowid FROM ${kind}_fts WHERE ${kind}_fts MATCH :match) ${filters}`,
-      { ...parameters, match },
+      `SELECT count(*) AS n FROM ${fts} ${narrowed} WHERE ${fts} MATCH :match ${filter?.sql ?? ''}`,
+      {
+        ...filter?.parameters,
+        match: all,
+      },
     );
   }
 
-  private top<T>(kind: FullTextKind, query: string, limit: number): T[] {
-    return this.ranked<T>(kind, query, { start: 0, count: limit }).map((entry) => entry.item);
+  /** The records of hits, in their order, with what a mixed search sorts them by. */
+  private records<T>(kind: FullTextKind, hits: readonly Hit[]): Scored<T>[] {
+    return hits.map((hit) => {
+      const [row] = this.rows(
+        `SELECT e.body, r.weight, r.key FROM ${kind}_rank r JOIN ${kind} e ON e.seq = r.seq WHERE r.rank = :rank`,
+        { rank: hit.rank },
+      );
+      return {
+        item: JSON.parse(String(row?.body)) as T,
+        score: hit.score,
+        weight: Number(row?.weight),
+        key: String(row?.key),
+      };
+    });
+  }
+
+  private top<T>(kind: FullTextKind, keywords: string, limit: number): T[] {
+    return this.records<T>(kind, this.searchRanks(kind, prepareQuery(keywords), limit)).map(
+      (entry) => entry.item,
+    );
   }
 
   searchCompanies(filters: CompanySearchFilters, window: WindowRequest): Window<CompanyRecord> {
@@ -446,12 +496,15 @@ export class DatabaseDatasetReader implements DatasetReader {
       clauses.push('e.has_jobs = :hasJobs');
       parameters.hasJobs = filters.hasJobs ? 1 : 0;
     }
-    const where = clauses.map((clause) => `AND ${clause}`).join(' ');
+    const filter = clauses.length
+      ? { sql: clauses.map((clause) => `AND ${clause}`).join(' '), parameters }
+      : undefined;
+    const query = prepareQuery(filters.keywords);
+    const start = Math.max(0, window.start);
+    const hits = this.searchRanks('companies', query, start + Math.max(0, window.count), filter).slice(start);
     return {
-      items: this.ranked<CompanyRecord>('companies', filters.keywords, window, where, parameters).map(
-        (entry) => entry.item,
-      ),
-      total: this.matchCount('companies', filters.keywords, where, parameters),
+      items: this.records<CompanyRecord>('companies', hits).map((entry) => entry.item),
+      total: this.matchCount('companies', query, filter),
     };
   }
 
@@ -471,6 +524,11 @@ export class DatabaseDatasetReader implements DatasetReader {
     };
   }
 
+  /**
+   * Narrowed to a company's staff, the few people it leaves are scored directly (search.ts's
+   * relevance over their documents); a company too large for that narrows the index's rank-ordered
+   * reading instead.
+   */
   searchPeople(filters: PeopleSearchFilters, limit: number): PersonRecord[] {
     const clauses: string[] = [];
     const parameters: Parameters = {};
@@ -483,13 +541,28 @@ export class DatabaseDatasetReader implements DatasetReader {
     };
     workedAt(filters.currentCompany, 1, 'currentCompany');
     workedAt(filters.pastCompany, 0, 'pastCompany');
-    return this.ranked<PersonRecord>(
-      'people',
-      filters.keywords,
-      { start: 0, count: limit },
-      clauses.join(' '),
-      parameters,
-    ).map((entry) => entry.item);
+    const query = prepareQuery(filters.keywords);
+    if (clauses.length === 0)
+      return this.records<PersonRecord>('people', this.searchRanks('people', query, limit)).map(
+        (entry) => entry.item,
+      );
+    const filter = { sql: clauses.join(' '), parameters };
+    const staff = `FROM people_rank r JOIN people e ON e.seq = r.seq WHERE 1 ${filter.sql}`;
+    const hits =
+      this.count(`SELECT count(*) AS n ${staff}`, parameters) <= this.directlyScored
+        ? this.rows(`SELECT r.rank, r.doc ${staff}`, parameters)
+            .map((row) => {
+              const doc = JSON.parse(String(row.doc)) as Pick<SearchDoc, 'names' | 'texts'>;
+              return {
+                rank: Number(row.rank),
+                score: relevance(filters.keywords, { ...doc, weight: 0, key: '' }),
+              };
+            })
+            .filter((hit) => hit.score > 0)
+            .sort((a, b) => b.score - a.score || a.rank - b.rank)
+            .slice(0, limit)
+        : this.searchRanks('people', query, limit, filter);
+    return this.records<PersonRecord>('people', hits).map((entry) => entry.item);
   }
 
   searchSchools(keywords: string, limit: number): SchoolRecord[] {
@@ -515,13 +588,13 @@ export class DatabaseDatasetReader implements DatasetReader {
   /** The best of several kinds: the best `limit` overall are among each kind's best `limit`. */
   private mixed<H extends { type: string; record: unknown }>(
     kinds: readonly [FullTextKind, H['type']][],
-    query: string,
+    keywords: string,
     limit: number,
   ): H[] {
-    const window = { start: 0, count: limit };
+    const query = prepareQuery(keywords);
     return kinds
       .flatMap(([kind, type]) =>
-        this.ranked<H['record']>(kind, query, window).map((entry) => ({
+        this.records<H['record']>(kind, this.searchRanks(kind, query, limit)).map((entry) => ({
           ...entry,
           item: { type, record: entry.item } as H,
         })),
@@ -589,7 +662,8 @@ export class DatabaseDatasetReader implements DatasetReader {
     ) as Record<FacetField, [string, number][]>;
     if (match === null) return { matched: 0, counts };
     const rows = this.rows(
-      `WITH hits AS MATERIALIZED (SELECT rowid AS seq FROM jobs_fts WHERE jobs_fts MATCH :match)
+      `WITH hits AS MATERIALIZED (SELECT r.seq FROM jobs_fts JOIN jobs_rank r ON r.rank = jobs_fts.rowid
+         WHERE jobs_fts MATCH :match)
        ${facetFields
          .map(
            (field) =>

@@ -1,12 +1,15 @@
 /**
  * The dataset database's tables. Each record is kept whole as JSON in `body` (what the reader
- * answers), beside the columns lookups and searches use, each behind an index: identifiers, the
- * streams' (owner, time, id) orders, company filters, employment, skills and hashtags; keyword search
- * goes through one contentless FTS5 table per kind, whose rowid is the record's `seq` (file order).
- * `names` holds the record's names as a JSON array for search.ts's name tiers.
+ * answers), beside the columns lookups use, each behind an index: identifiers, the streams' (owner,
+ * time, id) orders, company filters, employment, skills and hashtags.
  *
- * Tables are created bare and filled; the secondary indexes come after the load (faster than
- * maintaining them row by row), then ANALYZE.
+ * Keyword search, per searchable kind: `<kind>_rank` numbers the kind's records in the order search
+ * breaks ties (weight descending, then key), and keeps each record's search document (its names and
+ * describing texts, search.ts's SearchDoc); `<kind>_fts` is a contentless FTS5 index whose rowid IS
+ * that rank, so a full-text query read in rowid order meets matches best-first and can stop after a
+ * page; `<kind>_names` holds each record's names normalized, for the exact-name and name-prefix
+ * tiers. The search tables are built at the end of a load, from `<kind>_search`, which the load fills
+ * and the end drops; the secondary indexes come after the load too (faster than row by row).
  */
 
 /** Bumped when the tables change; a server refuses a database of another version. */
@@ -25,22 +28,17 @@ export type FullTextKind = (typeof fullTextKinds)[number];
 
 export const createTables = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE locations (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, internal_id TEXT NOT NULL,
-  names TEXT NOT NULL, body TEXT NOT NULL);
-CREATE TABLE industries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, internal_id TEXT NOT NULL,
-  names TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE locations (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL);
+CREATE TABLE industries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL);
 CREATE TABLE service_categories (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
-CREATE TABLE schools (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, weight INTEGER NOT NULL,
-  names TEXT NOT NULL, body TEXT NOT NULL);
-CREATE TABLE companies (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, public_id TEXT NOT NULL UNIQUE,
+CREATE TABLE schools (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE companies (seq INTEGER PRIMARY KEY, public_id TEXT NOT NULL UNIQUE,
   slug_key TEXT NOT NULL UNIQUE, industry_id TEXT NOT NULL, size_code TEXT NOT NULL,
-  has_jobs INTEGER NOT NULL, reversed_domain TEXT, name_order TEXT NOT NULL, weight INTEGER NOT NULL,
-  names TEXT NOT NULL, body TEXT NOT NULL);
+  has_jobs INTEGER NOT NULL, reversed_domain TEXT, name_order TEXT NOT NULL, body TEXT NOT NULL);
 CREATE TABLE company_locations (location_id TEXT NOT NULL, company INTEGER NOT NULL,
   PRIMARY KEY (location_id, company)) WITHOUT ROWID;
-CREATE TABLE people (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, public_id TEXT NOT NULL UNIQUE,
-  username_key TEXT NOT NULL UNIQUE, location TEXT, weight INTEGER NOT NULL, names TEXT NOT NULL,
-  body TEXT NOT NULL);
+CREATE TABLE people (seq INTEGER PRIMARY KEY, public_id TEXT NOT NULL UNIQUE,
+  username_key TEXT NOT NULL UNIQUE, location TEXT, body TEXT NOT NULL);
 CREATE TABLE current_employment (company_slug TEXT NOT NULL, person INTEGER NOT NULL,
   positions INTEGER NOT NULL, PRIMARY KEY (company_slug, person)) WITHOUT ROWID;
 CREATE TABLE employment (company_public_id TEXT NOT NULL, current INTEGER NOT NULL, person INTEGER NOT NULL,
@@ -48,8 +46,7 @@ CREATE TABLE employment (company_public_id TEXT NOT NULL, current INTEGER NOT NU
 CREATE TABLE person_skills (skill TEXT NOT NULL, person INTEGER NOT NULL, times INTEGER NOT NULL,
   PRIMARY KEY (skill, person)) WITHOUT ROWID;
 CREATE TABLE posts (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, slug_key TEXT NOT NULL UNIQUE,
-  author_username TEXT, author_company_slug TEXT, at INTEGER NOT NULL, weight INTEGER NOT NULL,
-  body TEXT NOT NULL);
+  author_username TEXT, author_company_slug TEXT, at INTEGER NOT NULL, body TEXT NOT NULL);
 CREATE TABLE post_hashtags (tag TEXT NOT NULL, at INTEGER NOT NULL, internal_id TEXT NOT NULL,
   post INTEGER NOT NULL, PRIMARY KEY (tag, at DESC, internal_id, post)) WITHOUT ROWID;
 CREATE TABLE comments (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, post_slug TEXT NOT NULL,
@@ -58,15 +55,29 @@ CREATE TABLE reactions (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, post
   on_comment INTEGER NOT NULL, reaction_type TEXT NOT NULL, reactor_username TEXT NOT NULL,
   at INTEGER NOT NULL, body TEXT NOT NULL);
 CREATE TABLE jobs (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, job_id TEXT NOT NULL UNIQUE,
-  company_slug TEXT, at INTEGER NOT NULL, weight INTEGER NOT NULL, names TEXT NOT NULL,
-  location TEXT, company_name TEXT, employment_type TEXT, seniority TEXT, body TEXT NOT NULL);
+  company_slug TEXT, at INTEGER NOT NULL, location TEXT, company_name TEXT, employment_type TEXT,
+  seniority TEXT, body TEXT NOT NULL);
 ${fullTextKinds
   .map(
     (kind) =>
-      `CREATE VIRTUAL TABLE ${kind}_fts USING fts5(names, texts, content='', detail=column, tokenize='ascii');`,
+      `CREATE TABLE ${kind}_search (seq INTEGER PRIMARY KEY, weight INTEGER NOT NULL, key TEXT NOT NULL, doc TEXT NOT NULL);`,
   )
   .join('\n')}
 `;
+
+/** The search tables of one kind, built from its `_search` table once the load is complete. */
+export const createSearchTables = (kind: FullTextKind) => `
+CREATE TABLE ${kind}_rank (rank INTEGER PRIMARY KEY, seq INTEGER NOT NULL UNIQUE, weight INTEGER NOT NULL,
+  key TEXT NOT NULL, doc TEXT NOT NULL);
+INSERT INTO ${kind}_rank (seq, weight, key, doc) SELECT seq, weight, key, doc FROM ${kind}_search
+  ORDER BY weight DESC, key;
+DROP TABLE ${kind}_search;
+CREATE VIRTUAL TABLE ${kind}_fts USING fts5(names, texts, content='', detail=column, tokenize='ascii');
+CREATE TABLE ${kind}_names (rank INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (rank, name)) WITHOUT ROWID;
+`;
+
+export const createNameIndex = (kind: FullTextKind) =>
+  `CREATE INDEX ${kind}_names_name ON ${kind}_names (name, rank);`;
 
 export const createIndexes = `
 CREATE INDEX people_location ON people (location);
