@@ -5,17 +5,17 @@
 import { CursorStore, cursorSecret } from '../paging/cursors.js';
 import type { RunnerRuntime } from '../pipeline/operation.js';
 import type { CompanyRef, DataSource, ProfileRef } from '../sources/data-source.js';
-import { defaultDatasetSource } from '../sources/dataset/dataset-source.js';
+import { openDataSource } from '../sources/open-data-source.js';
 
 export interface DataDependencies {
   source: DataSource;
   cursors: CursorStore;
 }
 
-/** The embedded dataset, and cursors kept in the runtime's store. */
+/** The source DATA_SOURCE names, and cursors kept in the runtime's store. */
 export function defaultDataDependencies(runtime: RunnerRuntime): DataDependencies {
   return {
-    source: defaultDatasetSource(),
+    source: openDataSource(runtime.config),
     cursors: new CursorStore(
       runtime.store,
       runtime.clock,
