@@ -113,7 +113,7 @@ export function connectionFailure(error: unknown, cause: (text: string) => Error
   const why = cause(`failed: ${reported}`);
   return typeof code === 'string' && UNREACHABLE.has(code)
     ? new ServiceUnavailableError(`The data source cannot be reached; retry later, ${NO_CREDITS}`, why)
-    : new UpstreamError(`The data source broke off its answer; ${NO_CREDITS}`, why);
+    : new UpstreamError(`The data source's answer could not be read; ${NO_CREDITS}`, why);
 }
 
 /** A 200 whose body is not JSON, or whose JSON is not the route's envelope. */
