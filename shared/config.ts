@@ -208,7 +208,33 @@ const configSchema = z.object({
   OAUTH_ISSUER: z.url().optional(),
   /** Where the issuer publishes its signing keys. Unset: `<OAUTH_ISSUER>/.well-known/jwks.json`. */
   OAUTH_JWKS_URL: z.url().optional(),
+  /** Where data lookups read: `dataset` (the embedded sample) or `upstream` (another service's /api/v2). */
+  DATA_SOURCE: z.enum(['dataset', 'upstream']).default('dataset'),
+  /**
+   * With DATA_SOURCE=upstream: base URL of a service speaking this project's /api/v2 (scheme, host and
+   * any path prefix before `/api/v2`). No credentials in it: URLs end up in logs, the key must not.
+   */
+  UPSTREAM_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .refine((url) => {
+      const { username, password, search, hash } = new URL(url);
+      return !username && !password && !search && !hash;
+    }, 'must be a base URL without credentials, query or fragment (the key goes in UPSTREAM_API_KEY)')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
+  /** With DATA_SOURCE=upstream: the key sent to it as X-API-Key. Never logged. */
+  UPSTREAM_API_KEY: z.string().min(1).max(1024).optional(),
+  /**
+   * Deadline of one upstream request, from asking for it (a wait for a free slot included) to the last
+   * byte of its answer. 4 s leaves room for two upstream requests in a row inside the 10 s lookup deadline.
+   */
+  UPSTREAM_TIMEOUT_MS: integer(1, 60_000).default(4_000),
+  /** Upstream requests (and kept-alive connections) one process has at once; more wait, within their deadline. */
+  UPSTREAM_MAX_IN_FLIGHT: integer(1, 1_000).default(16),
 });
+
+/** DATA_SOURCE=upstream needs both of these; naming each missing one is what start-up reports. */
+const UPSTREAM_REQUIRED = ['UPSTREAM_URL', 'UPSTREAM_API_KEY'] as const;
 
 export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string };
 
@@ -232,6 +258,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const settings = parsed.data;
+  if (settings.DATA_SOURCE === 'upstream') {
+    const missing = UPSTREAM_REQUIRED.filter((name) => settings[name] === undefined);
+    if (missing.length > 0)
+      throw new ConfigError(
+        `Invalid configuration: ${missing.map((name) => `${name}: is required when DATA_SOURCE=upstream`).join('; ')}`,
+      );
+  }
   return { ...settings, PUBLIC_BASE_URL: settings.PUBLIC_BASE_URL ?? listeningAddress(settings) };
 }
 

@@ -171,11 +171,16 @@ export class UpstreamError extends ApiError {
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 export class ServiceUnavailableError extends ApiError {
-  constructor(message: string, cause?: unknown) {
+  /** `retryAfterSeconds`: a wait someone else asked for (a data source's Retry-After, already bounded). */
+  constructor(
+    message: string,
+    cause?: unknown,
+    retryAfterSeconds: number = SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+  ) {
     super('service_unavailable', {
       message,
       retryable: true,
-      headers: { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
       cause,
     });
   }

@@ -1,6 +1,7 @@
 /**
  * Structured JSON logs (pino): one line per request from each transport, plus warnings. Never log a
- * key or a token: request logs carry the account id and key id only.
+ * key or a token: request logs carry the account id and key id only. Redaction is the safety net
+ * for a key that reaches a logged object anyway (a config, a request's headers).
  */
 import { pino } from 'pino';
 
@@ -11,7 +12,19 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   const options: pino.LoggerOptions = {
     level,
     base: undefined,
-    redact: { paths: ['authorization', '*.authorization', 'apiKey', '*.apiKey'], censor: '[redacted]' },
+    redact: {
+      paths: [
+        'authorization',
+        '*.authorization',
+        'apiKey',
+        '*.apiKey',
+        'UPSTREAM_API_KEY',
+        '*.UPSTREAM_API_KEY',
+        '*["x-api-key"]',
+        '*.headers["x-api-key"]',
+      ],
+      censor: '[redacted]',
+    },
   };
   return destination ? pino(options, destination) : pino(options);
 }

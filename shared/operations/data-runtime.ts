@@ -5,17 +5,17 @@
 import { CursorStore, cursorSecret } from '../paging/cursors.js';
 import type { RunnerRuntime } from '../pipeline/operation.js';
 import type { CompanyRef, DataSource, ProfileRef } from '../sources/data-source.js';
-import { datasetSource } from '../sources/dataset/open-dataset.js';
+import { openDataSource } from '../sources/open-data-source.js';
 
 export interface DataDependencies {
   source: DataSource;
   cursors: CursorStore;
 }
 
-/** The dataset the settings name (DATASET, else the sample) unless a source is given; cursors in the runtime's store. */
+/** The source the settings name (DATA_SOURCE, DATASET) unless one is given; cursors in the runtime's store. */
 export function defaultDataDependencies(runtime: RunnerRuntime, source?: DataSource): DataDependencies {
   return {
-    source: source ?? datasetSource(runtime.config.DATASET),
+    source: source ?? openDataSource(runtime.config),
     cursors: new CursorStore(
       runtime.store,
       runtime.clock,

@@ -4,7 +4,7 @@
 
 import { PAGE_SIZE } from '../../schemas/operations/data-lookup.js';
 import { MAX_OFFSET } from '../../schemas/parameters.js';
-import type { Window } from '../sources/data-source.js';
+import type { SearchWindow, Window } from '../sources/data-source.js';
 
 export { PAGE_SIZE };
 
@@ -22,10 +22,11 @@ export function startPage<T>(start: number, window: Window<T>) {
  * Company and domain search: `offset`, `limit`, `returned`, `hasMore`, `nextOffset`. The spec caps
  * offset at 10000, so a next page past it is not announced.
  */
-export function offsetPage<T>(offset: number, window: Window<T>) {
+export function offsetPage<T>(offset: number, window: SearchWindow<T>) {
   const returned = window.items.length;
   const next = offset + returned;
-  const hasMore = next < window.total && next <= MAX_OFFSET;
+  const more = 'total' in window ? next < window.total : window.hasMore;
+  const hasMore = more && next <= MAX_OFFSET;
   return {
     items: window.items,
     paging: { offset, limit: PAGE_SIZE, returned, hasMore, nextOffset: hasMore ? next : null },

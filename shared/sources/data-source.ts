@@ -1,7 +1,9 @@
 /**
  * The data-source port: one method per lookup, plain inputs, an AbortSignal, typed results. An
  * adapter throws ResourceNotFoundError when nothing matches, UpstreamError when its source answers
- * something invalid, and UpstreamTimeoutError when it answers too late (shared/errors.ts).
+ * something invalid, UpstreamTimeoutError when it answers too late, and ServiceUnavailableError when
+ * its source cannot take requests for now (shared/errors.ts). Adapters: dataset/ (the embedded
+ * sample) and upstream/ (another service's /api/v2); open-data-source.ts picks one.
  *
  * Records may carry provider-private fields (SourceFields); the public schemas strip them.
  */
@@ -57,6 +59,12 @@ export interface Window<T> {
   /** Items in the whole list. */
   total: number;
 }
+
+/**
+ * A window of search results: counted like a list, or, from a source that pages its results without
+ * counting them (an /api/v2 search answers `hasMore`, never a total), with whether more follow.
+ */
+export type SearchWindow<T> = Window<T> | { items: T[]; hasMore: boolean };
 
 /** A page of an activity stream; `next` is the adapter's opaque position, null at the end. */
 export interface StreamPage<T> {
@@ -183,12 +191,12 @@ export interface DataSource {
     filters: CompanySearchFilters,
     window: WindowRequest,
     signal: AbortSignal,
-  ): Promise<Window<SourceRecord<CompanySearchItem>>>;
+  ): Promise<SearchWindow<SourceRecord<CompanySearchItem>>>;
   searchCompaniesByDomain(
     domain: string,
     window: WindowRequest,
     signal: AbortSignal,
-  ): Promise<Window<SourceRecord<CompanySearchItem>>>;
+  ): Promise<SearchWindow<SourceRecord<CompanySearchItem>>>;
 
   post(slug: string, signal: AbortSignal): Promise<SourceRecord<Post>>;
   postComments(slug: string, signal: AbortSignal): Promise<SourceRecord<Comment>[]>;

@@ -2,7 +2,7 @@
  * Which dataset database the server reads: `DATASET` when set (built by `npm run data -- import`),
  * otherwise the generated sample, built into dist/dataset/ on first use (or by `npm run build`) and
  * reused while the generator gives the same sample. The sample's file name carries a fingerprint of
- * its records and of the database version, so a changed generator or schema builds a fresh file
+ * its records and of the database's tables, so a changed generator or schema builds a fresh file
  * instead of serving a stale one. One reader per file per process.
  */
 import { createHash } from 'node:crypto';
@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildDatabaseFromDataset } from './database/build-database.js';
 import { DatabaseDatasetReader } from './database/database-reader.js';
-import { DATASET_DATABASE_VERSION } from './database/schema.js';
+import { schemaFingerprint } from './database/schema.js';
 import { DatasetSource } from './dataset-source.js';
 import { generateDataset } from './generate.js';
 
@@ -21,7 +21,7 @@ export const SAMPLE_DIRECTORY = join('dist', 'dataset');
 export function ensureSampleDatabase(directory = SAMPLE_DIRECTORY): string {
   const dataset = generateDataset();
   const fingerprint = createHash('sha256')
-    .update(`${DATASET_DATABASE_VERSION}\n${JSON.stringify(dataset)}`)
+    .update(`${schemaFingerprint}\n${JSON.stringify(dataset)}`)
     .digest('hex')
     .slice(0, 16);
   const path = resolve(directory, `sample-${fingerprint}.sqlite`);

@@ -22,6 +22,7 @@ import {
   DATASET_DATABASE_VERSION,
   type FullTextKind,
   fullTextKinds,
+  schemaFingerprint,
 } from './schema.js';
 
 /** The record lists a dataset database holds, named as in Dataset. */
@@ -69,6 +70,7 @@ export class DatasetDatabaseBuilder {
     this.db.exec(createTables);
     const meta = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     meta.run('version', String(DATASET_DATABASE_VERSION));
+    meta.run('schema', schemaFingerprint);
     meta.run('fetchedAt', description.fetchedAt);
     meta.run('seed', JSON.stringify(description.seed));
     meta.run('origin', description.origin);

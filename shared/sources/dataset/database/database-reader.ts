@@ -56,7 +56,7 @@ import {
 } from '../search.js';
 import { reversed } from './build-database.js';
 import { matchExpression } from './full-text.js';
-import { DATASET_DATABASE_VERSION, type FullTextKind } from './schema.js';
+import { DATASET_DATABASE_VERSION, type FullTextKind, schemaFingerprint } from './schema.js';
 
 /** SQLite's page cache per open database (KiB): what bounds the reader's memory. */
 const PAGE_CACHE_KIB = 32 * 1024;
@@ -137,10 +137,13 @@ class Connection {
       );
     }
     const meta = new Map(rows.map((row) => [String(row.key), String(row.value)]));
-    if (meta.get('version') !== String(DATASET_DATABASE_VERSION)) {
+    if (
+      meta.get('version') !== String(DATASET_DATABASE_VERSION) ||
+      meta.get('schema') !== schemaFingerprint
+    ) {
       this.db.close();
       throw new DatasetFileError(
-        `${this.path} is a dataset database of version ${meta.get('version')}; this server reads version ${DATASET_DATABASE_VERSION}. Import the dataset again with this version.`,
+        `${this.path} was built by another version of this service (dataset database ${meta.get('version')}/${meta.get('schema')}; this one reads ${DATASET_DATABASE_VERSION}/${schemaFingerprint}). Import the dataset again.`,
       );
     }
     return { fetchedAt: meta.get('fetchedAt') ?? '' };

@@ -12,6 +12,8 @@
  * and the end drops; the secondary indexes come after the load too (faster than row by row).
  */
 
+import { createHash } from 'node:crypto';
+
 /** Bumped when the tables change; a server refuses a database of another version. */
 export const DATASET_DATABASE_VERSION = 1;
 
@@ -93,3 +95,20 @@ CREATE INDEX reactions_reactor ON reactions (reactor_username, at DESC, internal
 CREATE INDEX reactions_post ON reactions (post_slug, at DESC, internal_id) WHERE on_comment = 0;
 CREATE INDEX jobs_company ON jobs (company_slug, at DESC, internal_id) WHERE company_slug IS NOT NULL;
 `;
+
+/**
+ * A digest of the table definitions above, kept in every database: a server refuses a file whose
+ * tables differ from its own even when someone forgot to bump DATASET_DATABASE_VERSION.
+ */
+export const schemaFingerprint = createHash('sha256')
+  .update(
+    [
+      DATASET_DATABASE_VERSION,
+      createTables,
+      ...fullTextKinds.map(createSearchTables),
+      ...fullTextKinds.map(createNameIndex),
+      createIndexes,
+    ].join('\n'),
+  )
+  .digest('hex')
+  .slice(0, 16);
