@@ -2,7 +2,8 @@
  * `npm run build`: one Lambda bundle per catalog operation, derived from the catalog. For each
  * operation it writes an entry (.build/entries/<id>.ts) wiring the operation's family runners into
  * functions/rest/lambda.ts, bundles it with esbuild into dist/functions/<id>/index.mjs, writes the
- * esbuild metafile beside it, and fails if a local-only package got into a bundle.
+ * esbuild metafile beside it, and fails if a local-only package got into a bundle. It also builds the
+ * generated sample's dataset database (dist/dataset/), which the data functions serve by default.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { catalog } from '../schemas/catalog.js';
+import { ensureSampleDatabase } from '../shared/sources/dataset/open-dataset.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entriesDir = join(root, '.build', 'entries');
@@ -98,3 +100,7 @@ for (const { id, outfile, bytes } of built) {
   const relative = outfile.slice(root.length + 1);
   process.stdout.write(`${id.padEnd(32)} ${(bytes / 1024).toFixed(1).padStart(8)} KiB  ${relative}\n`);
 }
+
+process.stdout.write(
+  `sample dataset database${' '.repeat(9)} ${ensureSampleDatabase().slice(root.length + 1)}\n`,
+);
