@@ -94,7 +94,13 @@ export interface DatasetReader {
   /** Reactions to the post itself (not to its comments), of one type or all. */
   postReactions(slug: string, reactionType: ReactionType | 'ALL', limit: number): ReactionRecord[];
 
-  /** Colleagues first (3 per shared current position), then one per shared skill, one for the same location. */
+  /**
+   * The people most like the person among a bounded pool: for each of the person's current employers
+   * and each of their skills, the SIMILAR_POOL best-ranked people with a current position there or
+   * listing that skill (the person left out). Each scores 3 per current position at one of those
+   * employers, 1 per skill in common and 1 for the same location; ties fall to search's rank.
+   * The pool keeps the cost bounded by the person, not by the dataset.
+   */
   similarProfiles(person: PersonRecord, limit: number): PersonRecord[];
   /** Same industry 2, a shared location 1; followers break ties. */
   similarCompanies(company: CompanyRecord, limit: number): CompanyRecord[];
@@ -124,6 +130,22 @@ export interface DatasetReader {
  */
 export function identifierKey(value: string): string {
   return value.normalize('NFC').replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+}
+
+/** People per employer and per skill that similar profiles considers. */
+export const SIMILAR_POOL = 25;
+
+/** How like `person` another person is (see DatasetReader.similarProfiles). */
+export function similarityScore(person: PersonRecord, other: PersonRecord): number {
+  const employers = new Set(person.positions.filter((p) => p.isCurrent).map((p) => p.companySlug));
+  const skills = new Set(person.skills.map((skill) => skill.name));
+  return (
+    3 *
+      other.positions.filter((p) => p.isCurrent && p.companySlug !== null && employers.has(p.companySlug))
+        .length +
+    other.skills.filter((skill) => skills.has(skill.name)).length +
+    (other.location === person.location ? 1 : 0)
+  );
 }
 
 /** Post slugs match exactly after NFC. */

@@ -27,6 +27,8 @@ import {
   notFound,
   postKey,
   type SearchAllHit,
+  SIMILAR_POOL,
+  similarityScore,
   type TypeaheadHit,
 } from './dataset-reader.js';
 import type {
@@ -41,7 +43,7 @@ import type {
   ReactionRecord,
   SchoolRecord,
 } from './model.js';
-import { normalizeText, ordered, rank, type SearchDoc } from './search.js';
+import { byScore, normalizeText, ordered, rank, type SearchDoc } from './search.js';
 
 function indexBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T> {
   return new Map(items.map((item) => [key(item), item]));
@@ -156,6 +158,8 @@ export class MemoryDatasetReader implements DatasetReader {
   private readonly jobsByCompany: Map<string, JobRecord[]>;
   /** People whose current position is at the company (by slug). */
   private readonly employeesByCompany: Map<string, PersonRecord[]>;
+  /** People in search's tie order: followers, then id. */
+  private readonly peopleByRank: PersonRecord[];
 
   constructor(private readonly dataset: Dataset) {
     this.fetchedAt = dataset.fetchedAt;
@@ -185,6 +189,10 @@ export class MemoryDatasetReader implements DatasetReader {
         ),
       ].map((slug) => ({ slug, person })),
     );
+    this.peopleByRank = dataset.people
+      .map((person) => ({ item: person, score: 1, weight: person.followerCount, key: person.internalId }))
+      .sort(byScore)
+      .map((entry) => entry.item);
     this.employeesByCompany = new Map(
       [...groupBy(employments, (employment) => employment.slug)].map(([slug, list]) => [
         slug,
@@ -268,22 +276,26 @@ export class MemoryDatasetReader implements DatasetReader {
   }
 
   similarProfiles(person: PersonRecord, limit: number) {
-    const employers = new Set(person.positions.filter((p) => p.isCurrent).map((p) => p.companySlug));
-    const skills = new Set(person.skills.map((skill) => skill.name));
-    const scored = this.dataset.people
-      .filter((other) => other !== person)
-      .map((other) => ({
-        item: other,
-        score:
-          3 *
-            other.positions.filter(
-              (p) => p.isCurrent && p.companySlug !== null && employers.has(p.companySlug),
-            ).length +
-          other.skills.filter((skill) => skills.has(skill.name)).length +
-          (other.location === person.location ? 1 : 0),
-        weight: other.followerCount,
-        key: other.internalId,
-      }));
+    const firstOfPool = (belongs: (other: PersonRecord) => boolean) =>
+      this.peopleByRank.filter(belongs).slice(0, SIMILAR_POOL);
+    const employers = new Set(
+      person.positions.flatMap((p) => (p.isCurrent && p.companySlug !== null ? [p.companySlug] : [])),
+    );
+    const pool = new Set([
+      ...[...employers].flatMap((slug) =>
+        firstOfPool((other) => other.positions.some((p) => p.isCurrent && p.companySlug === slug)),
+      ),
+      ...[...new Set(person.skills.map((skill) => skill.name))].flatMap((name) =>
+        firstOfPool((other) => other.skills.some((skill) => skill.name === name)),
+      ),
+    ]);
+    pool.delete(person);
+    const scored = [...pool].map((other) => ({
+      item: other,
+      score: similarityScore(person, other),
+      weight: other.followerCount,
+      key: other.internalId,
+    }));
     return ordered(scored).slice(0, limit);
   }
 

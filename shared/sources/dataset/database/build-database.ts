@@ -18,6 +18,7 @@ import {
   createIndexes,
   createNameIndex,
   createSearchTables,
+  createSimilarityTables,
   createTables,
   DATASET_DATABASE_VERSION,
   type FullTextKind,
@@ -189,10 +190,8 @@ export class DatasetDatabaseBuilder {
           seq,
         );
       }
-      const skillTimes = new Map<string, number>();
-      for (const skill of person.skills) skillTimes.set(skill.name, (skillTimes.get(skill.name) ?? 0) + 1);
-      for (const [skill, times] of skillTimes)
-        this.run('INSERT INTO person_skills (skill, person, times) VALUES (?, ?, ?)', skill, seq, times);
+      for (const skill of new Set(person.skills.map((entry) => entry.name)))
+        this.run('INSERT INTO person_skills (skill, person) VALUES (?, ?)', skill, seq);
       this.searchable('people', seq, searchDocs.person(person));
     },
     posts: (post) => {
@@ -263,6 +262,7 @@ export class DatasetDatabaseBuilder {
     this.db.exec('COMMIT');
     this.db.exec(createIndexes);
     for (const kind of fullTextKinds) this.buildSearch(kind);
+    this.db.exec(createSimilarityTables);
     this.db.exec('ANALYZE');
     this.db.exec('PRAGMA journal_mode = DELETE');
     this.db.close();

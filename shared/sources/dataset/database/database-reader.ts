@@ -34,6 +34,8 @@ import {
   notFound,
   postKey,
   type SearchAllHit,
+  SIMILAR_POOL,
+  similarityScore,
   type TypeaheadHit,
 } from '../dataset-reader.js';
 import type {
@@ -357,24 +359,32 @@ export class DatabaseDatasetReader implements DatasetReader {
   }
 
   similarProfiles(person: PersonRecord, limit: number): PersonRecord[] {
-    const employers = person.positions.filter((p) => p.isCurrent).map((p) => p.companySlug);
-    return this.bodies(
-      `WITH scores (person, score) AS (
-         SELECT person, 3 * positions FROM current_employment WHERE company_slug IN (SELECT value FROM json_each(:employers))
-         UNION ALL SELECT person, times FROM person_skills WHERE skill IN (SELECT value FROM json_each(:skills))
-         UNION ALL SELECT seq, 1 FROM people WHERE location IS :location),
-       totals AS (SELECT person, sum(score) AS score FROM scores
-         WHERE person <> (SELECT seq FROM people WHERE public_id = :self) GROUP BY person)
-       SELECT p.body FROM totals t JOIN people p ON p.seq = t.person JOIN people_rank r ON r.seq = t.person
-       ORDER BY t.score DESC, r.rank LIMIT :limit`,
-      {
-        employers: JSON.stringify(employers),
-        skills: JSON.stringify(person.skills.map((skill) => skill.name)),
-        location: person.location,
-        self: person.publicId,
-        limit,
-      },
+    const pool = new Set<number>();
+    const firstOfPool = (sql: string, key: string) => {
+      for (const row of this.rows(sql, { key, size: SIMILAR_POOL })) pool.add(Number(row.rank));
+    };
+    for (const position of person.positions)
+      if (position.isCurrent && position.companySlug !== null)
+        firstOfPool(
+          'SELECT rank FROM staff_by_rank WHERE company_slug = :key ORDER BY rank LIMIT :size',
+          position.companySlug,
+        );
+    for (const skill of new Set(person.skills.map((entry) => entry.name)))
+      firstOfPool('SELECT rank FROM skill_holders WHERE skill = :key ORDER BY rank LIMIT :size', skill);
+    const members = this.rows(
+      `SELECT r.rank, p.body FROM people_rank r JOIN people p ON p.seq = r.seq
+        WHERE r.rank IN (SELECT value FROM json_each(:pool)) AND p.public_id <> :self`,
+      { pool: JSON.stringify([...pool]), self: person.publicId },
     );
+    return members
+      .map((row) => {
+        const other = JSON.parse(String(row.body)) as PersonRecord;
+        return { other, rank: Number(row.rank), score: similarityScore(person, other) };
+      })
+      .filter((entry) => entry.score > 0)
+      .sort((a, b) => b.score - a.score || a.rank - b.rank)
+      .slice(0, limit)
+      .map((entry) => entry.other);
   }
 
   similarCompanies(company: CompanyRecord, limit: number): CompanyRecord[] {

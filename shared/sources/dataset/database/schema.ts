@@ -45,8 +45,7 @@ CREATE TABLE current_employment (company_slug TEXT NOT NULL, person INTEGER NOT 
   positions INTEGER NOT NULL, PRIMARY KEY (company_slug, person)) WITHOUT ROWID;
 CREATE TABLE employment (company_public_id TEXT NOT NULL, current INTEGER NOT NULL, person INTEGER NOT NULL,
   PRIMARY KEY (company_public_id, current, person)) WITHOUT ROWID;
-CREATE TABLE person_skills (skill TEXT NOT NULL, person INTEGER NOT NULL, times INTEGER NOT NULL,
-  PRIMARY KEY (skill, person)) WITHOUT ROWID;
+CREATE TABLE person_skills (skill TEXT NOT NULL, person INTEGER NOT NULL, PRIMARY KEY (skill, person)) WITHOUT ROWID;
 CREATE TABLE posts (seq INTEGER PRIMARY KEY, internal_id TEXT NOT NULL, slug_key TEXT NOT NULL UNIQUE,
   author_username TEXT, author_company_slug TEXT, at INTEGER NOT NULL, body TEXT NOT NULL);
 CREATE TABLE post_hashtags (tag TEXT NOT NULL, at INTEGER NOT NULL, internal_id TEXT NOT NULL,
@@ -76,6 +75,16 @@ INSERT INTO ${kind}_rank (seq, weight, key, doc) SELECT seq, weight, key, doc FR
 DROP TABLE ${kind}_search;
 CREATE VIRTUAL TABLE ${kind}_fts USING fts5(names, texts, content='', detail=column, tokenize='ascii');
 CREATE TABLE ${kind}_names (rank INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (rank, name)) WITHOUT ROWID;
+`;
+
+/** Similar profiles' pools, in rank order: each employer's current staff and each skill's holders. */
+export const createSimilarityTables = `
+CREATE TABLE staff_by_rank (company_slug TEXT NOT NULL, rank INTEGER NOT NULL,
+  PRIMARY KEY (company_slug, rank)) WITHOUT ROWID;
+INSERT INTO staff_by_rank SELECT e.company_slug, r.rank FROM current_employment e JOIN people_rank r ON r.seq = e.person;
+CREATE TABLE skill_holders (skill TEXT NOT NULL, rank INTEGER NOT NULL, PRIMARY KEY (skill, rank)) WITHOUT ROWID;
+INSERT INTO skill_holders SELECT s.skill, r.rank FROM person_skills s JOIN people_rank r ON r.seq = s.person;
+DROP TABLE person_skills;
 `;
 
 export const createNameIndex = (kind: FullTextKind) =>
@@ -108,6 +117,7 @@ export const schemaFingerprint = createHash('sha256')
       ...fullTextKinds.map(createSearchTables),
       ...fullTextKinds.map(createNameIndex),
       createIndexes,
+      createSimilarityTables,
     ].join('\n'),
   )
   .digest('hex')
