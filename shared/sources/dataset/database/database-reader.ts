@@ -87,9 +87,18 @@ const facetColumns: Record<FacetField, string> = {
   seniority: 'seniority',
 };
 
+/** Narrows a search: SQL over the record's rank row `r` and, when `readsRecord`, its table row `e`. */
 interface Filter {
   sql: string;
   parameters: Parameters;
+  readsRecord: boolean;
+}
+
+/** The joins a filter needs from a rank (`rank` is the column holding it). */
+function narrowing(kind: FullTextKind, rank: string, filter: Filter | undefined): string {
+  if (!filter) return '';
+  const record = filter.readsRecord ? ` JOIN ${kind} e ON e.seq = r.seq` : '';
+  return `JOIN ${kind}_rank r ON r.rank = ${rank}${record}`;
 }
 
 /** A matched record: its rank (tie order) and relevance tier. */
@@ -418,8 +427,7 @@ export class DatabaseDatasetReader implements DatasetReader {
     const all = matchExpression(query);
     if (all === null || need <= 0) return [];
     const fts = `${kind}_fts`;
-    const narrowed = (rank: string) =>
-      filter ? `JOIN ${kind}_rank r ON r.rank = ${rank} JOIN ${kind} e ON e.seq = r.seq` : '';
+    const narrowed = (rank: string) => narrowing(kind, rank, filter);
     const where = filter?.sql ?? '';
     const range = { query: query.normalized, end: `${query.normalized}${LAST_CHARACTER}` };
     const hits: Hit[] = this.rows(
@@ -456,9 +464,7 @@ export class DatabaseDatasetReader implements DatasetReader {
     const all = matchExpression(query);
     if (all === null) return 0;
     const fts = `${kind}_fts`;
-    const narrowed = filter
-      ? `JOIN ${kind}_rank r ON r.rank = ${fts}.rowid JOIN ${kind} e ON e.seq = r.seq`
-      : '';
+    const narrowed = narrowing(kind, `${fts}.rowid`, filter);
     return this.count(
       `SELECT count(*) AS n FROM ${fts} ${narrowed} WHERE ${fts} MATCH :match ${filter?.sql ?? ''}`,
       {
@@ -510,7 +516,7 @@ export class DatabaseDatasetReader implements DatasetReader {
       parameters.hasJobs = filters.hasJobs ? 1 : 0;
     }
     const filter = clauses.length
-      ? { sql: clauses.map((clause) => `AND ${clause}`).join(' '), parameters }
+      ? { sql: clauses.map((clause) => `AND ${clause}`).join(' '), parameters, readsRecord: true }
       : undefined;
     const query = prepareQuery(filters.keywords);
     const start = Math.max(0, window.start);
@@ -548,7 +554,7 @@ export class DatabaseDatasetReader implements DatasetReader {
     const workedAt = (publicId: string | undefined, current: number, name: string) => {
       if (publicId === undefined) return;
       clauses.push(
-        `AND e.seq IN (SELECT person FROM employment WHERE company_public_id = :${name} AND current = ${current})`,
+        `AND r.seq IN (SELECT person FROM employment WHERE company_public_id = :${name} AND current = ${current})`,
       );
       parameters[name] = publicId;
     };
@@ -559,8 +565,8 @@ export class DatabaseDatasetReader implements DatasetReader {
       return this.records<PersonRecord>('people', this.searchRanks('people', query, limit)).map(
         (entry) => entry.item,
       );
-    const filter = { sql: clauses.join(' '), parameters };
-    const staff = `FROM people_rank r JOIN people e ON e.seq = r.seq WHERE 1 ${filter.sql}`;
+    const filter = { sql: clauses.join(' '), parameters, readsRecord: false };
+    const staff = `FROM people_rank r WHERE 1 ${filter.sql}`;
     const hits =
       this.count(`SELECT count(*) AS n ${staff}`, parameters) <= this.directlyScored
         ? this.rows(`SELECT r.rank, r.doc ${staff}`, parameters)
