@@ -2,7 +2,7 @@
  * Generating datasets of any size: the same size and seed give the same bytes and another seed other
  * bytes; `--profiles 300` is exactly the built-in sample; a larger dataset, generated in batches, is
  * consistent (every line valid, identifiers unique, every reference resolving, planted records once,
- * internal ids numbered in creation order).
+ * internal ids numbered in creation order); and the sample has multi-page activity on many profiles.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import {
   writeDatasetFiles,
 } from '../../shared/sources/dataset/dataset-files.js';
 import { identifierKey } from '../../shared/sources/dataset/dataset-index.js';
+import { STREAM_WINDOW } from '../../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import {
   BATCH_PROFILES,
@@ -282,5 +283,21 @@ describe('scaling', () => {
     expect(picked.every((item) => long.includes(item))).toBe(true);
     expect(createRandom(3).sample(long, 40)).toEqual(picked);
     expect(createRandom(3).sample(long.slice(0, 5), 40)).toHaveLength(5);
+  });
+});
+
+describe('the built-in sample', () => {
+  it('has more than one page of posts, comments and reactions on at least 15 profiles each', () => {
+    const sample = generateDataset();
+    const multiPage = (authors: string[]) => {
+      const counts = new Map<string, number>();
+      for (const author of authors) counts.set(author, (counts.get(author) ?? 0) + 1);
+      return [...counts.values()].filter((count) => count > STREAM_WINDOW).length;
+    };
+    expect(multiPage(sample.posts.flatMap((post) => post.authorUsername ?? []))).toBeGreaterThanOrEqual(15);
+    expect(multiPage(sample.comments.map((comment) => comment.authorUsername))).toBeGreaterThanOrEqual(15);
+    expect(multiPage(sample.reactions.map((reaction) => reaction.reactorUsername))).toBeGreaterThanOrEqual(
+      15,
+    );
   });
 });

@@ -510,8 +510,8 @@ function sectionListsFor(
 
 function activityFor(ctx: GenerationContext, spec: PersonSpec) {
   return {
-    postCount: sized(spec, spec.postCount, () => tieredCount(ctx, [40, 56, 4], [1, 6], [26, 30])),
-    commentCount: sized(spec, spec.commentCount, () => tieredCount(ctx, [40, 57, 3], [1, 8], [26, 30])),
+    postCount: sized(spec, spec.postCount, () => tieredCount(ctx, [40, 52, 8], [1, 6], [26, 30])),
+    commentCount: sized(spec, spec.commentCount, () => tieredCount(ctx, [40, 52, 8], [1, 8], [26, 30])),
     reactionCount: sized(spec, spec.reactionCount, () => (ctx.rng.chance(0.25) ? 0 : ctx.rng.int(1, 15))),
   };
 }
