@@ -19,8 +19,7 @@ export async function runCommand(action: (context: CommandContext) => Promise<un
   const config = loadConfigOrExplain();
   const opened = await openStoreOrExplain(config, 'cli');
   try {
-    const result = await action({ repositories: createRepositories(opened.store), config });
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    printResult(await action({ repositories: createRepositories(opened.store), config }));
   } finally {
     await opened.close();
   }
@@ -53,7 +52,11 @@ function describe(error: unknown): { code: CliErrorCode; message: string } {
 
 /** Runs a command that opens the stores it needs itself (`migrate`), printing its result as JSON. */
 export async function runStandalone(action: (config: Config) => Promise<unknown>): Promise<void> {
-  const result = await action(loadConfigOrExplain());
+  printResult(await action(loadConfigOrExplain()));
+}
+
+/** A command's result as scripts and people read it: indented JSON on stdout. */
+export function printResult(result: unknown): void {
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }
 

@@ -1,6 +1,7 @@
 /**
  * The service's own programs as child processes, for tests: the operator CLI (one process per
- * command, JSON on stdout) and the local server (`npm start`), each on a DATA_DIR of the test's.
+ * command, JSON on stdout), the data CLI and the local server (`npm start`), each on a DATA_DIR of
+ * the test's.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -89,6 +90,11 @@ export function runCli(
   env: Record<string, string> = {},
 ): Promise<CliResult> {
   return runToExit('functions/cli/admin.ts', args, dataDir, env);
+}
+
+/** Runs `npm run data -- <args>` to its exit; the data CLI opens no store, so no DATA_DIR of its own. */
+export function runDataCli(args: string[]): Promise<CliResult> {
+  return runToExit('functions/cli/data.ts', args, '', {});
 }
 
 /** Runs `npm start` expected to fail at start-up: its exit code and output (killed after 20 s). */

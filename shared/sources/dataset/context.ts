@@ -1,9 +1,11 @@
 /**
  * What the dataset generator's stages share: the seeded random source, the register of issued
- * identifiers (so planted and generated records never collide), the dataset clock, and the text
- * helpers that turn names into slugs. Everything here is deterministic for a given seed.
+ * identifiers (so planted and generated records never collide), the numbering of internal ids, the
+ * dataset clock, and the text helpers that turn names into slugs. Everything here is deterministic
+ * for a given seed.
  */
 import { asciiSpelling } from '../../text/ascii-spelling.js';
+import { IdentifierRegister } from './identifier-register.js';
 import type { LocationRecord } from './model.js';
 import type { Random } from './random.js';
 import { LOCATIONS } from './vocabulary.js';
@@ -23,24 +25,64 @@ export interface GenerationContext {
   /** The dataset's seed, for stages that draw from streams of their own. */
   seed: number;
   rng: Random;
-  /** Issued identifiers, namespaced by kind ("username:…", "company-id:…"). */
-  issued: Set<string>;
+  /** Issued identifiers by kind ("username", "company-id", …). */
+  issued: Map<string, IdentifierRegister>;
   locations: ReadonlyMap<string, LocationRecord>;
+  /** Digits of numbered internal ids ("person-00001"): enough for every record of the dataset. */
+  idWidth: number;
+  /** How many records of each numbered kind exist so far. */
+  numbered: Map<NumberedKind, number>;
+}
+
+/** The kinds whose internal ids are numbered in creation order; the rest come from the vocabulary. */
+export type NumberedKind = 'company' | 'job' | 'person' | 'post' | 'comment' | 'reaction';
+
+/**
+ * More records of any kind than the generator makes per profile (a person makes at most 30 posts,
+ * 30 comments and 60 reactions; companies add a few posts and jobs per 50 profiles).
+ */
+const MAX_RECORDS_PER_PROFILE = 100;
+
+/**
+ * The id width for a dataset of `profiles` people: 5 digits for the sample (300), wider for larger
+ * datasets, so ids compare as plain strings in creation order at any size.
+ */
+export const idWidthFor = (profiles: number) =>
+  Math.max(5, String(MAX_RECORDS_PER_PROFILE * profiles).length);
+
+/** The next internal id of a kind: "post-00001", "post-00002", … */
+export function nextInternalId(ctx: GenerationContext, kind: NumberedKind): string {
+  const number = (ctx.numbered.get(kind) ?? 0) + 1;
+  ctx.numbered.set(kind, number);
+  const digits = String(number);
+  if (digits.length > ctx.idWidth)
+    throw new Error(`The dataset has more ${kind} records than its id width allows`);
+  return `${kind}-${digits.padStart(ctx.idWidth, '0')}`;
+}
+
+function registerOf(ctx: GenerationContext, kind: string): IdentifierRegister {
+  let register = ctx.issued.get(kind);
+  if (!register) {
+    register = new IdentifierRegister();
+    ctx.issued.set(kind, register);
+  }
+  return register;
 }
 
 /** Claims an identifier planted by hand; a clash is a bug in the planted data. */
 export function reserve(ctx: GenerationContext, kind: string, value: string): string {
-  const key = `${kind}:${value}`;
-  if (ctx.issued.has(key)) throw new Error(`The dataset plants ${kind} ${value} twice`);
-  ctx.issued.add(key);
+  const register = registerOf(ctx, kind);
+  if (register.has(value)) throw new Error(`The dataset plants ${kind} ${value} twice`);
+  register.add(value);
   return value;
 }
 
 /** Draws candidates until one is free; `make` gets the attempt number for suffix-style fallbacks. */
 export function issue(ctx: GenerationContext, kind: string, make: (attempt: number) => string): string {
+  const register = registerOf(ctx, kind);
   for (let attempt = 0; attempt < 1000; attempt++) {
     const value = make(attempt);
-    if (!ctx.issued.has(`${kind}:${value}`)) return reserve(ctx, kind, value);
+    if (!register.has(value)) return reserve(ctx, kind, value);
   }
   throw new Error(`The dataset ran out of fresh ${kind} values`);
 }
@@ -67,8 +109,6 @@ export const yearMonth = (month: number, withMonth = true) => ({
   year: Math.floor(month / 12),
   month: withMonth ? (month % 12) + 1 : null,
 });
-
-export const pad = (index: number) => String(index + 1).padStart(5, '0');
 
 /** Fills {placeholders}; a missing value is a bug in the template table. */
 export function fill(template: string, values: Readonly<Record<string, string>>): string {

@@ -1,5 +1,7 @@
 /**
- * Posts, comments and reactions. Every comment follows its post and every reaction its target, so
+ * Posts, comments and reactions of one batch of people (the sample is one batch): its people
+ * comment on and react to the batch's own posts, so a batch is complete on its own and can be
+ * written and dropped. Every comment follows its post and every reaction its target, so
  * streams read in a believable order. Planted here: the fixture post (comments and reactions of
  * every type) and the rich profile's reactions, laid out so one raw window of ten holds only
  * reactions to comments — the adapter drops those, which yields an empty page while more exist.
@@ -14,17 +16,17 @@ import {
   type GenerationContext,
   HOUR,
   iso,
-  issue,
   locationById,
   MINUTE,
   NOW,
-  pad,
+  nextInternalId,
   reserve,
 } from './context.js';
 import { datasetFixtures as fx } from './fixtures.js';
 import type { CompanyPlan } from './generate-companies.js';
 import type { PersonPlan } from './generate-people.js';
 import type { CommentRecord, PostRecord, ReactionRecord } from './model.js';
+import { newestFirst } from './newest-first.js';
 import {
   COMMENT_TEMPLATES,
   COMPANY_POST_TEMPLATES,
@@ -57,9 +59,6 @@ interface Author {
 }
 
 const time = (isoTime: string) => Date.parse(isoTime);
-/** Newest first; equal times keep creation order, by internal id (plain comparison, no locale). */
-const newestFirst = <T extends { internalId: string }>(items: T[], when: (item: T) => string) =>
-  items.sort((a, b) => time(when(b)) - time(when(a)) || (a.internalId < b.internalId ? -1 : 1));
 
 /** Draws 0-3 hashtags and appends them to the text, as posts on the network carry them. */
 function withHashtags(ctx: GenerationContext, text: string): { text: string; hashtags: string[] } {
@@ -70,25 +69,24 @@ function withHashtags(ctx: GenerationContext, text: string): { text: string; has
   };
 }
 
-/** `<handle>_<first words>-activity-<19 digits>-<4 chars>`. */
+/**
+ * `<handle>_<first words>-activity-<19 digits>-<4 chars>`: unique because its activity id is, so
+ * slugs need no register of their own (the planted post's activity id is reserved).
+ */
 function postSlug(ctx: GenerationContext, handle: string, text: string): string {
   const words = asciiSlug(text).split('-').slice(0, ctx.rng.int(3, 5)).join('-');
-  return issue(
-    ctx,
-    'post',
-    () => `${asciiSlug(handle)}_${words}-activity-${activityId(ctx)}-${ctx.rng.chars(ALPHANUMERIC, 4)}`,
-  );
+  return `${asciiSlug(handle)}_${words}-activity-${activityId(ctx)}-${ctx.rng.chars(ALPHANUMERIC, 4)}`;
 }
 
 function makePost(
+  ctx: GenerationContext,
   author: Author,
   slug: string,
   body: { text: string; hashtags: string[] },
   postedAt: number,
-  index: number,
 ): PostRecord {
   return {
-    internalId: `post-${pad(index)}`,
+    internalId: nextInternalId(ctx, 'post'),
     slug,
     url: `https://www.linkedin.com/posts/${slug}/`,
     authorName: author.name,
@@ -147,13 +145,11 @@ function buildPosts(
 ): PostRecord[] {
   const posts: PostRecord[] = [];
   const add = (author: Author, body: { text: string; hashtags: string[] }, postedAt: number, slug?: string) =>
-    posts.push(
-      makePost(author, slug ?? postSlug(ctx, author.handle, body.text), body, postedAt, posts.length),
-    );
+    posts.push(makePost(ctx, author, slug ?? postSlug(ctx, author.handle, body.text), body, postedAt));
   for (const plan of people) {
     const author = personAuthor(plan);
     const planted = plan.record.username === fx.post.authorUsername;
-    if (planted) add(author, plantedPostBody(ctx), NOW - 3 * DAY, reserve(ctx, 'post', fx.post.slug));
+    if (planted) add(author, plantedPostBody(ctx), NOW - 3 * DAY, fx.post.slug);
     for (let i = planted ? 1 : 0; i < plan.postCount; i++) {
       add(author, withHashtags(ctx, personPostText(ctx, plan)), somewhenThisYear(ctx));
     }
@@ -179,14 +175,9 @@ function plantedPostBody(ctx: GenerationContext) {
 const currentCompanyName = (plan: PersonPlan) =>
   plan.record.positions.find((position) => position.isCurrent)?.companyName;
 
-function makeComment(
-  ctx: GenerationContext,
-  plan: PersonPlan,
-  post: PostRecord,
-  index: number,
-): CommentRecord {
+function makeComment(ctx: GenerationContext, plan: PersonPlan, post: PostRecord): CommentRecord {
   return {
-    internalId: `comment-${pad(index)}`,
+    internalId: nextInternalId(ctx, 'comment'),
     commentId: activityId(ctx),
     postSlug: post.slug,
     postUrl: post.url,
@@ -216,14 +207,13 @@ function buildComments(
       audienceOf(people, fixturePost.authorUsername),
       FIXTURE_POST_COMMENTS,
     )) {
-      comments.push(makeComment(ctx, plan, fixturePost, comments.length));
+      comments.push(makeComment(ctx, plan, fixturePost));
     }
   }
   for (const plan of people) {
     if (plan.commentCount === 0) continue;
     const others = posts.filter((post) => post.authorUsername !== plan.record.username);
-    for (const post of ctx.rng.sample(others, plan.commentCount))
-      comments.push(makeComment(ctx, plan, post, comments.length));
+    for (const post of ctx.rng.sample(others, plan.commentCount)) comments.push(makeComment(ctx, plan, post));
   }
   return comments;
 }
@@ -254,7 +244,7 @@ class ReactionLog {
   add(plan: PersonPlan, target: Target, type: ReactionType, reactedAt: number): void {
     this.seen.add(targetKey(plan.record.username, target));
     this.reactions.push({
-      internalId: `reaction-${pad(this.reactions.length)}`,
+      internalId: nextInternalId(this.ctx, 'reaction'),
       reactionType: type,
       postSlug: target.post.slug,
       postUrl: target.post.url,
@@ -355,6 +345,7 @@ function countEngagement({ posts, comments, reactions }: Activity): void {
   }
 }
 
+/** The batch's activity, each list newest first; `companies` are those whose posts go with the batch. */
 export function buildActivity(
   ctx: GenerationContext,
   people: readonly PersonPlan[],

@@ -18,7 +18,7 @@ import {
   issue,
   locationById,
   NOW,
-  pad,
+  nextInternalId,
   reserve,
 } from './context.js';
 import { datasetFixtures as fx } from './fixtures.js';
@@ -36,9 +36,12 @@ import {
   type SectorSeed,
 } from './vocabulary.js';
 
-export const COMPANY_COUNT = 80;
+/** The sample's 80 companies; larger datasets one per 50 profiles, so companies keep their size. */
+export const companyCount = (profiles: number) => Math.max(80, Math.round(profiles / 50));
 /** Generated companies drawn from technology industries first, so "software" matches > 25 companies. */
 const TECH_QUOTA = 24;
+/** Draws of a two-word company name before a longer one is tried. */
+const PLAIN_NAME_ATTEMPTS = 10;
 /** Jobs planted under a company's slug, used before fresh ids are drawn. */
 const PLANTED_JOB_IDS: Readonly<Record<string, readonly string[]>> = { [fx.richCompany.slug]: [fx.jobId] };
 
@@ -190,11 +193,12 @@ function generatedCompanySpec(ctx: GenerationContext, index: number): CompanySpe
   const { rng } = ctx;
   const industry = weightedIndustry(ctx, index < TECH_QUOTA ? TECH_INDUSTRIES : INDUSTRIES);
   const sector = SECTORS[industry.sector];
-  const name = issue(
-    ctx,
-    'company-name',
-    () => `${rng.pick(COMPANY_NAME_STEMS)} ${rng.pick(sector.nameWords)}`,
-  );
+  const name = issue(ctx, 'company-name', (attempt) => {
+    const base = `${rng.pick(COMPANY_NAME_STEMS)} ${rng.pick(sector.nameWords)}`;
+    // A few thousand two-word names exist; large datasets go on with a city, then a number.
+    if (attempt < PLAIN_NAME_ATTEMPTS) return base;
+    return attempt < 2 * PLAIN_NAME_ATTEMPTS ? `${base} ${rng.pick(LOCATIONS).city}` : `${base} ${attempt}`;
+  });
   const headquarters = rng.pick(LOCATIONS).id;
   const branches = rng.sample(
     LOCATIONS.filter((location) => location.id !== headquarters),
@@ -276,7 +280,6 @@ function makeCompany(
   ctx: GenerationContext,
   spec: CompanySpec,
   industries: ReadonlyMap<string, IndustryRecord>,
-  index: number,
 ): CompanyPlan {
   const { rng } = ctx;
   const { industry, sector } = sectorOf(industries, spec.industryId);
@@ -287,7 +290,7 @@ function makeCompany(
     rng.chance(0.92) ? domainFor(ctx, slug, headquarters.country) : null,
   );
   const record: CompanyRecord = {
-    internalId: `company-${pad(index)}`,
+    internalId: nextInternalId(ctx, 'company'),
     publicId: spec.publicId
       ? reserve(ctx, 'company-id', spec.publicId)
       : issue(ctx, 'company-id', () => String(rng.int(10_000, 99_999_999))),
@@ -331,16 +334,17 @@ function makeCompany(
 export function buildCompanies(
   ctx: GenerationContext,
   industries: ReadonlyMap<string, IndustryRecord>,
+  count: number,
 ): CompanyPlan[] {
   const planted = plantedCompanies();
   const specs = [
     ...planted,
-    ...Array.from({ length: COMPANY_COUNT - planted.length }, (_, index) => generatedCompanySpec(ctx, index)),
+    ...Array.from({ length: count - planted.length }, (_, index) => generatedCompanySpec(ctx, index)),
   ];
-  return specs.map((spec, index) => makeCompany(ctx, spec, industries, index));
+  return specs.map((spec) => makeCompany(ctx, spec, industries));
 }
 
-function makeJob(ctx: GenerationContext, plan: CompanyPlan, jobId: string, index: number): JobRecord {
+function makeJob(ctx: GenerationContext, plan: CompanyPlan, jobId: string): JobRecord {
   const { rng } = ctx;
   const company = plan.record;
   const jobFunction = FUNCTIONS[rng.pick(plan.sector.functions)];
@@ -348,7 +352,7 @@ function makeJob(ctx: GenerationContext, plan: CompanyPlan, jobId: string, index
   const location = locationById(ctx, rng.pick(company.locationIds)).name;
   const skills = rng.sample(jobFunction.skills, 3).join(', ');
   return {
-    internalId: `job-${pad(index)}`,
+    internalId: nextInternalId(ctx, 'job'),
     jobId,
     url: `https://www.linkedin.com/jobs/view/${jobId}/`,
     title,
@@ -373,7 +377,7 @@ export function buildJobs(ctx: GenerationContext, plans: readonly CompanyPlan[])
       const jobId = plantedId
         ? reserve(ctx, 'job', plantedId)
         : issue(ctx, 'job', () => `4${ctx.rng.chars(DIGITS, 9)}`);
-      jobs.push(makeJob(ctx, plan, jobId, jobs.length));
+      jobs.push(makeJob(ctx, plan, jobId));
     }
     plan.record.hasJobs = plan.jobCount > 0;
   }

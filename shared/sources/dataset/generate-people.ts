@@ -23,7 +23,7 @@ import {
   issue,
   locationById,
   NOW_MONTH,
-  pad,
+  nextInternalId,
   reserve,
   yearMonth,
 } from './context.js';
@@ -47,7 +47,6 @@ import {
   VOLUNTEERING,
 } from './vocabulary.js';
 
-export const PEOPLE_COUNT = 300;
 /** The alphabet of profile publicIds after their "ACoA" prefix. */
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
 
@@ -444,10 +443,24 @@ function withheldFor(ctx: GenerationContext): ProfileSection[] {
     : [];
 }
 
-interface PersonInputs {
+/** What every person is drawn from; built once and shared by every batch of people. */
+export interface PersonInputs {
+  companyPlans: readonly CompanyPlan[];
   companies: ReadonlyMap<string, CompanyPlan>;
   companyIds: readonly string[];
   schools: readonly SchoolRecord[];
+}
+
+export function personInputs(
+  companies: readonly CompanyPlan[],
+  schools: readonly SchoolRecord[],
+): PersonInputs {
+  return {
+    companyPlans: companies,
+    companies: new Map(companies.map((plan) => [plan.record.slug, plan])),
+    companyIds: companies.map((plan) => plan.record.publicId),
+    schools,
+  };
 }
 
 type SectionLists = Pick<
@@ -497,8 +510,8 @@ function sectionListsFor(
 
 function activityFor(ctx: GenerationContext, spec: PersonSpec) {
   return {
-    postCount: sized(spec, spec.postCount, () => tieredCount(ctx, [40, 56, 4], [1, 6], [26, 30])),
-    commentCount: sized(spec, spec.commentCount, () => tieredCount(ctx, [40, 57, 3], [1, 8], [26, 30])),
+    postCount: sized(spec, spec.postCount, () => tieredCount(ctx, [40, 52, 8], [1, 6], [26, 30])),
+    commentCount: sized(spec, spec.commentCount, () => tieredCount(ctx, [40, 52, 8], [1, 8], [26, 30])),
     reactionCount: sized(spec, spec.reactionCount, () => (ctx.rng.chance(0.25) ? 0 : ctx.rng.int(1, 15))),
   };
 }
@@ -507,10 +520,10 @@ function makePerson(
   ctx: GenerationContext,
   spec: PersonSpec,
   inputs: PersonInputs,
-  index: number,
   planted: boolean,
 ): PersonPlan {
   const { rng } = ctx;
+  const internalId = nextInternalId(ctx, 'person');
   const username = usernameFor(ctx, spec);
   const location = locationById(ctx, spec.locationId);
   const employers = spec.employers.map((slug) => employerOf(ctx, inputs.companies, slug, location.name));
@@ -518,7 +531,7 @@ function makePerson(
   const careerStart = positions.at(-1)?.startDate?.year ?? Math.floor(NOW_MONTH / 12) - 3;
   const lists = sectionListsFor(ctx, spec, inputs, careerStart);
   const record: PersonRecord = {
-    internalId: `person-${pad(index)}`,
+    internalId,
     publicId: spec.publicId
       ? reserve(ctx, 'profile-id', spec.publicId)
       : issue(ctx, 'profile-id', () => `ACoAA${rng.chars(BASE64URL, 34)}`),
@@ -537,7 +550,7 @@ function makePerson(
         ? emptyContact()
         : contactFor(ctx, spec.fullName, location.country, spec.profile === 'rich'),
     withheld: spec.withheld ?? (planted ? [] : withheldFor(ctx)),
-    ...profileExtras(ctx.seed, `person-${pad(index)}`, {
+    ...profileExtras(ctx.seed, internalId, {
       profile: spec.profile,
       country: location.country,
       positions,
@@ -546,20 +559,23 @@ function makePerson(
   return { record, spec, ...activityFor(ctx, spec) };
 }
 
+/** How many people are planted; every dataset has at least these. */
+export const PLANTED_PEOPLE = plantedPeople().length;
+
+/**
+ * A batch of `count` people, the planted ones first when `withPlanted` (the first batch): every spec
+ * is drawn before the first person is made, as the sample always was.
+ */
 export function buildPeople(
   ctx: GenerationContext,
-  companies: readonly CompanyPlan[],
-  schools: readonly SchoolRecord[],
+  inputs: PersonInputs,
+  count: number,
+  withPlanted: boolean,
 ): PersonPlan[] {
-  const inputs: PersonInputs = {
-    companies: new Map(companies.map((plan) => [plan.record.slug, plan])),
-    companyIds: companies.map((plan) => plan.record.publicId),
-    schools,
-  };
-  const planted = plantedPeople();
+  const planted = withPlanted ? plantedPeople() : [];
   const specs = [
     ...planted,
-    ...Array.from({ length: PEOPLE_COUNT - planted.length }, () => generatedPersonSpec(ctx, companies)),
+    ...Array.from({ length: count - planted.length }, () => generatedPersonSpec(ctx, inputs.companyPlans)),
   ];
-  return specs.map((spec, index) => makePerson(ctx, spec, inputs, index, index < planted.length));
+  return specs.map((spec, index) => makePerson(ctx, spec, inputs, index < planted.length));
 }

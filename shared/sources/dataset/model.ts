@@ -1,118 +1,53 @@
 /**
- * The in-memory shape of the sample dataset. Plain JSON-like data (no Maps, Sets or classes) so two
- * generations can be compared for equality and a snapshot could be written to disk. Each stored
- * record keeps the public fields of its schema plus the private `internalId`; what is derived or
+ * The in-memory shape of a dataset. Plain JSON-like data (no Maps, Sets or classes) so two
+ * generations can be compared for equality and written to disk as they are. Each stored record type
+ * is the line schema of its file (schemas/dataset-format.ts), defined there once: the public fields
+ * of its record schema plus the private `internalId` and the stored extras; what is derived or
  * withheld is decided by the adapter (dataset-source.ts), not stored twice.
  */
-import type { CompanySizeCode } from '../../../schemas/parameters.js';
+import type { z } from 'zod';
 import type {
-  Certification,
-  Comment,
-  Contact,
-  Course,
-  Education,
-  Honor,
-  IdName,
-  JobDetails,
-  Language,
-  Organization,
-  Position,
-  Post,
-  Product,
-  Reaction,
-  School,
-  Skill,
-  VolunteerExperience,
-} from '../../../schemas/records.js';
+  commentLineSchema,
+  companyLineSchema,
+  industryLineSchema,
+  jobLineSchema,
+  locationLineSchema,
+  personLineSchema,
+  postLineSchema,
+  reactionLineSchema,
+  schoolLineSchema,
+  serviceCategoryLineSchema,
+} from '../../../schemas/dataset-format.js';
+
+export { type ProfileSection, profileSections } from '../../../schemas/dataset-format.js';
 
 export type Stored<T> = T & { internalId: string };
 
-/** The profile sections whose status profile details report. */
-export const profileSections = [
-  'experience',
-  'education',
-  'skills',
-  'certifications',
-  'courses',
-  'volunteerExperience',
-  'companyInterests',
-] as const;
-export type ProfileSection = (typeof profileSections)[number];
-
-export type LocationRecord = Stored<IdName> & { city: string; country: string };
-export type IndustryRecord = Stored<IdName>;
-export type SchoolRecord = Stored<School> & { followerCount: number };
-
-export interface CompanyRecord {
-  internalId: string;
-  publicId: string;
-  slug: string;
-  name: string;
-  networkUrl: string;
-  description: string;
-  summary: string | null;
-  logoUrl: string | null;
-  website: string | null;
-  domain: string | null;
-  industryId: string;
-  headquartersId: string;
-  /** Every location of the company, headquarters first. */
-  locationIds: string[];
-  sizeCode: CompanySizeCode;
-  foundedYear: number | null;
-  specialties: string[];
-  followerCount: number;
-  hasJobs: boolean;
-  products: Product[];
-}
-
-export interface PersonRecord {
-  internalId: string;
-  publicId: string;
-  username: string;
-  fullName: string;
-  networkUrl: string;
-  headline: string | null;
-  location: string | null;
-  summary: string | null;
-  /** Not public: orders people when relevance ties. */
-  followerCount: number;
-  /** Newest first; current positions lead. */
-  positions: Position[];
-  education: Education[];
-  /** Most endorsed first. */
-  skills: Skill[];
-  certifications: Certification[];
-  courses: Course[];
-  volunteerExperience: VolunteerExperience[];
-  /** publicIds of followed companies of the dataset. */
-  interests: string[];
-  /** Sections only /api/v2 reads; profile details do not report a status for them. */
-  languages: Language[];
-  honors: Honor[];
-  organizations: Organization[];
-  contact: Contact;
-  /** Sections the source withholds: they report 'unavailable' and read as empty. */
-  withheld: ProfileSection[];
-}
-
-export type PostRecord = Stored<Post>;
-export type CommentRecord = Stored<Comment>;
+export type LocationRecord = z.infer<typeof locationLineSchema>;
+export type IndustryRecord = z.infer<typeof industryLineSchema>;
+export type ServiceCategoryRecord = z.infer<typeof serviceCategoryLineSchema>;
+export type SchoolRecord = z.infer<typeof schoolLineSchema>;
+export type CompanyRecord = z.infer<typeof companyLineSchema>;
+export type PersonRecord = z.infer<typeof personLineSchema>;
+export type PostRecord = z.infer<typeof postLineSchema>;
+export type CommentRecord = z.infer<typeof commentLineSchema>;
 /** A reaction to a post, or (commentId set) to a comment under that post. */
-export type ReactionRecord = Stored<Reaction> & { commentId: string | null };
-export type JobRecord = Stored<JobDetails>;
+export type ReactionRecord = z.infer<typeof reactionLineSchema>;
+export type JobRecord = z.infer<typeof jobLineSchema>;
 
 export interface Dataset {
-  seed: number;
+  /** The generator's seed; null for a dataset that was not generated. */
+  seed: number | null;
   /** The one fetch time every record reports. */
   fetchedAt: string;
   locations: LocationRecord[];
   industries: IndustryRecord[];
-  serviceCategories: Stored<IdName>[];
+  serviceCategories: ServiceCategoryRecord[];
   schools: SchoolRecord[];
+  /** In creation order, as are people. */
   companies: CompanyRecord[];
   people: PersonRecord[];
-  /** Newest first, as are comments and reactions. */
+  /** Newest first by (time desc, internalId asc), as are comments, reactions and jobs. */
   posts: PostRecord[];
   comments: CommentRecord[];
   reactions: ReactionRecord[];

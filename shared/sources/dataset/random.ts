@@ -13,7 +13,11 @@ export interface Random {
   /** Picks by relative weight; `weights[i]` belongs to `items[i]`. */
   weighted<T>(items: readonly T[], weights: readonly number[]): T;
   shuffle<T>(items: readonly T[]): T[];
-  /** Up to `count` distinct items, in random order. */
+  /**
+   * Up to `count` distinct items, in random order. Lists up to SHUFFLE_LIMIT long are shuffled
+   * whole (how the built-in sample was always drawn, so it stays the same); longer ones, which
+   * only large datasets have, by Floyd's algorithm, whose cost does not grow with the list.
+   */
   sample<T>(items: readonly T[], count: number): T[];
   /** `length` characters drawn from `alphabet`. */
   chars(alphabet: string, length: number): string;
@@ -37,6 +41,9 @@ export function at<T>(items: readonly T[], index: number): T {
   return item;
 }
 
+/** Above this length a sample no longer shuffles the whole list. */
+export const SHUFFLE_LIMIT = 4096;
+
 export function createRandom(seed: number): Random {
   const next = mulberry32(seed);
   const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
@@ -47,6 +54,15 @@ export function createRandom(seed: number): Random {
       [copy[i], copy[j]] = [at(copy, j), at(copy, i)];
     }
     return copy;
+  };
+  /** Floyd's algorithm: every subset of `count` indices equally likely, one draw each; then shuffled. */
+  const sparseSample = <T>(items: readonly T[], count: number): T[] => {
+    const picked = new Set<number>();
+    for (let last = items.length - Math.min(count, items.length); last < items.length; last++) {
+      const index = int(0, last);
+      picked.add(picked.has(index) ? last : index);
+    }
+    return shuffle([...picked].map((index) => at(items, index)));
   };
   return {
     next,
@@ -63,7 +79,10 @@ export function createRandom(seed: number): Random {
       return at(items, items.length - 1);
     },
     shuffle,
-    sample: (items, count) => shuffle(items).slice(0, Math.max(0, count)),
+    sample: (items, count) =>
+      items.length <= SHUFFLE_LIMIT
+        ? shuffle(items).slice(0, Math.max(0, count))
+        : sparseSample(items, count),
     chars: (alphabet, length) =>
       Array.from({ length }, () => alphabet.charAt(int(0, alphabet.length - 1))).join(''),
   };
