@@ -1,18 +1,22 @@
 /**
  * `npm run data -- <command>`: datasets in the dataset format (docs/dataset-format.md).
  * `generate --profiles N [--seed S] --out DIR` writes a deterministic synthetic dataset: the same
- * size and seed give the same bytes, and `--profiles 300` is the built-in sample. Needs no store
- * and no settings. Prints a JSON summary on stdout; a failure is one JSON line on stderr
- * (`{"error":{"code","message"}}`) and exit code 1, as with the admin CLI.
+ * size and seed give the same bytes, and `--profiles 300` is the built-in sample.
+ * `import DIR --out FILE` validates every line and builds the dataset database `DATASET=FILE npm
+ * start` serves (docs/datasets.md), replacing FILE atomically. Needs no store and no settings.
+ * Prints a JSON summary on stdout (progress and skipped lines on stderr); a failure is one JSON line
+ * on stderr (`{"error":{"code","message"}}`) and exit code 1, as with the admin CLI.
  */
 import { resolve } from 'node:path';
 import { Command } from 'commander';
+import { importDataset } from '../../shared/sources/dataset/database/import-dataset.js';
 import type { DatasetCounts } from '../../shared/sources/dataset/dataset-files.js';
 import { DEFAULT_SEED } from '../../shared/sources/dataset/fixtures.js';
 import { MAX_PROFILES, SAMPLE_PROFILES } from '../../shared/sources/dataset/generate.js';
 import { generateDatasetFiles } from '../../shared/sources/dataset/generate-files.js';
 import { PLANTED_PEOPLE } from '../../shared/sources/dataset/generate-people.js';
 import { integer, text } from './arguments.js';
+import { importProgress } from './import-progress.js';
 import { printResult, reportFailure } from './run-command.js';
 
 /** The largest seed that differs from every other: the generator's PRNG keeps 32 bits of it. */
@@ -57,7 +61,7 @@ async function generate({ profiles, seed, out }: GenerateOptions) {
 // Settings made before the commands are added are inherited by every subcommand: errors are thrown
 // to reportFailure instead of printed by commander, so they come out as JSON.
 const program = new Command('data')
-  .description('Generate datasets in the dataset format (docs/dataset-format.md).')
+  .description('Generate and import datasets in the dataset format (docs/dataset-format.md).')
   .exitOverride()
   .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
 
@@ -73,6 +77,13 @@ program
   .requiredOption('--out <dir>', 'folder to write; created if missing, its dataset files replaced', text)
   .action(async (options: GenerateOptions) => printResult(await generate(options)));
 
-// Further commands (import) are added to `program` here, before it parses.
+program
+  .command('import')
+  .description('Validate a dataset directory and build the dataset database a server reads (DATASET).')
+  .argument('<dir>', 'the dataset directory (manifest.json and the .jsonl files)', text)
+  .requiredOption('--out <file>', 'the database to write; replaced only once complete', text)
+  .action(async (dir: string, options: { out: string }) =>
+    printResult(await importDataset(fromCallerFolder(dir), fromCallerFolder(options.out), importProgress())),
+  );
 
 await program.parseAsync().catch(reportFailure);

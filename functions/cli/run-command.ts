@@ -8,6 +8,7 @@ import { AccountNotFoundError } from '../../shared/accounts/accounts.js';
 import { ApiKeyNotFoundError } from '../../shared/auth/api-keys.js';
 import type { Config } from '../../shared/config.js';
 import { createRepositories, type Repositories } from '../../shared/service.js';
+import { DatasetFormatError } from '../../shared/sources/dataset/dataset-files.js';
 import { loadConfigOrExplain, openStoreOrExplain, StartUpFailure } from '../../shared/start-up-failure.js';
 
 export interface CommandContext {
@@ -28,7 +29,7 @@ export async function runCommand(action: (context: CommandContext) => Promise<un
 /**
  * The codes a script can branch on: `invalid_argument` (fix the command line),
  * `invalid_configuration` and `store_unavailable` (fix the environment), `not_found` (no such
- * account or key), `internal_error` (anything else).
+ * account or key), `internal_error` (anything else). A folder that is not a dataset is an argument to fix.
  */
 export type CliErrorCode = StartUpFailure['code'] | 'invalid_argument' | 'not_found' | 'internal_error';
 
@@ -40,6 +41,7 @@ function describe(error: unknown): { code: CliErrorCode; message: string } {
   if (error instanceof AccountNotFoundError || error instanceof ApiKeyNotFoundError) {
     return { code: 'not_found', message: error.message };
   }
+  if (error instanceof DatasetFormatError) return { code: 'invalid_argument', message: error.message };
   if (error instanceof CommanderError) {
     const message =
       error.code === HELP_INSTEAD_OF_COMMAND

@@ -145,7 +145,11 @@ describe('reading lines', () => {
     ]);
     expect((lines[0] as Extract<DatasetLine<unknown>, { record: unknown }>).record).toEqual(person);
     const [post] = await collect(readDatasetLines(dir, 'posts.jsonl'));
-    expect(post).toEqual({ line: 1, problem: 'postedAt: Invalid ISO datetime' });
+    expect(post).toEqual({
+      line: 1,
+      problem: 'postedAt: Invalid ISO datetime',
+      bytes: notAnInstant.length + 1,
+    });
   });
 
   it('lists at most three issues of a line and counts the rest', async () => {
@@ -154,6 +158,7 @@ describe('reading lines', () => {
     const [line] = await collect(readDatasetLines(dir, 'locations.jsonl'));
     expect(line).toEqual({
       line: 1,
+      bytes: 9,
       problem: expect.stringMatching(
         /^(\w+: Invalid input: expected string, received undefined; ){3}and 3 more$/,
       ),
@@ -168,8 +173,11 @@ describe('reading lines', () => {
   it('reads a line of any length', async () => {
     const dir = await freshFolder();
     const long = { ...person, summary: 'x'.repeat(5_000_000) };
-    await writeFile(join(dir, 'people.jsonl'), `${JSON.stringify(long)}\n`);
-    expect(await collect(readDatasetLines(dir, 'people.jsonl'))).toEqual([{ line: 1, record: long }]);
+    const text = `${JSON.stringify(long)}\n`;
+    await writeFile(join(dir, 'people.jsonl'), text);
+    expect(await collect(readDatasetLines(dir, 'people.jsonl'))).toEqual([
+      { line: 1, record: long, bytes: Buffer.byteLength(text) },
+    ]);
   });
 });
 

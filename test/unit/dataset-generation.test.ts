@@ -15,7 +15,7 @@ import {
   readDatasetLines,
   writeDatasetFiles,
 } from '../../shared/sources/dataset/dataset-files.js';
-import { identifierKey } from '../../shared/sources/dataset/dataset-index.js';
+import { identifierKey } from '../../shared/sources/dataset/dataset-reader.js';
 import { STREAM_WINDOW } from '../../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import {
