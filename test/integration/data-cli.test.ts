@@ -63,7 +63,7 @@ describe('npm run data -- generate', () => {
     [
       'a size that is not a number',
       ['--profiles', 'many'],
-      /^option '--profiles <count>' argument 'many' is invalid\. Expected a whole number from 17 to 5000000/,
+      /^option '--profiles <count>' argument 'many' is invalid\. Expected a whole number from 17 to 2000000/,
     ],
     ['fewer profiles than the planted ones', ['--profiles', '16'], /Expected a whole number from 17 to/],
     [

@@ -6,8 +6,7 @@
  * `generateDataset()` collects the built-in sample in memory. Records the fixtures name are planted
  * in the first batch; everything else is drawn from the vocabulary.
  */
-import type { GenerationContext } from './context.js';
-import { idWidthFor } from './context.js';
+import { type GenerationContext, idWidthFor } from './context.js';
 import { DATASET_FETCHED_AT, DEFAULT_SEED } from './fixtures.js';
 import { buildActivity } from './generate-activity.js';
 import { buildCompanies, buildJobs, type CompanyPlan, companyCount } from './generate-companies.js';
@@ -27,8 +26,11 @@ export const SAMPLE_PROFILES = 300;
  * small batches keep a million profiles to minutes.
  */
 export const BATCH_PROFILES = SAMPLE_PROFILES;
-/** The most profiles a dataset may have: the register of issued identifiers is held in memory. */
-export const MAX_PROFILES = 5_000_000;
+/**
+ * The most profiles a dataset may have: twice the largest measured (docs/dataset-format.md), since
+ * the register of issued identifiers is held in memory and grows with the size.
+ */
+export const MAX_PROFILES = 2_000_000;
 
 /** People and the activity among them (and with the companies whose posts go with the batch). */
 export type PeopleBatch = Pick<Dataset, 'people' | 'posts' | 'comments' | 'reactions'>;
