@@ -421,7 +421,7 @@ export class DatabaseDatasetReader implements DatasetReader {
    * The ranks of a kind's records the query matches, best first, up to `need`: the exact-name and
    * name-prefix tiers from the names index, then the name-words and text tiers from the full-text
    * index read in rank order, each stopping as soon as enough rows are found. `filter` narrows the
-   * rows (SQL over the kind's table `e`).
+   * rows (see Filter).
    */
   private searchRanks(kind: FullTextKind, query: PreparedQuery, need: number, filter?: Filter): Hit[] {
     const all = matchExpression(query);
