@@ -4,8 +4,7 @@
  * `npm start` never makes it answer from a partial database: every request in flight during the
  * switch gets a whole answer, and the new data arrives without a restart.
  */
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
@@ -14,24 +13,14 @@ import type { PersonRecord } from '../../shared/sources/dataset/model.js';
 import { startHarness } from '../support/harness.js';
 import { cleanUpProcesses, freshDataDir, runDataCli, startServer } from '../support/processes.js';
 
-const folders: string[] = [];
-afterAll(async () => {
-  await cleanUpProcesses();
-  await Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true })));
-});
-
-async function freshFolder(): Promise<string> {
-  const folder = await mkdtemp(join(tmpdir(), 'data-import-'));
-  folders.push(folder);
-  return folder;
-}
+afterAll(cleanUpProcesses);
 
 const lineCount = async (file: string) => (await readFile(file, 'utf8')).split('\n').length - 1;
 const details = (username: string) => `/v1/profiles/details/by-username?${new URLSearchParams({ username })}`;
 
 describe('npm run data -- import', () => {
   it('reports each bad line by file and line, keeps the good ones, and the API serves them', async () => {
-    const folder = await freshFolder();
+    const folder = await freshDataDir();
     const dir = join(folder, 'dataset');
     await generateDatasetFiles({ profiles: 300, out: dir });
     const people = join(dir, 'people.jsonl');
@@ -104,7 +93,7 @@ describe('npm run data -- import', () => {
   });
 
   it('replaces the database under a running server: every answer whole, the new data served', async () => {
-    const folder = await freshFolder();
+    const folder = await freshDataDir();
     const [before, after] = [join(folder, 'before'), join(folder, 'after')];
     await generateDatasetFiles({ profiles: 300, out: before });
     await generateDatasetFiles({ profiles: 600, seed: 9, out: after });

@@ -186,11 +186,14 @@ export class UpstreamSource implements DataSource {
     ref: ProfileRef,
     window: WindowRequest,
     section: 'skills' | 'companyInterests',
-    page: (username: string, start: number) => Promise<Page<T>>,
+    operation: typeof profiles.profileSkills | typeof profiles.profileCompanyInterests,
     signal: AbortSignal,
   ): Promise<Window<T>> {
     const username = await this.username(ref, signal);
-    const read = await readWindow(window, (start) => page(username, start));
+    const read = await readWindow(window, async (start): Promise<Page<T>> => {
+      const answer = await this.ask(operation, byUsername(username), { start: `${start}` }, signal);
+      return { items: (answer.data as Record<typeof section, T[]>)[section], hasMore: hasMore(answer) };
+    });
     if (read.ended && (read.read > 0 || window.start === 0))
       return { items: read.items, total: window.start + read.read };
     const counts = await this.ask(profiles.profileCounts, byUsername(username), {}, signal);
@@ -221,40 +224,20 @@ export class UpstreamSource implements DataSource {
     return this.list(PROFILE_LISTS[list], list, byUsername(username), {}, signal);
   }
 
-  profileSkills(ref: ProfileRef, window: WindowRequest, signal: AbortSignal) {
-    return this.profileWindow(
-      ref,
-      window,
-      'skills',
-      async (username, start) => {
-        const answer = await this.ask(
-          profiles.profileSkills,
-          byUsername(username),
-          { start: `${start}` },
-          signal,
-        );
-        return { items: answer.data.skills, hasMore: hasMore(answer) };
-      },
-      signal,
-    );
+  profileSkills(
+    ref: ProfileRef,
+    window: WindowRequest,
+    signal: AbortSignal,
+  ): ReturnType<DataSource['profileSkills']> {
+    return this.profileWindow(ref, window, 'skills', profiles.profileSkills, signal);
   }
 
-  profileCompanyInterests(ref: ProfileRef, window: WindowRequest, signal: AbortSignal) {
-    return this.profileWindow(
-      ref,
-      window,
-      'companyInterests',
-      async (username, start) => {
-        const answer = await this.ask(
-          profiles.profileCompanyInterests,
-          byUsername(username),
-          { start: `${start}` },
-          signal,
-        );
-        return { items: answer.data.companyInterests, hasMore: hasMore(answer) };
-      },
-      signal,
-    );
+  profileCompanyInterests(
+    ref: ProfileRef,
+    window: WindowRequest,
+    signal: AbortSignal,
+  ): ReturnType<DataSource['profileCompanyInterests']> {
+    return this.profileWindow(ref, window, 'companyInterests', profiles.profileCompanyInterests, signal);
   }
 
   /** The position is the upstream's cursor: ours stands for it, bound to our caller and 15 minutes. */

@@ -11,7 +11,7 @@ import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from '../../../store/sqlite/node-sqlite.js';
 import { identifierKey, postKey } from '../dataset-reader.js';
 import { searchDocs } from '../memory-reader.js';
-import type { Dataset } from '../model.js';
+import type { Dataset, IndustryRecord, LocationRecord } from '../model.js';
 import { normalizeText, type SearchDoc, textWords } from '../search.js';
 import { indexedWords } from './full-text.js';
 import {
@@ -108,6 +108,16 @@ export class DatasetDatabaseBuilder {
     );
   }
 
+  /** A location or an industry: found by id, searched by name. */
+  private addPlace(kind: 'locations' | 'industries', place: LocationRecord | IndustryRecord) {
+    const seq = this.insertRow(
+      `INSERT INTO ${kind} (id, body) VALUES (?, ?)`,
+      place.id,
+      JSON.stringify(place),
+    );
+    this.searchable(kind, seq, searchDocs.place(place));
+  }
+
   add<K extends RecordKind>(kind: K, record: DatasetRecord<K>): void {
     this.adders[kind](record as never);
     if (++this.pending >= BATCH) {
@@ -117,22 +127,8 @@ export class DatasetDatabaseBuilder {
   }
 
   private readonly adders: { [K in RecordKind]: (record: DatasetRecord<K>) => void } = {
-    locations: (location) => {
-      const seq = this.insertRow(
-        'INSERT INTO locations (id, body) VALUES (?, ?)',
-        location.id,
-        JSON.stringify(location),
-      );
-      this.searchable('locations', seq, searchDocs.place(location));
-    },
-    industries: (industry) => {
-      const seq = this.insertRow(
-        'INSERT INTO industries (id, body) VALUES (?, ?)',
-        industry.id,
-        JSON.stringify(industry),
-      );
-      this.searchable('industries', seq, searchDocs.place(industry));
-    },
+    locations: (location) => this.addPlace('locations', location),
+    industries: (industry) => this.addPlace('industries', industry),
     serviceCategories: (category) => {
       this.insertRow('INSERT INTO service_categories (body) VALUES (?)', JSON.stringify(category));
     },
