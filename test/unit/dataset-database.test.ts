@@ -217,33 +217,47 @@ describe('the dataset database answers what the in-memory reference answers', ()
           await expectSame((source) => source.searchCompanies({ keywords: words, ...filters }, window, live));
   });
 
-  // A company's staff is scored directly up to a size, through the index beyond it: both ways.
-  it.each([
-    ['scored directly', undefined],
-    ['read through the index', 0],
-  ])('for people search narrowed by current and past company, %s', async (_, directlyScored) => {
-    const narrowing = new DatabaseDatasetReader(file, directlyScored);
-    const source = new DatasetSource(narrowing);
-    const { keywords: words, currentCompany, pastCompany } = fx.peopleNarrowing;
-    const companies = [currentCompany, pastCompany, ...dataset.companies.slice(0, 8).map((c) => c.publicId)];
-    try {
+  // Each search has two ways, chosen by size: a company's staff scored directly or read through the
+  // index; a name prefix sorted from the names index or found walking the ranks. Both ways, always.
+  describe.each([
+    ["the sample's sizes", undefined],
+    ['the other ways', { directlyScored: 0, sortedPrefixes: 0 }],
+  ])('with %s', (_, limits) => {
+    let narrowing: DatabaseDatasetReader;
+    let source: DatasetSource;
+    beforeAll(() => {
+      narrowing = new DatabaseDatasetReader(file, limits);
+      source = new DatasetSource(narrowing);
+    });
+    afterAll(() => narrowing.close());
+    const same = async (call: (source: DataSource) => Promise<unknown>) =>
+      expect(await call(source)).toEqual(await call(reference));
+
+    it('people search narrowed by current and past company', async () => {
+      const { keywords: words, currentCompany, pastCompany } = fx.peopleNarrowing;
+      const companies = [
+        currentCompany,
+        pastCompany,
+        ...dataset.companies.slice(0, 8).map((c) => c.publicId),
+      ];
       for (const current of [undefined, ...companies])
         for (const past of [undefined, pastCompany, currentCompany])
           for (const query of [words, 'a', 'manager', fx.richProfile.fullName, ''])
-            expect(
-              await source.searchPeople(
-                { keywords: query, currentCompany: current, pastCompany: past },
-                live,
-              ),
-            ).toEqual(
-              await reference.searchPeople(
-                { keywords: query, currentCompany: current, pastCompany: past },
-                live,
-              ),
+            await same((s) =>
+              s.searchPeople({ keywords: query, currentCompany: current, pastCompany: past }, live),
             );
-    } finally {
-      narrowing.close();
-    }
+    });
+
+    it('every keyword search', async () => {
+      for (const words of keywords) {
+        await same((s) =>
+          s.searchCompanies({ keywords: words, hasJobs: true }, { start: 0, count: 10 }, live),
+        );
+        await same((s) => s.searchPeople({ keywords: words }, live));
+        await same((s) => s.searchAll(words, live));
+        await same((s) => s.typeahead(words, live));
+      }
+    });
   });
 
   it('for domains, hashtags, service categories and filter values', async () => {

@@ -275,20 +275,21 @@ export class DatasetDatabaseBuilder {
   /** Ranks a kind's records, then indexes each one's words under its rank and its names. */
   private buildSearch(kind: FullTextKind): void {
     this.db.exec(`BEGIN; ${createSearchTables(kind)}`);
-    const words = this.db.prepare(`INSERT INTO ${kind}_fts (rowid, names, texts) VALUES (?, ?, ?)`);
+    const words = this.db.prepare(`INSERT INTO ${kind}_fts (rowid, words) VALUES (?, ?)`);
+    const nameWords = this.db.prepare(`INSERT INTO ${kind}_name_fts (rowid, words) VALUES (?, ?)`);
     const names = this.db.prepare(`INSERT OR IGNORE INTO ${kind}_names (rank, name) VALUES (?, ?)`);
     for (const row of this.db.prepare(`SELECT rank, doc FROM ${kind}_rank ORDER BY rank`).iterate()) {
       const rank = Number(row.rank);
       const doc = JSON.parse(String(row.doc)) as Pick<SearchDoc, 'names' | 'texts'>;
-      words.run(
-        rank,
-        indexedWords(doc.names.flatMap(textWords)),
-        indexedWords(doc.texts.flatMap((text) => (text ? textWords(text) : []))),
-      );
+      const ofNames = indexedWords(doc.names.flatMap(textWords));
+      const ofTexts = indexedWords(doc.texts.flatMap((text) => (text ? textWords(text) : [])));
+      words.run(rank, `${ofNames} ${ofTexts}`);
+      nameWords.run(rank, ofNames);
       for (const name of doc.names) names.run(rank, normalizeText(name));
     }
     this.db.exec(
-      `${createNameIndex(kind)} INSERT INTO ${kind}_fts (${kind}_fts) VALUES ('optimize'); COMMIT;`,
+      `${createNameIndex(kind)} INSERT INTO ${kind}_fts (${kind}_fts) VALUES ('optimize');
+       INSERT INTO ${kind}_name_fts (${kind}_name_fts) VALUES ('optimize'); COMMIT;`,
     );
   }
 

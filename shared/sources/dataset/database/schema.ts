@@ -5,9 +5,9 @@
  *
  * Keyword search, per searchable kind: `<kind>_rank` numbers the kind's records in the order search
  * breaks ties (weight descending, then key), and keeps each record's search document (its names and
- * describing texts, search.ts's SearchDoc); `<kind>_fts` is a contentless FTS5 index whose rowid IS
- * that rank, so a full-text query read in rowid order meets matches best-first and can stop after a
- * page; `<kind>_names` holds each record's names normalized, for the exact-name and name-prefix
+ * describing texts, search.ts's SearchDoc); `<kind>_fts` (every word) and `<kind>_name_fts` (the
+ * words of its names) are contentless FTS5 indexes whose rowid IS that rank, so a full-text query
+ * read in rowid order meets matches best-first and can stop after a page; `<kind>_names` holds each record's names normalized, for the exact-name and name-prefix
  * tiers. The search tables are built at the end of a load, from `<kind>_search`, which the load fills
  * and the end drops; the secondary indexes come after the load too (faster than row by row).
  */
@@ -73,7 +73,8 @@ CREATE TABLE ${kind}_rank (rank INTEGER PRIMARY KEY, seq INTEGER NOT NULL UNIQUE
 INSERT INTO ${kind}_rank (seq, weight, key, doc) SELECT seq, weight, key, doc FROM ${kind}_search
   ORDER BY weight DESC, key;
 DROP TABLE ${kind}_search;
-CREATE VIRTUAL TABLE ${kind}_fts USING fts5(names, texts, content='', detail=column, tokenize='ascii');
+CREATE VIRTUAL TABLE ${kind}_fts USING fts5(words, content='', detail=none, tokenize='ascii');
+CREATE VIRTUAL TABLE ${kind}_name_fts USING fts5(words, content='', detail=none, tokenize='ascii');
 CREATE TABLE ${kind}_names (rank INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (rank, name)) WITHOUT ROWID;
 `;
 
