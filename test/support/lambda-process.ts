@@ -25,8 +25,16 @@ export interface LambdaProcess {
 
 export class LambdaInitError extends Error {}
 
-/** Starts `name`'s bundle with `env` (plus the variables the Lambda runtime sets). */
-export async function startLambda(name: string, env: Record<string, string>): Promise<LambdaProcess> {
+type Env = Record<string, string>;
+
+/**
+ * Starts `name`'s bundle with `env` (plus the variables the Lambda runtime sets); a function of the
+ * task root gives paths inside it, as infra gives /var/task/... on Lambda.
+ */
+export async function startLambda(
+  name: string,
+  env: Env | ((taskRoot: string) => Env),
+): Promise<LambdaProcess> {
   const folder = await mkdtemp(join(tmpdir(), `lambda-${name}-`));
   const taskRoot = join(folder, 'task');
   await cp(join(FUNCTIONS_DIR, name), taskRoot, { recursive: true });
@@ -43,7 +51,7 @@ export async function startLambda(name: string, env: Record<string, string>): Pr
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       LOG_LEVEL: 'silent',
-      ...env,
+      ...(typeof env === 'function' ? env(taskRoot) : env),
     },
   });
   let stderr = '';
