@@ -3,10 +3,11 @@
  * operation (its v1 and /api/v2 paths), the /mcp endpoint, one per MCP tool group (invoked by /mcp
  * only), the service's own pages (OpenAPI, /docs, the Protected Resource Metadata, /healthz and the
  * not-found catch-all), and the scheduled reconcile. `npm run build` writes each bundle to
- * dist/functions/<name>/index.mjs; infra/ wires each name to its routes. Names are Lambda-safe
- * (letters, digits, hyphens).
+ * dist/functions/<name>/index.mjs (handler `index.handler`); infra/ wires each name to its routes.
+ * Names are Lambda-safe (letters, digits, hyphens). Each directory is the function's whole code asset:
+ * data functions carry the dataset database beside the bundle, website functions Chromium's files.
  */
-import { catalog, type OperationDefinition, type OperationId } from './catalog.js';
+import { catalog, type Family, type OperationDefinition, type OperationId } from './catalog.js';
 
 export type FunctionKind = 'operation' | 'mcp' | 'tool-group' | 'pages' | 'reconcile';
 
@@ -15,7 +16,32 @@ export interface FunctionSpec {
   kind: FunctionKind;
   /** The operations the function runs (an operation's own, or a tool group's). */
   operations: readonly OperationId[];
+  /**
+   * Carries `dataset.sqlite` (the generated sample) beside its bundle and reads the dataset database:
+   * infra sets `DATASET` (`/var/task/dataset.sqlite` for the bundled sample).
+   */
+  dataset: boolean;
+  /** Carries Chromium's files (`chromium/`) beside its bundle: x86_64 only, 2 GB memory or more. */
+  browser: boolean;
 }
+
+/** The Lambda handler setting of every function: `index.mjs`, export `handler`. */
+export const LAMBDA_HANDLER = 'index.handler';
+/** Where a data function's bundled dataset database lands (its directory is /var/task on Lambda). */
+export const BUNDLED_DATASET_FILE = 'dataset.sqlite';
+/** The folder beside a website bundle holding @sparticuz/chromium's brotli archives. */
+export const BUNDLED_CHROMIUM_DIRECTORY = 'chromium';
+/** The folder beside the pages bundle holding the /docs assets (from swagger-ui-dist). */
+export const BUNDLED_DOCS_DIRECTORY = 'docs-assets';
+/** The families whose operations read the dataset database (or the upstream service). */
+export const DATA_FAMILIES: readonly Family[] = ['profiles', 'companies', 'posts', 'search', 'jobs'];
+
+/**
+ * The environment variable naming a tool group's function for /mcp's Lambda invoke:
+ * `profile-activity` → `TOOL_GROUP_FUNCTION_PROFILE_ACTIVITY`.
+ */
+export const toolGroupFunctionVariable = (group: string) =>
+  `TOOL_GROUP_FUNCTION_${group.toUpperCase().replace(/-/g, '_')}`;
 
 /** `profiles.details` → `profiles-details`. */
 export const operationFunctionName = (id: OperationId | string) => id.replace(/\./g, '-');
@@ -25,6 +51,25 @@ export const PAGES_FUNCTION = 'pages';
 export const RECONCILE_FUNCTION = 'reconcile';
 
 const operations = catalog as readonly OperationDefinition[];
+const byId = new Map(operations.map((operation) => [operation.id, operation]));
+
+/** What a function carries beside its bundle, from the operations it runs. */
+function assets(members: readonly OperationId[]): Pick<FunctionSpec, 'dataset' | 'browser'> {
+  const definitions = members.flatMap((id) => byId.get(id) ?? []);
+  return {
+    dataset: definitions.some((definition) => DATA_FAMILIES.includes(definition.family)),
+    browser: definitions.some((definition) => definition.runtime.needs.includes('browser')),
+  };
+}
+
+/** A function running no operation of its own carries nothing beside its bundle. */
+const plain = (name: string, kind: FunctionKind): FunctionSpec => ({
+  name,
+  kind,
+  operations: [],
+  dataset: false,
+  browser: false,
+});
 
 /** The MCP tool groups and the operations of each (only operations with a tool). */
 export function toolGroups(): Map<string, OperationId[]> {
@@ -40,18 +85,23 @@ export function toolGroups(): Map<string, OperationId[]> {
 
 export function deployedFunctions(): FunctionSpec[] {
   return [
-    ...operations.map((operation) => ({
-      name: operationFunctionName(operation.id),
-      kind: 'operation' as const,
-      operations: [operation.id as OperationId],
-    })),
-    { name: MCP_FUNCTION, kind: 'mcp', operations: [] },
+    ...operations.map((operation) => {
+      const members = [operation.id as OperationId];
+      return {
+        name: operationFunctionName(operation.id),
+        kind: 'operation' as const,
+        operations: members,
+        ...assets(members),
+      };
+    }),
+    plain(MCP_FUNCTION, 'mcp'),
     ...[...toolGroups()].map(([group, members]) => ({
       name: toolGroupFunctionName(group),
       kind: 'tool-group' as const,
       operations: members,
+      ...assets(members),
     })),
-    { name: PAGES_FUNCTION, kind: 'pages', operations: [] },
-    { name: RECONCILE_FUNCTION, kind: 'reconcile', operations: [] },
+    plain(PAGES_FUNCTION, 'pages'),
+    plain(RECONCILE_FUNCTION, 'reconcile'),
   ];
 }

@@ -3,6 +3,7 @@
  * and a bad value fails start-up naming the variable. The README's configuration table mirrors this.
  */
 import { z } from 'zod';
+import { toolGroupFunctionVariable } from '../schemas/functions.js';
 import { parseAllowHosts } from './net/address-policy.js';
 
 /** One message for every way a number can be wrong, so start-up names the range to pick from. */
@@ -271,4 +272,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** `http://HOST:PORT`, with an IPv6 host in brackets. */
 function listeningAddress({ HOST, PORT }: { HOST: string; PORT: number }): string {
   return `http://${HOST.includes(':') ? `[${HOST}]` : HOST}:${PORT}`;
+}
+
+/**
+ * The /mcp Lambda function's tool-group functions, by group: `TOOL_GROUP_FUNCTION_<GROUP>` names each
+ * group's function (name or ARN; infra sets them). One missing fails the init phase, naming it.
+ */
+export function toolGroupFunctions(
+  groups: Iterable<string>,
+  env: Record<string, string | undefined> = process.env,
+): Map<string, string> {
+  const functions = new Map<string, string>();
+  const missing: string[] = [];
+  for (const group of groups) {
+    const variable = toolGroupFunctionVariable(group);
+    const name = env[variable];
+    if (name) functions.set(group, name);
+    else missing.push(`${variable}: is required by the /mcp function`);
+  }
+  if (missing.length > 0) throw new ConfigError(`Invalid configuration: ${missing.join('; ')}`);
+  return functions;
 }

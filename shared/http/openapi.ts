@@ -14,6 +14,8 @@ import { type OperationDefinition, type OperationVariant, pathParameters } from 
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { type ErrorCode, errorBodySchema, errorCodes, errorTable } from '../../schemas/errors.js';
 import { parameterExamples } from '../../schemas/examples.js';
+import { BUNDLED_DOCS_DIRECTORY } from '../../schemas/functions.js';
+import { besideBundle } from '../bundle-assets.js';
 import { creditCount } from '../errors.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { publishJsonSchemaPatterns } from './json-schema-pattern.js';
@@ -146,14 +148,18 @@ export function serveDocumentation<E extends Env>(
   });
 }
 
-const swaggerAssets: ReadonlyMap<string, string> = new Map([
+export const swaggerAssets: ReadonlyMap<string, string> = new Map([
   ['swagger-ui.css', 'text/css; charset=utf-8'],
   ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
   ['favicon-32x32.png', 'image/png'],
 ]);
 
-function swaggerUiDirectory(): string {
-  return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+/** The pages function carries the assets beside its bundle; from source, the package's own. */
+export function swaggerUiDirectory(): string {
+  return (
+    besideBundle(BUNDLED_DOCS_DIRECTORY) ??
+    dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+  );
 }
 
 const docsPage = `<!doctype html>

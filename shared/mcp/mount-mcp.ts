@@ -2,16 +2,19 @@
  * Wires the MCP adapter into a service's app: tools from the served operations, the in-process
  * dispatcher, API-key and OAuth authentication, and (when OAUTH_ISSUER is set) the protected
  * resource metadata. Entry points that serve /mcp call it; the REST Lambda bundles never import it.
+ * The /mcp Lambda function passes the catalog's operations and a dispatcher that invokes the tool
+ * group's function instead.
  */
 import { isWellFormedApiKey } from '../auth/api-keys.js';
 import type { Principal } from '../auth/authenticator.js';
 import { OAuthAuthenticator } from '../auth/oauth-tokens.js';
 import { mcpResourceUrl } from '../config.js';
+import type { RegisteredOperation } from '../pipeline/operation.js';
 import type { Service } from '../service.js';
 import { mountMcpEndpoint } from './mcp-endpoint.js';
 import { resourceMetadataUrl, serveProtectedResourceMetadata } from './protected-resource.js';
-import { buildToolCatalog } from './tool-catalog.js';
-import { LocalToolDispatcher } from './tool-dispatch.js';
+import { buildToolCatalog, type ToolEntry } from './tool-catalog.js';
+import { LocalToolDispatcher, type ToolDispatcher } from './tool-dispatch.js';
 
 /** The spec's lookup deadline of tool-protocol lookups. */
 export const MCP_LOOKUP_DEADLINE_MS = 45_000;
@@ -19,11 +22,15 @@ export const MCP_LOOKUP_DEADLINE_MS = 45_000;
 export interface McpOptions {
   /** The lookup deadline of a tool call; the spec's 45 s unless a test shortens it. */
   deadlineMs?: number;
+  /** The operations whose tools /mcp serves; the service's own by default. */
+  operations?: readonly RegisteredOperation[];
+  /** Runs each tool call; by default in-process, through the service's pipeline. */
+  dispatcher?: (tools: ReadonlyMap<string, ToolEntry>) => ToolDispatcher;
 }
 
 export function mountMcp(service: Service, options: McpOptions = {}): void {
   const { app, config, repositories } = service;
-  const tools = buildToolCatalog(service.operations);
+  const tools = buildToolCatalog(options.operations ?? service.operations);
   const resource = mcpResourceUrl(config);
   const oauth = config.OAUTH_ISSUER
     ? new OAuthAuthenticator(
@@ -50,7 +57,7 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
 
   mountMcpEndpoint(app, {
     tools,
-    dispatcher: new LocalToolDispatcher(tools, service.pipeline),
+    dispatcher: options.dispatcher?.(tools) ?? new LocalToolDispatcher(tools, service.pipeline),
     authenticate,
     enabled: config.GATEWAY_MCP_ENABLED,
     rejectedHosts: config.MCP_REJECTED_HOSTS,

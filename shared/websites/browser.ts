@@ -45,6 +45,8 @@
  */
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type BrowserContext, type HTTPRequest, type Page } from 'puppeteer-core';
+import { BUNDLED_CHROMIUM_DIRECTORY } from '../../schemas/functions.js';
+import { besideBundle } from '../bundle-assets.js';
 import type { Logger } from '../logger.js';
 import { classifyDestination } from '../net/address-policy.js';
 import {
@@ -154,7 +156,7 @@ const REMOVED_FLAGS = new Set([
 ]);
 
 /** The Chromium command line beyond Puppeteer's defaults; see the module header for each flag. */
-function chromiumArgs(proxyUrl: string): string[] {
+export function chromiumArgs(proxyUrl: string): string[] {
   const base = chromium.args.filter((arg) => !REMOVED_FLAGS.has(arg.split('=')[0] ?? arg));
   const asRoot = process.getuid?.() === 0;
   const onLambda = process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
@@ -258,7 +260,8 @@ export class WebsiteBrowser {
   async #launch(): Promise<Browser> {
     const { logger, egress } = this.#settings;
     const started = performance.now();
-    const executablePath = await chromium.executablePath();
+    // A website function carries the brotli archives beside its bundle; from source, the package's own.
+    const executablePath = await chromium.executablePath(besideBundle(BUNDLED_CHROMIUM_DIRECTORY));
     const browser = await puppeteer.launch({
       executablePath,
       headless: 'shell',

@@ -4,14 +4,13 @@
  * the same request: same status, headers and body, up to per-request ids and rate-limit counters.
  * Both talk to one in-process dynalite table, so they see the same account and key.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RestHandler } from '../../functions/rest/lambda.js';
+import type { RestHandler } from '../../functions/lambda/rest-adapter.js';
 import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
@@ -21,11 +20,15 @@ import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
 import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
 import type { Store } from '../../shared/store/store.js';
+import { builtFunctions } from '../support/built-functions.js';
+import {
+  type ClientRequest as EventRequest,
+  lambdaContext,
+  restApiEvent as proxyEvent,
+} from '../support/rest-api-event.js';
 
-const root = join(import.meta.dirname, '..', '..');
-const bundle = join(root, 'dist', 'functions', 'emails.disposable', 'index.mjs');
 const PATH = '/v1/emails/disposable';
-const API_HOST = 'a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com';
+let bundle: string;
 
 /**
  * vitest's import() would transform the bundle and hand it CommonJS globals (require, __dirname) that
@@ -55,10 +58,7 @@ let apiKey: string;
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
-  execFileSync(join(root, 'node_modules', '.bin', 'tsx'), ['scripts/build-functions.ts'], {
-    cwd: root,
-    stdio: 'pipe',
-  });
+  bundle = join(await builtFunctions(), 'emails-disposable', 'index.mjs');
 
   dynamo = await startEmbeddedDynamo();
   const table = `lambda-${randomUUID()}`;
@@ -89,93 +89,14 @@ afterAll(async () => {
   await dynamo?.close();
 });
 
-/** The event API Gateway (REST API, Regional endpoint, stage `prod`) sends for this request. */
-function restApiEvent(request: ClientRequest): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {
-    Host: API_HOST,
-    'X-Amzn-Trace-Id': `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-0123456789abcdef01234567`,
-    'X-Forwarded-For': '203.0.113.7',
-    'X-Forwarded-Port': '443',
-    'X-Forwarded-Proto': 'https',
-    ...request.headers,
-  };
-  const multiValueQuery: Record<string, string[]> = {};
-  for (const [name, value] of request.query)
-    multiValueQuery[name] = [...(multiValueQuery[name] ?? []), value];
-  const hasQuery = request.query.length > 0;
-  return {
-    resource: PATH,
-    path: PATH,
-    httpMethod: request.method,
-    headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
-    // Like API Gateway: the single-value map keeps the last value of a repeated name.
-    queryStringParameters: hasQuery ? Object.fromEntries(request.query) : null,
-    multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
-    pathParameters: null,
-    stageVariables: null,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'a1b2c3d4e5',
-      authorizer: null,
-      domainName: API_HOST,
-      domainPrefix: 'a1b2c3d4e5',
-      extendedRequestId: 'Xk3bLFqUoAMEbXg=',
-      httpMethod: request.method,
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: '203.0.113.7',
-        user: null,
-        userAgent: request.headers['User-Agent'] ?? null,
-        userArn: null,
-      },
-      path: `/prod${PATH}`,
-      protocol: 'HTTP/1.1',
-      requestId: randomUUID(),
-      requestTime: '23/Nov/2025:10:00:00 +0000',
-      requestTimeEpoch: Date.now(),
-      resourceId: 'x1y2z3',
-      resourcePath: PATH,
-      stage: 'prod',
-    },
-    body: null,
-    isBase64Encoded: false,
-  };
-}
-
-function lambdaContext(): Context {
-  const name = 'lookup-emails-disposable';
-  const unsupported = () => {
-    throw new Error('Deprecated context callbacks are not used by async handlers.');
-  };
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:eu-west-1:123456789012:function:${name}`,
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: '2025/11/23/[$LATEST]0123456789abcdef0123456789abcdef',
-    getRemainingTimeInMillis: () => 5_000,
-    done: unsupported,
-    fail: unsupported,
-    succeed: unsupported,
-  };
-}
+const restApiEvent = (request: ClientRequest) =>
+  proxyEvent({ ...request, path: PATH } satisfies EventRequest);
 
 async function viaLambda(request: ClientRequest): Promise<Answer> {
-  const result: APIGatewayProxyResult = await handler(restApiEvent(request), lambdaContext());
+  const result: APIGatewayProxyResult = await handler(
+    restApiEvent(request),
+    lambdaContext('lookup-emails-disposable'),
+  );
   expect(result.isBase64Encoded).toBe(false);
   expect(result.headers).toBeUndefined();
   const headers: Record<string, string> = {};
@@ -303,7 +224,7 @@ describe('the emails.disposable bundle behind API Gateway', () => {
 
   it('answers a GET that carries a body with 415, in the error envelope', async () => {
     const event = { ...restApiEvent(client()), body: '{"email":"a@b.com"}' };
-    const result = await handler(event, lambdaContext());
+    const result = await handler(event, lambdaContext('lookup-emails-disposable'));
     expect(result.statusCode).toBe(415);
     expect(JSON.parse(result.body)).toMatchObject({ error: { code: 'unsupported_media_type' } });
   });

@@ -1,0 +1,73 @@
+/**
+ * What every Lambda function builds at init: the config (a bad setting fails the init phase, naming
+ * the variable), the DynamoDB store, and the service over the operations the function runs. Called
+ * at module scope by each entry, so all of it lives as long as the warm container.
+ */
+import type { OperationDefinition } from '../../schemas/catalog.js';
+import { DATA_FAMILIES } from '../../schemas/functions.js';
+import { type Config, ConfigError, loadConfig } from '../../shared/config.js';
+import type { RegisteredOperation } from '../../shared/pipeline/operation.js';
+import { createService, type RunnerFactory } from '../../shared/service.js';
+import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
+import type { Store } from '../../shared/store/store.js';
+
+export interface LambdaServiceOptions {
+  /** The operations the function runs; none for /mcp, the pages and reconcile. */
+  operations: readonly OperationDefinition[];
+  runners: RunnerFactory;
+  documentation?: boolean;
+}
+
+/** The config, refusing what cannot work on Lambda. */
+export function lambdaConfig(operations: readonly OperationDefinition[]): Config {
+  const config = loadConfig();
+  const readsDataset = operations.some((operation) => DATA_FAMILIES.includes(operation.family));
+  // Locally an unset DATASET means "build the generated sample"; on Lambda /var/task is read-only
+  // and a cold start must not generate anything, so the bundled database has to be named.
+  if (readsDataset && config.DATA_SOURCE === 'dataset' && config.DATASET === undefined) {
+    throw new ConfigError(
+      'Invalid configuration: DATASET: is required on AWS Lambda when DATA_SOURCE=dataset ' +
+        '(the bundled sample is /var/task/dataset.sqlite; an imported database is copied to /tmp or EFS)',
+    );
+  }
+  return config;
+}
+
+export function lambdaStore(config: Config): Store {
+  return createDynamoStore(
+    createDynamoTable({
+      table: config.DYNAMODB_TABLE,
+      region: config.AWS_REGION,
+      endpoint: config.DYNAMODB_ENDPOINT,
+    }),
+  );
+}
+
+export function createLambdaService(options: LambdaServiceOptions) {
+  const config = lambdaConfig(options.operations);
+  return createService({
+    config,
+    store: lambdaStore(config),
+    runners: options.runners,
+    operations: options.operations,
+    documentation: options.documentation ?? false,
+  });
+}
+
+/**
+ * The catalog's operations as this deployment prices them, for a function that describes them
+ * (/mcp's tools/list, the OpenAPI document) while other functions run them.
+ */
+export function operationsRunElsewhere(
+  definitions: readonly OperationDefinition[],
+  config: Config,
+): RegisteredOperation[] {
+  return definitions.map((definition) => ({
+    definition,
+    price: config.PRICE_OVERRIDES[definition.id] ?? definition.price,
+    run: () => {
+      throw new Error(`${definition.id} runs in its own function, not in this one.`);
+    },
+  }));
+}

@@ -1,0 +1,24 @@
+/**
+ * The /mcp function: the MCP protocol (authentication, tools/list, the deadline) in this function,
+ * each tools/call run by its tool group's function through LambdaToolDispatcher. It runs no
+ * operation itself, so it carries neither the dataset nor Chromium.
+ */
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { catalog } from '../../schemas/catalog.js';
+import { toolGroups } from '../../schemas/functions.js';
+import { toolGroupFunctions } from '../../shared/config.js';
+import { mountMcp } from '../../shared/mcp/mount-mcp.js';
+import { createLambdaService, operationsRunElsewhere } from './lambda-service.js';
+import { LambdaToolDispatcher } from './lambda-tool-dispatcher.js';
+import { toRestHandler } from './rest-adapter.js';
+
+const service = createLambdaService({ operations: [], runners: () => ({}) });
+const functions = toolGroupFunctions(toolGroups().keys());
+// The endpoint is AWS's unless AWS_ENDPOINT_URL_LAMBDA names another (the SDK reads it).
+const client = new LambdaClient({ region: service.config.AWS_REGION, maxAttempts: 1 });
+mountMcp(service, {
+  operations: operationsRunElsewhere(catalog, service.config),
+  dispatcher: (tools) => new LambdaToolDispatcher(tools, functions, client, service.logger),
+});
+
+export const handler = toRestHandler(service.app);

@@ -1,0 +1,27 @@
+/**
+ * The function of one MCP tool group, invoked by the /mcp function only (Lambda invoke, never from
+ * the internet): the event is a ToolCall, the answer its ToolOutcome, run by the same in-process
+ * dispatcher and billed pipeline as the local /mcp (transport `mcp`). The caller was authenticated
+ * by /mcp; IAM lets nothing else invoke this function.
+ */
+import { catalog } from '../../schemas/catalog.js';
+import { toolGroups } from '../../schemas/functions.js';
+import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
+import { LocalToolDispatcher, type ToolCall } from '../../shared/mcp/tool-dispatch.js';
+import type { ToolOutcome } from '../../shared/mcp/tool-results.js';
+import type { RunnerFactory } from '../../shared/service.js';
+import { createLambdaService } from './lambda-service.js';
+
+export type ToolGroupHandler = (event: ToolCall) => Promise<ToolOutcome>;
+
+/** `runners`: the run functions of every family the group's operations belong to. */
+export function createToolGroupHandler(group: string, runners: readonly RunnerFactory[]): ToolGroupHandler {
+  const members = new Set<string>(toolGroups().get(group) ?? []);
+  if (members.size === 0) throw new Error(`No MCP tool group ${group} in the catalog.`);
+  const service = createLambdaService({
+    operations: catalog.filter((operation) => members.has(operation.id)),
+    runners: (runtime) => Object.assign({}, ...runners.map((factory) => factory(runtime))),
+  });
+  const dispatcher = new LocalToolDispatcher(buildToolCatalog(service.operations), service.pipeline);
+  return (event) => dispatcher.dispatch(event);
+}

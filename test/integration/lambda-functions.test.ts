@@ -1,0 +1,299 @@
+/**
+ * Every kind of bundled function, each in a fresh Node process from a copy of its directory alone
+ * (test/support/lambda-process.ts: no node_modules reachable), against one in-process dynalite
+ * table: an operation answers a v1 and a v2 path, the pages answer theirs and the JSON not-found,
+ * reconcile answers its summary, a tool-group function answers a ToolCall, and /mcp dispatches a
+ * tools/call to it through a loopback endpoint that speaks Lambda's Invoke API. Bundles are built
+ * once for the suite (test/support/built-functions.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { deployedFunctions, toolGroupFunctionVariable, toolGroups } from '../../schemas/functions.js';
+import { provisionAccount } from '../../shared/accounts/provisioning.js';
+import { Authenticator } from '../../shared/auth/authenticator.js';
+import { systemClock } from '../../shared/clock.js';
+import { createRepositories } from '../../shared/service.js';
+import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
+import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
+import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
+import type { Store } from '../../shared/store/store.js';
+import { builtFunctions } from '../support/built-functions.js';
+import { LambdaInitError, type LambdaProcess, startLambda } from '../support/lambda-process.js';
+import { type ClientRequest, restApiEvent } from '../support/rest-api-event.js';
+
+const USERNAME = datasetFixtures.richProfile.username;
+let functionsDir: string;
+let dynamo: EmbeddedDynamo;
+let store: Store;
+let apiKey: string;
+let env: Record<string, string>;
+const started: LambdaProcess[] = [];
+const servers: Server[] = [];
+
+beforeAll(async () => {
+  functionsDir = await builtFunctions();
+  dynamo = await startEmbeddedDynamo();
+  const table = `functions-${randomUUID()}`;
+  const dynamoTable = createDynamoTable({ endpoint: dynamo.endpoint, region: 'us-east-1', table });
+  await ensureTable(dynamoTable);
+  store = createDynamoStore(dynamoTable);
+  ({ apiKey } = await provisionAccount(createRepositories(store), {
+    name: 'functions test',
+    credits: 100,
+    rateLimit: { limit: 1000, windowSeconds: 60 },
+  }));
+  env = { DYNAMODB_ENDPOINT: dynamo.endpoint, DYNAMODB_TABLE: table };
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(started.map((lambda) => lambda.stop()));
+  for (const server of servers) server.close();
+  await store?.close();
+  await dynamo?.close();
+});
+
+async function start(
+  name: string,
+  extra: (taskRoot: string) => Record<string, string> = () => ({}),
+): Promise<LambdaProcess> {
+  const lambda = await startLambda(name, (taskRoot) => ({ ...env, ...extra(taskRoot) }));
+  started.push(lambda);
+  return lambda;
+}
+
+/** A data function's env as infra sets it: the bundled database in its (read-only) task root. */
+const withDataset = (taskRoot: string) => ({ DATASET: join(taskRoot, 'dataset.sqlite') });
+
+async function request(lambda: LambdaProcess, client: ClientRequest) {
+  const { result } = await lambda.invoke<APIGatewayProxyResult>(restApiEvent(client));
+  const text = result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
+  return { status: result.statusCode, headers: result.multiValueHeaders ?? {}, text, result };
+}
+
+const authorized = (headers: Record<string, string> = {}) => ({
+  Authorization: `Bearer ${apiKey}`,
+  ...headers,
+});
+
+describe('an operation function', () => {
+  let lambda: LambdaProcess;
+  beforeAll(async () => {
+    lambda = await start('profiles-details', withDataset);
+  }, 120_000);
+
+  it('answers its v1 path from the bundled dataset', async () => {
+    const answer = await request(lambda, {
+      method: 'GET',
+      path: '/v1/profiles/details/by-username',
+      query: [['username', USERNAME]],
+      headers: authorized(),
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text).data).toMatchObject({ username: USERNAME });
+  });
+
+  it('answers its /api/v2 path with the v2 envelope', async () => {
+    const answer = await request(lambda, {
+      method: 'GET',
+      path: `/api/v2/profiles/${USERNAME}`,
+      headers: { 'X-API-Key': apiKey },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain(USERNAME);
+    expect(JSON.stringify(JSON.parse(answer.text).data)).toContain(USERNAME);
+  });
+
+  it('answers another method with 405 itself', async () => {
+    const answer = await request(lambda, {
+      method: 'DELETE',
+      path: '/v1/profiles/details/by-username',
+      headers: authorized(),
+    });
+    expect(answer.status).toBe(405);
+  });
+});
+
+describe('a data function on Lambda without DATASET', () => {
+  it('fails its init naming DATASET and writes nothing into its task root', async () => {
+    const failure = await startLambda('companies-details', env).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(LambdaInitError);
+    expect(String(failure)).toMatch(/DATASET: is required on AWS Lambda/);
+  });
+});
+
+describe('the pages function', () => {
+  let lambda: LambdaProcess;
+  beforeAll(async () => {
+    lambda = await start('pages', () => ({ OAUTH_ISSUER: 'https://issuer.example.com' }));
+  }, 60_000);
+
+  it('serves the OpenAPI document with every v1 and v2 path', async () => {
+    const answer = await request(lambda, { method: 'GET', path: '/openapi.json' });
+    expect(answer.status).toBe(200);
+    const paths = Object.keys(JSON.parse(answer.text).paths);
+    expect(paths).toContain('/v1/profiles/details/by-username');
+    expect(paths).toContain('/v1/websites/content');
+    expect(paths.some((path) => path.startsWith('/api/v2/'))).toBe(true);
+  });
+
+  it('serves /docs and its assets from the bundle directory', async () => {
+    expect((await request(lambda, { method: 'GET', path: '/docs' })).status).toBe(200);
+    const asset = await request(lambda, { method: 'GET', path: '/docs/assets/swagger-ui.css' });
+    expect(asset.status).toBe(200);
+    expect(asset.text.length).toBeGreaterThan(1000);
+  });
+
+  it('serves the protected resource metadata, /healthz and a JSON not-found', async () => {
+    const metadata = await request(lambda, {
+      method: 'GET',
+      path: '/.well-known/oauth-protected-resource/mcp',
+    });
+    expect(JSON.parse(metadata.text)).toMatchObject({
+      authorization_servers: ['https://issuer.example.com'],
+    });
+    expect(JSON.parse((await request(lambda, { method: 'GET', path: '/healthz' })).text)).toMatchObject({
+      status: 'ok',
+    });
+    const missing = await request(lambda, { method: 'GET', path: '/v9/nothing' });
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.text)).toMatchObject({ error: { code: 'resource_not_found' } });
+  });
+});
+
+describe('the reconcile function', () => {
+  it('answers a scheduled event with its summary', async () => {
+    const lambda = await start('reconcile');
+    const { result } = await lambda.invoke({
+      source: 'aws.events',
+      'detail-type': 'Scheduled Event',
+      detail: {},
+    });
+    expect(result).toMatchObject({ settled: 0, requestIds: [] });
+    expect((result as { olderThanSeconds: number }).olderThanSeconds).toBeGreaterThan(40);
+  });
+});
+
+/** A loopback endpoint speaking Lambda's Invoke API, running each named function's bundle. */
+async function invokeEndpoint(functions: ReadonlyMap<string, LambdaProcess>): Promise<string> {
+  const server = createServer(async (req, res) => {
+    const name = decodeURIComponent(
+      /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(req.url ?? '')?.[1] ?? '',
+    );
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const target = functions.get(name);
+    if (!target) {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'X-Amz-Function-Error': 'Unhandled' });
+      res.end(JSON.stringify({ errorType: 'Error', errorMessage: `${name} crashed` }));
+      return;
+    }
+    const { result } = await target.invoke(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    res.writeHead(200, { 'Content-Type': 'application/json', 'X-Amz-Executed-Version': '$LATEST' });
+    res.end(JSON.stringify(result));
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('/mcp and the tool-group functions', () => {
+  let group: LambdaProcess;
+  let mcp: LambdaProcess;
+  beforeAll(async () => {
+    group = await start('mcp-group-profiles', withDataset);
+    const endpoint = await invokeEndpoint(new Map([['lookup-mcp-group-profiles', group]]));
+    const names = Object.fromEntries(
+      [...toolGroups().keys()].map((name) => [toolGroupFunctionVariable(name), `lookup-mcp-group-${name}`]),
+    );
+    // The companies group "crashes": the endpoint answers it with a FunctionError.
+    mcp = await start('mcp', () => ({ ...names, AWS_ENDPOINT_URL_LAMBDA: endpoint }));
+  }, 120_000);
+
+  it('a tool-group function answers a ToolCall with its ToolOutcome', async () => {
+    const authenticator = new Authenticator(
+      createRepositories(store).keys,
+      createRepositories(store).accounts,
+      systemClock,
+      0,
+    );
+    const principal = await authenticator.authenticateBearer(`Bearer ${apiKey}`);
+    const call = {
+      tool: toolOf('profiles.details'),
+      arguments: { username: USERNAME },
+      principal,
+      requestId: 'req_tool_group_call_0001',
+    };
+    const { result } = await group.invoke<{
+      response: { status: number; body: { data: unknown } };
+      creditCost: number;
+    }>(JSON.parse(JSON.stringify(call)));
+    expect(result.response.status).toBe(200);
+    expect(result.response.body.data).toMatchObject({ username: USERNAME });
+    expect(result.creditCost).toBeGreaterThan(0);
+  });
+
+  const mcpCall = (name: string, args: Record<string, unknown>) =>
+    request(mcp, {
+      method: 'POST',
+      path: '/mcp',
+      headers: authorized({
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-06-18',
+      }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      }),
+    });
+
+  it('/mcp runs a tools/call in the group function through Lambda invoke', async () => {
+    const answer = await mcpCall(toolOf('profiles.details'), { username: USERNAME });
+    expect(answer.status).toBe(200);
+    const { result } = JSON.parse(answer.text);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent.data).toMatchObject({ username: USERNAME });
+  });
+
+  it('/mcp answers a failed group function with the tool error internal_error, not a crash', async () => {
+    const answer = await mcpCall(toolOf('companies.details'), { slug: datasetFixtures.richCompany.slug });
+    expect(answer.status).toBe(200);
+    const { result } = JSON.parse(answer.text);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent.error.code).toBe('internal_error');
+  });
+});
+
+function toolOf(operation: string): string {
+  const tool = (catalog as readonly OperationDefinition[]).find(
+    (definition) => definition.id === operation,
+  )?.mcpTool;
+  if (!tool) throw new Error(`${operation} has no tool`);
+  return tool;
+}
+
+describe('the bundles', () => {
+  it('carry Chromium and Puppeteer in the website functions only', async () => {
+    for (const spec of deployedFunctions()) {
+      const metafile = JSON.parse(await readFile(join(functionsDir, spec.name, 'metafile.json'), 'utf8'));
+      const browserInputs = Object.keys(metafile.inputs).filter((input) =>
+        /node_modules\/(@sparticuz\/chromium|puppeteer-core|puppeteer)\//.test(input),
+      );
+      expect(browserInputs.length > 0, spec.name).toBe(spec.browser);
+      const files = await readdir(join(functionsDir, spec.name));
+      expect(files.includes('chromium'), spec.name).toBe(spec.browser);
+      expect(files.includes('dataset.sqlite'), spec.name).toBe(spec.dataset);
+    }
+  });
+});

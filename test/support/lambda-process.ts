@@ -1,0 +1,94 @@
+/**
+ * One bundled Lambda function in a fresh Node process (lambda-runtime.mjs), from a copy of its
+ * dist/functions/<name>/ directory in a temp folder, so nothing resolves through node_modules: what
+ * Lambda gets is all it has. `invoke` sends an event and answers the handler's result.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FUNCTIONS_DIR } from './built-functions.js';
+import { ROOT } from './processes.js';
+
+const RUNTIME = join(ROOT, 'test', 'support', 'lambda-runtime.mjs');
+
+export interface LambdaProcess {
+  /** The copied code asset (LAMBDA_TASK_ROOT). */
+  taskRoot: string;
+  pid: number;
+  /** Milliseconds the import of index.mjs took (the init phase). */
+  initMs: number;
+  invoke<T = unknown>(event: unknown): Promise<{ result: T; ms: number }>;
+  stop(): Promise<void>;
+}
+
+export class LambdaInitError extends Error {}
+
+type Env = Record<string, string>;
+
+/**
+ * Starts `name`'s bundle with `env` (plus the variables the Lambda runtime sets); a function of the
+ * task root gives paths inside it, as infra gives /var/task/... on Lambda.
+ */
+export async function startLambda(
+  name: string,
+  env: Env | ((taskRoot: string) => Env),
+): Promise<LambdaProcess> {
+  const folder = await mkdtemp(join(tmpdir(), `lambda-${name}-`));
+  const taskRoot = join(folder, 'task');
+  await cp(join(FUNCTIONS_DIR, name), taskRoot, { recursive: true });
+  const child: ChildProcess = fork(RUNTIME, [], {
+    cwd: taskRoot,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: folder,
+      TMPDIR: folder,
+      LAMBDA_TASK_ROOT: taskRoot,
+      AWS_LAMBDA_FUNCTION_NAME: `lookup-${name}`,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      LOG_LEVEL: 'silent',
+      ...(typeof env === 'function' ? env(taskRoot) : env),
+    },
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    await rm(folder, { recursive: true, force: true });
+  };
+  const [first] = (await once(child, 'message')) as [{ type: string; initMs?: number; error?: string }];
+  if (first.type !== 'ready') {
+    await stop();
+    throw new LambdaInitError(`${name} failed at init: ${first.error}\n${stderr}`);
+  }
+  let next = 0;
+  const pending = new Map<number, (answer: { result?: unknown; error?: string; ms: number }) => void>();
+  child.on('message', (message: { id?: number; result?: unknown; error?: string; ms: number }) => {
+    if (message.id !== undefined) pending.get(message.id)?.(message);
+  });
+  return {
+    taskRoot,
+    pid: child.pid as number,
+    initMs: first.initMs as number,
+    async invoke<T>(event: unknown) {
+      const id = next++;
+      const answer = await new Promise<{ result?: unknown; error?: string; ms: number }>((resolve) => {
+        pending.set(id, resolve);
+        child.send({ id, event });
+      });
+      pending.delete(id);
+      if (answer.error !== undefined) throw new Error(`${name} failed: ${answer.error}\n${stderr}`);
+      return { result: answer.result as T, ms: answer.ms };
+    },
+    stop,
+  };
+}
