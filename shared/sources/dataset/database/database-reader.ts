@@ -1,9 +1,10 @@
 /**
  * The dataset reader over a dataset database (schema.ts), opened read-only. Every lookup is an index
- * seek; every keyword search asks the kind's FTS5 table for the rows whose words every term starts
- * (full-text.ts), scores only those rows by name (search.ts's tiers, through a SQL function) and lets
- * SQLite sort them by (score, weight, key), so answers equal the in-memory reader's. Memory stays
- * bounded by SQLite's page cache, whatever the file's size.
+ * seek. Keyword search takes search.ts's tiers in order — exact name, name prefix (the names index),
+ * name words (the names' FTS5 index), text (the all-words FTS5 index, minus rows whose names match) —
+ * each read in rank order and stopped once a page is full, so its cost follows the page, not the
+ * number of matches; answers equal the in-memory reader's. Memory stays bounded by SQLite's page
+ * cache, whatever the file's size.
  *
  * A re-import renames a new file over the old one; the reader notices (at most once a second, by
  * the file's identity) and opens the new file, so a running server moves to the new data without a
@@ -142,10 +143,10 @@ class Connection {
     this.db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}; PRAGMA mmap_size = 0;`);
     // Which name tier a record's names reach for a normalized query (0: none); asked only of the few
     // rows a text-tier page reads.
-    let prepared: PreparedQuery | undefined;
+    let last: { query: unknown; prepared: PreparedQuery } | undefined;
     this.db.function('name_relevance', { deterministic: true }, (query, doc) => {
-      if (prepared?.normalized !== query) prepared = prepareQuery(String(query));
-      return nameRelevance(prepared, (JSON.parse(String(doc)) as Pick<SearchDoc, 'names'>).names);
+      if (last?.query !== query) last = { query, prepared: prepareQuery(String(query)) };
+      return nameRelevance(last.prepared, (JSON.parse(String(doc)) as Pick<SearchDoc, 'names'>).names);
     });
     this.fetchedAt = meta.fetchedAt;
   }
