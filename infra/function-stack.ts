@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Duration, NestedStack, type NestedStackProps, RemovalPolicy, Size } from 'aws-cdk-lib';
+import { Duration, NestedStack, type NestedStackProps, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -19,6 +19,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { EmailEgressVpc } from './email-egress-vpc.js';
 import { type FunctionPlan, secretArnVariable, toolGroupFunctionVariable } from './function-plan.js';
+import { settingAcknowledgements } from './nag-acknowledgements.js';
 import type { Settings } from './settings.js';
 
 /** Where a data function finds the dataset database: the bundle directory is /var/task. */
@@ -75,7 +76,22 @@ export class FunctionStack extends NestedStack {
       retention: settings.logRetentionDays,
       removalPolicy: removalPolicy(settings),
     });
-    const reserved = settings.reservedConcurrency[plan.name];
+    // Its own role, writing to its own log group only (instead of the AWS managed basic execution policy).
+    const role = new iam.Role(this, `${plan.name}-role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'logs',
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+    if (settings.tracing === 'true') Validations.of(role).acknowledge(settingAcknowledgements.tracing);
+    if (egress) Validations.of(role).acknowledge(settingAcknowledgements.vpcAccess);
+    const reserved = Object.hasOwn(settings.reservedConcurrency, plan.name)
+      ? settings.reservedConcurrency[plan.name]
+      : undefined;
     const fn = new lambda.Function(this, plan.name, {
       functionName,
       runtime: lambda.Runtime.NODEJS_22_X,
@@ -87,6 +103,7 @@ export class FunctionStack extends NestedStack {
       ephemeralStorageSize: Size.mebibytes(plan.ephemeralStorageMb),
       environment: { ...settings.functionEnvironment, ...environmentOf(plan, props) },
       logGroup,
+      role,
       ...(reserved === undefined ? {} : { reservedConcurrentExecutions: reserved }),
       ...(settings.tracing === 'true' ? { tracing: lambda.Tracing.ACTIVE } : {}),
       ...(egress
@@ -139,7 +156,14 @@ export class FunctionStack extends NestedStack {
       const groupFunction = this.functions.get(plan.name) as lambda.Function;
       // The physical name, not a reference: it is known here, and keeps the variable readable.
       mcpFunction.addEnvironment(toolGroupFunctionVariable(group), physicalFunctionName(stage, plan.name));
-      groupFunction.grantInvoke(mcpFunction);
+      // The function itself, not `:*` (every version and alias): the dispatcher invokes it unqualified.
+      mcpFunction.addToRolePolicy(
+        new iam.PolicyStatement({
+          sid: `invoke${group.replace(/[^A-Za-z0-9]/g, '')}`,
+          actions: ['lambda:InvokeFunction'],
+          resources: [groupFunction.functionArn],
+        }),
+      );
     }
   }
 }
