@@ -1,0 +1,116 @@
+/**
+ * The deployed functions as plain data: for each entry of `deployedFunctions()`, the nested stack it
+ * lives in, its architecture, memory, timeout, ephemeral storage, table grants and which settings it
+ * receives, all derived from the catalog's runtime needs. The stacks only turn this into resources,
+ * and the tests read the same plan to know what the template must hold.
+ */
+import { catalog, type OperationDefinition, type RuntimeNeed } from '../schemas/catalog.js';
+import { deployedFunctions, type FunctionKind, type FunctionSpec } from '../schemas/functions.js';
+import { type TableGrant, tableGrants } from './table-access.js';
+
+/** Families whose operations read the dataset (or the upstream service). */
+const DATA_FAMILIES: ReadonlySet<string> = new Set(['profiles', 'companies', 'posts', 'jobs', 'search']);
+
+/** The MCP lookup deadline (SPEC): /mcp waits this long for a tool group's answer. */
+export const MCP_DEADLINE_SECONDS = 45;
+/** Room past a function's own deadline to settle, log and answer before Lambda stops it. */
+const LAMBDA_MARGIN_SECONDS = 5;
+/** Chromium needs at least this much memory to render real pages. */
+const BROWSER_MIN_MEMORY_MB = 2048;
+/** /tmp for the unpacked Chromium (~180 MB), its profile and cache. */
+const BROWSER_EPHEMERAL_MB = 1024;
+const DEFAULT_EPHEMERAL_MB = 512;
+/** API Gateway's default (and, without a quota increase, maximum) integration timeout. */
+export const DEFAULT_INTEGRATION_TIMEOUT_SECONDS = 29;
+
+/** Own runtimes of the functions that run no catalog operation. */
+const OWN_RUNTIME: Readonly<Record<Exclude<FunctionKind, 'operation' | 'tool-group'>, Runtime>> = {
+  mcp: { timeoutSeconds: MCP_DEADLINE_SECONDS + LAMBDA_MARGIN_SECONDS, memoryMb: 512 },
+  pages: { timeoutSeconds: 10, memoryMb: 256 },
+  // A scan of every balance item: generous, it runs every 5 minutes with nobody waiting.
+  reconcile: { timeoutSeconds: 120, memoryMb: 512 },
+};
+
+interface Runtime {
+  timeoutSeconds: number;
+  memoryMb: number;
+}
+
+export interface FunctionPlan {
+  name: string;
+  kind: FunctionKind;
+  operations: readonly OperationDefinition[];
+  /** The nested stack holding the function: its family, `mcp` (with the tool groups) or `service`. */
+  stack: string;
+  architecture: 'arm64' | 'x86_64';
+  memoryMb: number;
+  timeoutSeconds: number;
+  ephemeralStorageMb: number;
+  needs: ReadonlySet<RuntimeNeed>;
+  /** Reads profiles, companies, posts, jobs or searches: gets DATASET (or the upstream settings). */
+  readsData: boolean;
+  tableGrants: readonly TableGrant[];
+}
+
+const byId = new Map<string, OperationDefinition>(catalog.map((operation) => [operation.id, operation]));
+
+function operationsOf(spec: FunctionSpec): OperationDefinition[] {
+  return spec.operations.map((id) => {
+    const operation = byId.get(id);
+    if (!operation) throw new Error(`Function ${spec.name} names ${id}, which is not in the catalog.`);
+    return operation;
+  });
+}
+
+function stackOf(spec: FunctionSpec, operations: readonly OperationDefinition[]): string {
+  if (spec.kind === 'operation') return (operations[0] as OperationDefinition).family;
+  return spec.kind === 'tool-group' || spec.kind === 'mcp' ? 'mcp' : 'service';
+}
+
+/** A tool group's function runs any of its operations: the largest memory and longest deadline. */
+function runtimeOf(spec: FunctionSpec, operations: readonly OperationDefinition[]): Runtime {
+  if (spec.kind !== 'operation' && spec.kind !== 'tool-group') return OWN_RUNTIME[spec.kind];
+  const deadlineMs = Math.max(...operations.map((operation) => operation.runtime.timeoutMs));
+  return {
+    timeoutSeconds: Math.ceil(deadlineMs / 1000) + LAMBDA_MARGIN_SECONDS,
+    memoryMb: Math.max(...operations.map((operation) => operation.runtime.memoryMb)),
+  };
+}
+
+export function planFunction(spec: FunctionSpec): FunctionPlan {
+  const operations = operationsOf(spec);
+  const needs = new Set(operations.flatMap((operation) => operation.runtime.needs));
+  const browser = needs.has('browser');
+  const runtime = runtimeOf(spec, operations);
+  return {
+    name: spec.name,
+    kind: spec.kind,
+    operations,
+    stack: stackOf(spec, operations),
+    // @sparticuz/chromium ships an x86_64 binary only (FIELD-NOTES); everything else runs on Graviton.
+    architecture: browser ? 'x86_64' : 'arm64',
+    memoryMb: browser ? Math.max(runtime.memoryMb, BROWSER_MIN_MEMORY_MB) : runtime.memoryMb,
+    timeoutSeconds: runtime.timeoutSeconds,
+    ephemeralStorageMb: browser ? BROWSER_EPHEMERAL_MB : DEFAULT_EPHEMERAL_MB,
+    needs,
+    readsData: operations.some((operation) => DATA_FAMILIES.has(operation.family)),
+    tableGrants: tableGrants(spec.kind, operations),
+  };
+}
+
+/** Every deployed function, in `deployedFunctions()` order. */
+export function functionPlans(): FunctionPlan[] {
+  return deployedFunctions().map(planFunction);
+}
+
+/** The integration timeout of a route to `plan`: raised to the function's timeout where 29 s is short. */
+export function integrationTimeoutSeconds(plan: FunctionPlan): number {
+  return Math.max(DEFAULT_INTEGRATION_TIMEOUT_SECONDS, plan.timeoutSeconds + 1);
+}
+
+/** The /mcp function's environment variable naming a tool group's function (`TOOL_GROUP_FUNCTION_PROFILE_ACTIVITY`). */
+export const toolGroupFunctionVariable = (group: string) =>
+  `TOOL_GROUP_FUNCTION_${group.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
+
+/** The environment variable carrying the ARN of the secret that holds `setting` (`CURSOR_SECRET_SECRET_ARN`). */
+export const secretArnVariable = (setting: string) => `${setting}_SECRET_ARN`;

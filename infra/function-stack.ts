@@ -1,0 +1,211 @@
+/**
+ * One nested stack of functions (a family's operations, /mcp with its tool groups, or the service's
+ * pages and reconcile): each function from its prebuilt bundle directory, its log group, its table
+ * grants, its settings and a throttle alarm. Bundles are never built here: `npm run build` writes
+ * `<distDir>/functions/<name>/index.mjs` and this only points at the directory.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Duration, NestedStack, type NestedStackProps, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { EmailEgressVpc } from './email-egress-vpc.js';
+import { type FunctionPlan, secretArnVariable, toolGroupFunctionVariable } from './function-plan.js';
+import { settingAcknowledgements } from './nag-acknowledgements.js';
+import type { Settings } from './settings.js';
+
+/** Where a data function finds the dataset database: the bundle directory is /var/task. */
+export const BUNDLED_DATASET_PATH = '/var/task/dataset.sqlite';
+
+/** The secrets a function may read, each for one setting of shared/config.ts. */
+export interface ServiceSecrets {
+  CURSOR_SECRET: secretsmanager.ISecret;
+  UPSTREAM_API_KEY?: secretsmanager.ISecret;
+  SMTP_SOCKS_PROXY?: secretsmanager.ISecret;
+}
+
+export interface FunctionStackProps extends NestedStackProps {
+  plans: readonly FunctionPlan[];
+  settings: Settings;
+  table: dynamodb.ITable;
+  secrets: ServiceSecrets;
+  /** PUBLIC_BASE_URL of the functions (the custom domain, or the stage's execute-api URL). */
+  publicBaseUrl: string;
+  alarmTopic: sns.ITopic;
+}
+
+/** A function's physical name: the stage keeps stages apart in one account. */
+export const physicalFunctionName = (stage: string, name: string) => `lookup-${stage}-${name}`;
+
+export class FunctionStack extends NestedStack {
+  readonly functions = new Map<string, lambda.Function>();
+
+  constructor(scope: Construct, id: string, props: FunctionStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const smtpFunctions = props.plans.filter((plan) => plan.needs.has('smtp'));
+    const egress =
+      settings.emailEgress === 'vpc' && smtpFunctions.length > 0
+        ? new EmailEgressVpc(this, 'EmailEgress', {
+            ...(settings.natEipAllocationIds ? { eipAllocationIds: settings.natEipAllocationIds } : {}),
+            removalPolicy: removalPolicy(settings),
+            logRetentionDays: settings.logRetentionDays,
+          })
+        : undefined;
+
+    for (const plan of props.plans) {
+      const fn = this.createFunction(plan, props, plan.needs.has('smtp') ? egress : undefined);
+      this.functions.set(plan.name, fn);
+    }
+    this.wireToolGroups(props.plans, settings.stage);
+  }
+
+  private createFunction(plan: FunctionPlan, props: FunctionStackProps, egress?: EmailEgressVpc) {
+    const { settings } = props;
+    const functionName = physicalFunctionName(settings.stage, plan.name);
+    const logGroup = new logs.LogGroup(this, `${plan.name}-logs`, {
+      logGroupName: `/aws/lambda/${functionName}`,
+      retention: settings.logRetentionDays,
+      removalPolicy: removalPolicy(settings),
+    });
+    // Its own role, writing to its own log group only (instead of the AWS managed basic execution policy).
+    const role = new iam.Role(this, `${plan.name}-role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'logs',
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+    if (settings.tracing === 'true') Validations.of(role).acknowledge(settingAcknowledgements.tracing);
+    if (egress) Validations.of(role).acknowledge(settingAcknowledgements.vpcAccess);
+    const reserved = Object.hasOwn(settings.reservedConcurrency, plan.name)
+      ? settings.reservedConcurrency[plan.name]
+      : undefined;
+    const fn = new lambda.Function(this, plan.name, {
+      functionName,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: plan.architecture === 'x86_64' ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+      code: lambda.Code.fromAsset(bundleDirectory(settings.distDir, plan.name)),
+      memorySize: plan.memoryMb,
+      timeout: Duration.seconds(plan.timeoutSeconds),
+      ephemeralStorageSize: Size.mebibytes(plan.ephemeralStorageMb),
+      environment: { ...settings.functionEnvironment, ...environmentOf(plan, props) },
+      logGroup,
+      role,
+      ...(reserved === undefined ? {} : { reservedConcurrentExecutions: reserved }),
+      ...(settings.tracing === 'true' ? { tracing: lambda.Tracing.ACTIVE } : {}),
+      ...(egress
+        ? {
+            vpc: egress.vpc,
+            vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+            securityGroups: [egress.securityGroup],
+          }
+        : {}),
+      description: plan.operations.length
+        ? `${plan.kind}: ${plan.operations.map((operation) => operation.id).join(', ')}`
+        : plan.kind,
+    });
+    this.grantTable(fn, plan, props.table);
+    for (const secret of Object.values(secretSettingsOf(plan, props))) secret.grantRead(fn);
+    new cloudwatch.Alarm(this, `${plan.name}-throttles`, {
+      alarmDescription: `${functionName} was throttled (reserved or account concurrency exhausted).`,
+      metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(new actions.SnsAction(props.alarmTopic));
+    return fn;
+  }
+
+  /** One statement per grant: its actions on the table only, limited to its partition-key prefixes. */
+  private grantTable(fn: lambda.Function, plan: FunctionPlan, table: dynamodb.ITable) {
+    for (const grant of plan.tableGrants) {
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          sid: grant.purpose.replace(/[^A-Za-z0-9]/g, ''),
+          actions: grant.actions.map((action) => `dynamodb:${action}`),
+          resources: [table.tableArn],
+          ...(grant.leadingKeys
+            ? { conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': grant.leadingKeys } } }
+            : {}),
+        }),
+      );
+    }
+  }
+
+  /** /mcp names each tool group's function in its environment and is the only one allowed to invoke them. */
+  private wireToolGroups(plans: readonly FunctionPlan[], stage: string) {
+    const mcp = plans.find((plan) => plan.kind === 'mcp');
+    if (!mcp) return;
+    const mcpFunction = this.functions.get(mcp.name) as lambda.Function;
+    for (const plan of plans.filter((candidate) => candidate.kind === 'tool-group')) {
+      const group = (plan.operations[0] as FunctionPlan['operations'][number]).group;
+      const groupFunction = this.functions.get(plan.name) as lambda.Function;
+      // The physical name, not a reference: it is known here, and keeps the variable readable.
+      mcpFunction.addEnvironment(toolGroupFunctionVariable(group), physicalFunctionName(stage, plan.name));
+      // The function itself, not `:*` (every version and alias): the dispatcher invokes it unqualified.
+      mcpFunction.addToRolePolicy(
+        new iam.PolicyStatement({
+          sid: `invoke${group.replace(/[^A-Za-z0-9]/g, '')}`,
+          actions: ['lambda:InvokeFunction'],
+          resources: [groupFunction.functionArn],
+        }),
+      );
+    }
+  }
+}
+
+function bundleDirectory(distDir: string, name: string): string {
+  const directory = join(distDir, 'functions', name);
+  if (!existsSync(join(directory, 'index.mjs')))
+    throw new Error(`No bundle for function ${name} at ${directory}/index.mjs: run \`npm run build\` first.`);
+  return directory;
+}
+
+const removalPolicy = (settings: Settings) =>
+  settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+/** The secrets `plan` reads, by the setting each holds. */
+function secretSettingsOf(plan: FunctionPlan, props: FunctionStackProps) {
+  const { secrets, settings } = props;
+  const held: Record<string, secretsmanager.ISecret> = {};
+  if (plan.tableGrants.some((grant) => grant.purpose === 'page')) held.CURSOR_SECRET = secrets.CURSOR_SECRET;
+  if (plan.readsData && settings.dataSource === 'upstream' && secrets.UPSTREAM_API_KEY)
+    held.UPSTREAM_API_KEY = secrets.UPSTREAM_API_KEY;
+  if (plan.needs.has('smtp') && settings.emailEgress === 'socks' && secrets.SMTP_SOCKS_PROXY)
+    held.SMTP_SOCKS_PROXY = secrets.SMTP_SOCKS_PROXY;
+  return held;
+}
+
+function environmentOf(plan: FunctionPlan, props: FunctionStackProps): Record<string, string> {
+  const { settings } = props;
+  const data: Record<string, string> =
+    settings.dataSource === 'upstream'
+      ? { DATA_SOURCE: 'upstream', UPSTREAM_URL: settings.upstreamUrl as string }
+      : { DATASET: BUNDLED_DATASET_PATH };
+  return {
+    STORE: 'dynamodb',
+    DYNAMODB_TABLE: props.table.tableName,
+    PUBLIC_BASE_URL: props.publicBaseUrl,
+    ...(plan.readsData ? data : {}),
+    ...Object.fromEntries(
+      Object.entries(secretSettingsOf(plan, props)).map(([setting, secret]) => [
+        secretArnVariable(setting),
+        secret.secretArn,
+      ]),
+    ),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The API's routing table as plain data: every v1 path and every /api/v2 path to its operation's
+ * function, /mcp to the MCP function, and the service's own pages (OpenAPI, /docs, the Protected
+ * Resource Metadata, /healthz and the catch-all) to the pages function. Every route takes ANY
+ * method: the function answers 405 itself. Routes are grouped by subtree (`/v1/profiles/...` and
+ * `/api/v2/profiles/...` form the `profiles` group) so each group's API resources and methods fit in
+ * one nested stack; the mounts above them, and the pages, live in the main stack.
+ */
+import { catalog } from '../schemas/catalog.js';
+import { MCP_FUNCTION, operationFunctionName, PAGES_FUNCTION } from '../schemas/functions.js';
+import { V2_EXTENSION_PREFIX, V2_PREFIX, v2Routes } from '../schemas/v2-routes.js';
+
+export interface Route {
+  /** API Gateway style: `/api/v2/profiles/{public_identifier}`, `/{proxy+}`. */
+  path: string;
+  functionName: string;
+}
+
+/**
+ * Where MCP clients discover the authorization server (RFC 9728): the root location and the one of
+ * the /mcp resource. shared/mcp/protected-resource.ts serves them (a test holds the two equal);
+ * infra/ cannot import it, since it is runtime code.
+ */
+export const PROTECTED_RESOURCE_METADATA_PATHS = [
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/mcp',
+] as const;
+
+/** Resources the main stack creates; each route group hangs below one of them. Longest first. */
+export const MOUNTS = [V2_EXTENSION_PREFIX, V2_PREFIX, '/v1'] as const;
+
+/** The pages function's own routes, besides the root `/` (handled as the API's root resource). */
+const PAGE_PATHS = [
+  '/openapi.json',
+  '/docs',
+  '/docs/{proxy+}',
+  ...PROTECTED_RESOURCE_METADATA_PATHS,
+  '/healthz',
+  // Anything else: the JSON not-found error.
+  '/{proxy+}',
+];
+
+export function apiRoutes(): Route[] {
+  return [
+    ...catalog.flatMap((operation) =>
+      operation.variants.map((variant) => ({
+        path: variant.path,
+        functionName: operationFunctionName(operation.id),
+      })),
+    ),
+    ...v2Routes.map((route) => ({ path: route.path, functionName: operationFunctionName(route.operation) })),
+    { path: '/mcp', functionName: MCP_FUNCTION },
+    ...PAGE_PATHS.map((path) => ({ path, functionName: PAGES_FUNCTION })),
+  ];
+}
+
+/** The mount a path hangs below and its group (the first segment after the mount); none: the main stack's. */
+export function routeGroup(path: string): { mount: string; group: string } | undefined {
+  const mount = MOUNTS.find((prefix) => path.startsWith(`${prefix}/`));
+  if (!mount) return undefined;
+  const group = path.slice(mount.length + 1).split('/')[0] as string;
+  return { mount, group };
+}
+
+/** Routes by group, in first-seen order; `undefined` holds the main stack's routes. */
+export function groupRoutes(routes: readonly Route[]): Map<string | undefined, Route[]> {
+  const groups = new Map<string | undefined, Route[]>();
+  for (const route of routes) {
+    const group = routeGroup(route.path)?.group;
+    groups.set(group, [...(groups.get(group) ?? []), route]);
+  }
+  return groups;
+}

@@ -1,0 +1,85 @@
+/**
+ * What each function may do on the single table: DynamoDB actions per partition-key prefix, read off
+ * the DynamoDB adapter (shared/store/dynamodb/*, key shapes in keys.ts). Each grant becomes one IAM
+ * statement on the table with a `dynamodb:LeadingKeys` condition, so a data lookup cannot touch
+ * another kind of item even through a bug. Only the reconcile function scans.
+ */
+import type { OperationDefinition } from '../schemas/catalog.js';
+import type { FunctionKind } from '../schemas/functions.js';
+
+export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan';
+
+export interface TableGrant {
+  /** Why the function needs it (kept next to the statement as its Sid-like label in tests and docs). */
+  purpose: string;
+  actions: readonly TableAction[];
+  /** Partition-key patterns (`ACCOUNT#*`, `PROBE`); absent: the whole table (Scan only). */
+  leadingKeys?: readonly string[];
+}
+
+/** Authentication: the key record by hash, then its account (dynamo-api-keys, dynamo-accounts). */
+const authenticate: TableGrant = {
+  purpose: 'authenticate',
+  actions: ['GetItem'],
+  leadingKeys: ['APIKEY#*', 'ACCOUNT#*'],
+};
+/** Admission, refund and ledger: the balance item (UpdateItem) and ledger items (Put/Get) of the account. */
+const bill: TableGrant = {
+  purpose: 'bill',
+  actions: ['GetItem', 'PutItem', 'UpdateItem'],
+  leadingKeys: ['ACCOUNT#*'],
+};
+/** Cursor records and the generated cursor secret (settings `getOrCreate` is a conditional put). */
+const page: TableGrant = {
+  purpose: 'page',
+  actions: ['GetItem', 'PutItem'],
+  leadingKeys: ['CURSOR#*', 'SETTING#*'],
+};
+/** Per-host concurrency slots across processes (limits/host-slots.ts): take = put, give = delete. */
+const hostSlots: TableGrant = {
+  purpose: 'host-slots',
+  actions: ['PutItem', 'DeleteItem'],
+  leadingKeys: ['SLOTS#*'],
+};
+/** What email find remembers of a domain (catch-all, pattern). */
+const domainFacts: TableGrant = {
+  purpose: 'domain-facts',
+  actions: ['GetItem', 'PutItem'],
+  leadingKeys: ['EMAILDOMAIN#*'],
+};
+/** The store's ping (`/healthz` and start-up) reads an item that is never written. */
+const ping: TableGrant = { purpose: 'ping', actions: ['GetItem'], leadingKeys: ['PROBE'] };
+/** /mcp resolves an OAuth subject to its account (the operator links them with `npm run admin`). */
+const oauthLinks: TableGrant = { purpose: 'oauth-links', actions: ['GetItem'], leadingKeys: ['OAUTH#*'] };
+/** Reconcile reads every balance item (a filtered scan) and settles stale in-flight entries. */
+const reconcileScan: TableGrant = { purpose: 'reconcile-scan', actions: ['Scan'] };
+/** The sweep of expired records TTL has not removed yet (cursors, domain facts, host slots). */
+const sweep: TableGrant = {
+  purpose: 'sweep',
+  actions: ['DeleteItem'],
+  leadingKeys: ['CURSOR#*', 'EMAILDOMAIN#*', 'SLOTS#*'],
+};
+
+/** The grants of a function running `operations` as a function of `kind`. */
+export function tableGrants(kind: FunctionKind, operations: readonly OperationDefinition[]): TableGrant[] {
+  switch (kind) {
+    case 'mcp':
+      return [authenticate, oauthLinks, ping];
+    case 'pages':
+      return [ping];
+    case 'reconcile':
+      return [reconcileScan, bill, sweep];
+    case 'operation':
+    case 'tool-group': {
+      const needs = new Set(operations.flatMap((operation) => operation.runtime.needs));
+      return [
+        authenticate,
+        bill,
+        ping,
+        ...(operations.some((operation) => operation.paging === 'cursor') ? [page] : []),
+        ...(needs.has('smtp') || needs.has('browser') ? [hostSlots] : []),
+        ...(needs.has('smtp') ? [domainFacts] : []),
+      ];
+    }
+  }
+}

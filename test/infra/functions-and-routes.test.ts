@@ -1,0 +1,189 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import {
+  functionPlans,
+  integrationTimeoutSeconds,
+  toolGroupFunctionVariable,
+} from '../../infra/function-plan.js';
+import { BUNDLED_DATASET_PATH, physicalFunctionName } from '../../infra/function-stack.js';
+import { catalog } from '../../schemas/catalog.js';
+import {
+  deployedFunctions,
+  MCP_FUNCTION,
+  operationFunctionName,
+  PAGES_FUNCTION,
+  toolGroups,
+} from '../../schemas/functions.js';
+import { v2Routes } from '../../schemas/v2-routes.js';
+import { deployedRoutes, synthApp } from './synth-app.js';
+
+const synthesized = synthApp();
+const name = (functionName: string) => physicalFunctionName('dev', functionName);
+
+type Json = Record<string, unknown>;
+/** Every Lambda function of the app: physical name → properties. */
+const functions = new Map<string, Json>();
+for (const template of synthesized.all.values())
+  for (const [, resource] of Object.entries(template.findResources('AWS::Lambda::Function')))
+    functions.set(resource.Properties.FunctionName as string, resource.Properties as Json);
+const routes = deployedRoutes(synthesized);
+
+describe('functions', () => {
+  it('deploys one function per operation, per tool group, /mcp, pages and reconcile, and nothing else', () => {
+    expect([...functions.keys()].sort()).toEqual(
+      deployedFunctions()
+        .map((spec) => name(spec.name))
+        .sort(),
+    );
+    for (const operation of catalog)
+      expect(functions.has(name(operationFunctionName(operation.id)))).toBe(true);
+    expect(toolGroups().size).toBeGreaterThan(0);
+  });
+
+  it('runs each bundle as index.handler on Node.js 22, website functions on x86_64 and the rest on ARM64', () => {
+    for (const plan of functionPlans()) {
+      const fn = functions.get(name(plan.name)) as Json;
+      expect(fn.Runtime).toBe('nodejs22.x');
+      expect(fn.Handler).toBe('index.handler');
+      const browser = plan.operations.some((operation) =>
+        (operation.runtime.needs as readonly string[]).includes('browser'),
+      );
+      expect(fn.Architectures, plan.name).toEqual([browser ? 'x86_64' : 'arm64']);
+    }
+    expect(functions.get(name('websites-text'))?.Architectures).toEqual(['x86_64']);
+    expect(functions.get(name('profiles-details'))?.Architectures).toEqual(['arm64']);
+  });
+
+  it('gives each operation its catalog memory and a timeout past its deadline; websites 2 GB and 1 GB of /tmp', () => {
+    for (const operation of catalog) {
+      const fn = functions.get(name(operationFunctionName(operation.id))) as Json;
+      expect(fn.MemorySize).toBeGreaterThanOrEqual(operation.runtime.memoryMb);
+      expect(fn.Timeout as number).toBeGreaterThan(operation.runtime.timeoutMs / 1000);
+      if ((operation.runtime.needs as readonly string[]).includes('browser')) {
+        expect(fn.MemorySize).toBeGreaterThanOrEqual(2048);
+        expect(fn.EphemeralStorage).toEqual({ Size: 1024 });
+      }
+    }
+  });
+
+  it('sizes a tool group for the largest and slowest of its operations, and /mcp past the 45 s deadline', () => {
+    for (const [group, members] of toolGroups()) {
+      const fn = functions.get(name(`mcp-group-${group}`)) as Json;
+      const operations = catalog.filter((operation) => (members as string[]).includes(operation.id));
+      expect(fn.MemorySize).toBe(Math.max(...operations.map((operation) => operation.runtime.memoryMb)));
+      expect(fn.Timeout as number).toBeGreaterThan(
+        Math.max(...operations.map((o) => o.runtime.timeoutMs)) / 1000,
+      );
+    }
+    expect(functions.get(name(MCP_FUNCTION))?.Timeout as number).toBeGreaterThan(45);
+  });
+
+  it('tells every function the table, data functions the bundled dataset, and /mcp each tool group function', () => {
+    for (const plan of functionPlans()) {
+      const variables = ((functions.get(name(plan.name)) as Json).Environment as { Variables: Json })
+        .Variables;
+      expect(variables.DYNAMODB_TABLE, plan.name).toBeDefined();
+      expect(variables.STORE).toBe('dynamodb');
+      expect(variables.DATASET, plan.name).toBe(plan.readsData ? BUNDLED_DATASET_PATH : undefined);
+    }
+    const mcp = ((functions.get(name(MCP_FUNCTION)) as Json).Environment as { Variables: Json }).Variables;
+    for (const group of toolGroups().keys())
+      expect(mcp[toolGroupFunctionVariable(group)]).toBe(name(`mcp-group-${group}`));
+    expect(toolGroupFunctionVariable('profile-activity')).toBe('TOOL_GROUP_FUNCTION_PROFILE_ACTIVITY');
+  });
+
+  it('passes the cursor secret by ARN to the functions that page with cursors, and only to them', () => {
+    const variablesOf = (functionName: string) =>
+      ((functions.get(name(functionName)) as Json).Environment as { Variables: Json }).Variables;
+    for (const plan of functionPlans()) {
+      const cursors = plan.operations.some((operation) => operation.paging === 'cursor');
+      expect(variablesOf(plan.name).CURSOR_SECRET_SECRET_ARN !== undefined, plan.name).toBe(cursors);
+      expect(variablesOf(plan.name).CURSOR_SECRET).toBeUndefined();
+    }
+    expect(variablesOf('profiles-posts').CURSOR_SECRET_SECRET_ARN).toBeDefined();
+    expect(variablesOf('mcp-group-profile-activity').CURSOR_SECRET_SECRET_ARN).toBeDefined();
+  });
+});
+
+describe('routes', () => {
+  it('sends every v1 path to its operation function with ANY', () => {
+    for (const operation of catalog)
+      for (const variant of operation.variants)
+        expect(routes.get(`ANY ${variant.path}`), variant.path).toBe(
+          name(operationFunctionName(operation.id)),
+        );
+  });
+
+  it('sends every /api/v2 path to its operation function with ANY', () => {
+    for (const route of v2Routes)
+      expect(routes.get(`ANY ${route.path}`), route.path).toBe(name(operationFunctionName(route.operation)));
+  });
+
+  it('sends /mcp to the MCP function and the service pages, PRM, /healthz and everything else to pages', () => {
+    expect(routes.get('ANY /mcp')).toBe(name(MCP_FUNCTION));
+    for (const path of [
+      '/',
+      '/openapi.json',
+      '/docs',
+      '/docs/{proxy+}',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/healthz',
+      '/{proxy+}',
+    ])
+      expect(routes.get(`ANY ${path}`), path).toBe(name(PAGES_FUNCTION));
+  });
+
+  it('gives no route to a tool-group or the reconcile function', () => {
+    const routed = new Set(routes.values());
+    for (const spec of deployedFunctions())
+      expect(routed.has(name(spec.name)), spec.name).toBe(
+        spec.kind !== 'tool-group' && spec.kind !== 'reconcile',
+      );
+    expect(routes.size).toBe(
+      catalog.reduce((sum, operation) => sum + operation.variants.length, 0) + v2Routes.length + 1 + 8,
+    );
+  });
+
+  it('raises the integration timeout above 29 s where the budget needs it, and only there', () => {
+    const timeouts = new Map<number, number>();
+    for (const template of synthesized.all.values())
+      for (const method of Object.values(template.findResources('AWS::ApiGateway::Method'))) {
+        const timeout = (method.Properties.Integration as Json).TimeoutInMillis as number;
+        timeouts.set(timeout, (timeouts.get(timeout) ?? 0) + 1);
+      }
+    const plans = new Map(functionPlans().map((plan) => [plan.name, plan]));
+    const website = integrationTimeoutSeconds(plans.get('websites-text') as never);
+    expect(website).toBeGreaterThan(35);
+    expect(integrationTimeoutSeconds(plans.get('emails-verify') as never)).toBeGreaterThan(40);
+    expect(integrationTimeoutSeconds(plans.get(MCP_FUNCTION) as never)).toBeGreaterThan(45);
+    expect(integrationTimeoutSeconds(plans.get('profiles-details') as never)).toBe(29);
+    expect(timeouts.get(website * 1000)).toBeGreaterThanOrEqual(6);
+    expect(timeouts.get(29_000)).toBeGreaterThan(100);
+  });
+
+  it('serves a regional API that treats every media type as binary, with throttling and JSON access logs', () => {
+    synthesized.main.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      BinaryMediaTypes: ['*/*'],
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+    synthesized.main.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'dev',
+      AccessLogSetting: { Format: Match.stringLikeRegexp('^\\{"requestId"') },
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
+      ]),
+    });
+  });
+
+  it('grants API Gateway one invoke permission per function and route stack, none per method', () => {
+    let permissions = 0;
+    for (const template of synthesized.all.values())
+      permissions += Object.keys(
+        template.findResources('AWS::Lambda::Permission', {
+          Properties: { Principal: 'apigateway.amazonaws.com' },
+        }),
+      ).length;
+    expect(permissions).toBeLessThan(new Set(routes.values()).size * 2);
+  });
+});

@@ -1,0 +1,156 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { physicalFunctionName } from '../../infra/function-stack.js';
+import { deployedFunctions, MCP_FUNCTION } from '../../schemas/functions.js';
+import { synthApp } from './synth-app.js';
+
+const dev = synthApp();
+const prod = synthApp({ stage: 'prod' });
+
+type Json = Record<string, unknown>;
+interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Json;
+}
+/** Every IAM policy statement of the app with the role it is attached to (its logical id). */
+function statements(app: typeof dev): { roles: unknown[]; statement: Statement }[] {
+  return [...app.all.values()].flatMap((template) =>
+    Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as Statement[]).map((statement) => ({
+        roles: policy.Properties.Roles as unknown[],
+        statement,
+      })),
+    ),
+  );
+}
+const actionsOf = (statement: Statement) => [statement.Action].flat();
+
+describe('stacks', () => {
+  it('keeps every stack, main and nested, well under 500 resources', () => {
+    const counts = new Map(
+      [...dev.all].map(([id, template]) => [id, Object.keys(template.toJSON().Resources).length]),
+    );
+    expect(counts.size).toBe(1 + dev.stack.functionStacks.size + dev.stack.routeStacks.size);
+    for (const [id, count] of counts) expect(count, id).toBeLessThan(400);
+    // The split is real: together they hold more than one stack may.
+    expect([...counts.values()].reduce((sum, count) => sum + count, 0)).toBeGreaterThan(500);
+  });
+});
+
+describe('table', () => {
+  it('is on demand, with point-in-time recovery and TTL on expiresAt', () => {
+    dev.main.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    });
+  });
+
+  it('is protected from deletion and retained in a production stage only', () => {
+    prod.main.hasResource('AWS::DynamoDB::Table', {
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    dev.main.hasResource('AWS::DynamoDB::Table', {
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+      DeletionPolicy: 'Delete',
+    });
+  });
+});
+
+describe('least privilege', () => {
+  const all = statements(dev);
+
+  it('grants no wildcard action anywhere', () => {
+    for (const { statement } of all)
+      for (const action of actionsOf(statement)) expect(action.endsWith('*'), action).toBe(false);
+  });
+
+  it('grants table actions on the table only, each limited to key prefixes except the reconcile scan', () => {
+    const table = all.filter(({ statement }) =>
+      actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+    );
+    expect(table.length).toBeGreaterThan(deployedFunctions().length);
+    for (const { statement } of table) {
+      expect(statement.Resource).toEqual(expect.objectContaining({ Ref: expect.stringMatching(/Table/) }));
+      if (actionsOf(statement).includes('dynamodb:Scan')) {
+        expect(actionsOf(statement)).toEqual(['dynamodb:Scan']);
+        continue;
+      }
+      expect(statement.Condition?.['ForAllValues:StringLike']).toEqual({
+        'dynamodb:LeadingKeys': expect.any(Array),
+      });
+    }
+    const scanners = table.filter(({ statement }) => actionsOf(statement).includes('dynamodb:Scan'));
+    expect(scanners).toHaveLength(1);
+  });
+
+  it('lets a data lookup touch only account, key and probe items, and /mcp only read', () => {
+    const tableStatementsOf = (functionName: string) => {
+      const fns = [...dev.all.values()].flatMap((template) =>
+        Object.entries(
+          template.findResources('AWS::Lambda::Function', {
+            Properties: { FunctionName: physicalFunctionName('dev', functionName) },
+          }),
+        ),
+      );
+      const role = ((fns[0] as [string, Json])[1].Properties as { Role: { 'Fn::GetAtt': [string] } }).Role[
+        'Fn::GetAtt'
+      ][0];
+      return all
+        .filter(({ roles }) => JSON.stringify(roles).includes(role))
+        .map(({ statement }) => statement);
+    };
+    const details = tableStatementsOf('profiles-details').filter((s) =>
+      actionsOf(s)[0]?.startsWith('dynamodb:'),
+    );
+    const prefixes = details.flatMap(
+      (s) => ((s.Condition as Json)['ForAllValues:StringLike'] as Json)['dynamodb:LeadingKeys'] as string[],
+    );
+    expect(new Set(prefixes)).toEqual(new Set(['APIKEY#*', 'ACCOUNT#*', 'PROBE']));
+    const mcp = tableStatementsOf(MCP_FUNCTION).filter((s) => actionsOf(s)[0]?.startsWith('dynamodb:'));
+    expect(new Set(mcp.flatMap(actionsOf))).toEqual(new Set(['dynamodb:GetItem']));
+  });
+
+  it('lets only the /mcp function invoke the tool-group functions', () => {
+    const invokers = all.filter(({ statement }) => actionsOf(statement).includes('lambda:InvokeFunction'));
+    const mcpStack = dev.nested.get('Functions-mcp');
+    const mcpRole = Object.entries(
+      mcpStack?.findResources('AWS::Lambda::Function', {
+        Properties: { FunctionName: physicalFunctionName('dev', MCP_FUNCTION) },
+      }) ?? {},
+    )[0]?.[1].Properties.Role as { 'Fn::GetAtt': [string] };
+    const groups = deployedFunctions().filter((spec) => spec.kind === 'tool-group');
+    expect(invokers.length).toBe(groups.length);
+    for (const { roles } of invokers) expect(roles).toEqual([{ Ref: mcpRole['Fn::GetAtt'][0] }]);
+  });
+});
+
+describe('operations', () => {
+  it('runs reconcile every 5 minutes and alarms on 5xx, throttles, table errors and reconcile findings', () => {
+    dev.main.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
+    for (const id of ['Api5xxRate', 'TableErrors', 'TableThrottles', 'ReconcileErrors', 'ReconcileFindings'])
+      expect(
+        Object.keys(dev.main.findResources('AWS::CloudWatch::Alarm')).some((key) => key.startsWith(id)),
+        id,
+      ).toBe(true);
+    let throttleAlarms = 0;
+    for (const template of dev.nested.values())
+      throttleAlarms += Object.keys(
+        template.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'Throttles' } }),
+      ).length;
+    expect(throttleAlarms).toBe(deployedFunctions().length);
+  });
+
+  it('sets a retention on every log group', () => {
+    for (const template of dev.all.values())
+      for (const group of Object.values(template.findResources('AWS::Logs::LogGroup')))
+        expect(group.Properties.RetentionInDays).toBe(30);
+  });
+});
