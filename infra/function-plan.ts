@@ -108,9 +108,5 @@ export function integrationTimeoutSeconds(plan: FunctionPlan): number {
   return Math.max(DEFAULT_INTEGRATION_TIMEOUT_SECONDS, plan.timeoutSeconds + 1);
 }
 
-/** The /mcp function's environment variable naming a tool group's function (`TOOL_GROUP_FUNCTION_PROFILE_ACTIVITY`). */
-export const toolGroupFunctionVariable = (group: string) =>
-  `TOOL_GROUP_FUNCTION_${group.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
-
 /** The environment variable carrying the ARN of the secret that holds `setting` (`CURSOR_SECRET_SECRET_ARN`). */
 export const secretArnVariable = (setting: string) => `${setting}_SECRET_ARN`;

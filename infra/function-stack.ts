@@ -17,8 +17,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { toolGroupFunctionVariable } from '../schemas/functions.js';
 import { EmailEgressVpc } from './email-egress-vpc.js';
-import { type FunctionPlan, secretArnVariable, toolGroupFunctionVariable } from './function-plan.js';
+import { type FunctionPlan, secretArnVariable } from './function-plan.js';
 import { settingAcknowledgements } from './nag-acknowledgements.js';
 import type { Settings } from './settings.js';
 

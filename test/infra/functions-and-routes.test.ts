@@ -1,10 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import {
-  functionPlans,
-  integrationTimeoutSeconds,
-  toolGroupFunctionVariable,
-} from '../../infra/function-plan.js';
+import { functionPlans, integrationTimeoutSeconds } from '../../infra/function-plan.js';
 import { BUNDLED_DATASET_PATH, physicalFunctionName } from '../../infra/function-stack.js';
 import { catalog } from '../../schemas/catalog.js';
 import {
@@ -12,6 +8,7 @@ import {
   MCP_FUNCTION,
   operationFunctionName,
   PAGES_FUNCTION,
+  toolGroupFunctionVariable,
   toolGroups,
 } from '../../schemas/functions.js';
 import { v2Routes } from '../../schemas/v2-routes.js';
