@@ -60,11 +60,10 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
     });
     return { server, opened, demoKey, config };
   } catch (error) {
-    if (error instanceof DatasetFileError) error = datasetFailure(config, error);
     // Leaves no endpoint file behind for the CLI to follow to a store that is gone; a failing close
     // must not hide the failure that matters.
     await opened.close().catch(() => undefined);
-    throw error;
+    throw error instanceof DatasetFileError ? datasetFailure(config, error) : error;
   }
 }
 

@@ -21,7 +21,6 @@ import type {
   School,
   SearchAllItem,
   SectionStatus,
-  TypeaheadItem,
 } from '../../../schemas/records.js';
 import { InvalidRequestError } from '../../errors.js';
 import type {
