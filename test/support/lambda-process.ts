@@ -9,7 +9,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FUNCTIONS_DIR } from './built-functions.js';
-import { ROOT } from './processes.js';
+import { killGroup, ROOT } from './processes.js';
 
 const RUNTIME = join(ROOT, 'test', 'support', 'lambda-runtime.mjs');
 
@@ -38,8 +38,11 @@ export async function startLambda(
   const folder = await mkdtemp(join(tmpdir(), `lambda-${name}-`));
   const taskRoot = join(folder, 'task');
   await cp(join(FUNCTIONS_DIR, name), taskRoot, { recursive: true });
+  // Its own process group: stopping it also stops what it started (Chromium in website functions),
+  // which would otherwise keep writing its profile into the folder being removed.
   const child: ChildProcess = fork(RUNTIME, [], {
     cwd: taskRoot,
+    detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: {
       PATH: process.env.PATH,
@@ -60,10 +63,11 @@ export async function startLambda(
   });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
+      const exited = once(child, 'exit');
+      killGroup(child);
+      await exited;
     }
-    await rm(folder, { recursive: true, force: true });
+    await rm(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   };
   const [first] = (await once(child, 'message')) as [{ type: string; initMs?: number; error?: string }];
   if (first.type !== 'ready') {
