@@ -1,11 +1,3 @@
-/**
- * The bundled websites-content function in a fresh process from its directory alone: Chromium comes
- * from the archives beside the bundle (no node_modules), launched with the flags the field notes
- * require, and a legal content answer of 2,097,152-character-class multi-byte HTML leaves the
- * handler under Lambda's 6 MB response limit, gzipped and base64 whether the client asked for gzip
- * or sent no Accept-Encoding at all.
- */
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -14,20 +6,18 @@ import { gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../functions/lambda/rest-adapter.js';
-import { provisionAccount } from '../../shared/accounts/provisioning.js';
-import { createRepositories } from '../../shared/service.js';
-import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
-import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
-import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
-import type { Store } from '../../shared/store/store.js';
 import { builtFunctions } from '../support/built-functions.js';
-import { type LambdaProcess, startLambda } from '../support/lambda-process.js';
+import {
+  type LambdaProcess,
+  type LambdaTable,
+  openLambdaTable,
+  startLambda,
+} from '../support/lambda-process.js';
 import { restApiEvent } from '../support/rest-api-event.js';
 
 /** Characters of page text: the html field (at most 2,097,152) also holds the markup around it. */
 const TEXT_CHARS = 2_097_152 - 256;
-let dynamo: EmbeddedDynamo;
-let store: Store;
+let lambdaTable: LambdaTable;
 let pages: Server;
 let lambda: LambdaProcess;
 let apiKey: string;
@@ -58,28 +48,15 @@ beforeAll(async () => {
   await once(pages, 'listening');
   const host = `127.0.0.1:${(pages.address() as AddressInfo).port}`;
   pageUrl = `http://${host}/big`;
-  dynamo = await startEmbeddedDynamo();
-  const table = `website-${randomUUID()}`;
-  const dynamoTable = createDynamoTable({ endpoint: dynamo.endpoint, region: 'us-east-1', table });
-  await ensureTable(dynamoTable);
-  store = createDynamoStore(dynamoTable);
-  ({ apiKey } = await provisionAccount(createRepositories(store), {
-    name: 'website function',
-    credits: 100,
-    rateLimit: { limit: 1000, windowSeconds: 60 },
-  }));
-  lambda = await startLambda('websites-content', {
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
-    DYNAMODB_TABLE: table,
-    UNSAFE_WEBSITE_ALLOW_HOSTS: host,
-  });
+  lambdaTable = await openLambdaTable('website-function', 100);
+  ({ apiKey } = lambdaTable);
+  lambda = await startLambda('websites-content', { ...lambdaTable.env, UNSAFE_WEBSITE_ALLOW_HOSTS: host });
 }, 300_000);
 
 afterAll(async () => {
   await lambda?.stop();
   pages?.close();
-  await store?.close();
-  await dynamo?.close();
+  await lambdaTable?.close();
 });
 
 async function content(headers: Record<string, string>): Promise<APIGatewayProxyResult> {

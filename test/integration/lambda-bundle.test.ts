@@ -1,26 +1,16 @@
-/**
- * The built Lambda bundle of emails.disposable, loaded by Node's own ESM loader as the Lambda runtime
- * loads it, answers API Gateway REST API proxy events (payload v1) exactly as the local server answers
- * the same request: same status, headers and body, up to per-request ids and rate-limit counters.
- * Both talk to one in-process dynalite table, so they see the same account and key.
- */
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestHandler } from '../../functions/lambda/rest-adapter.js';
-import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { createAllRunners } from '../../shared/operations/index.js';
-import { createRepositories, createService, type Service } from '../../shared/service.js';
-import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
-import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
-import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
+import { createService, type Service } from '../../shared/service.js';
 import type { Store } from '../../shared/store/store.js';
 import { builtFunctions } from '../support/built-functions.js';
+import { type LambdaTable, openLambdaTable } from '../support/lambda-process.js';
 import {
   type ClientRequest as EventRequest,
   lambdaContext,
@@ -50,7 +40,7 @@ interface Answer {
   body: unknown;
 }
 
-let dynamo: EmbeddedDynamo;
+let lambdaTable: LambdaTable;
 let store: Store;
 let local: Service;
 let handler: RestHandler;
@@ -60,18 +50,9 @@ const savedEnv = { ...process.env };
 beforeAll(async () => {
   bundle = join(await builtFunctions(), 'emails-disposable', 'index.mjs');
 
-  dynamo = await startEmbeddedDynamo();
-  const table = `lambda-${randomUUID()}`;
-  const dynamoTable = createDynamoTable({ endpoint: dynamo.endpoint, region: 'us-east-1', table });
-  await ensureTable(dynamoTable);
-  store = createDynamoStore(dynamoTable);
-  ({ apiKey } = await provisionAccount(createRepositories(store), {
-    name: 'lambda test',
-    credits: 10,
-    rateLimit: { limit: 1000, windowSeconds: 60 },
-  }));
-
-  const env = { DYNAMODB_ENDPOINT: dynamo.endpoint, DYNAMODB_TABLE: table, AWS_REGION: 'us-east-1' };
+  lambdaTable = await openLambdaTable('lambda-test', 10);
+  ({ store, apiKey } = lambdaTable);
+  const { env } = lambdaTable;
   local = createService({
     config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
     store,
@@ -85,8 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   process.env = savedEnv;
-  await store?.close();
-  await dynamo?.close();
+  await lambdaTable?.close();
 });
 
 const restApiEvent = (request: ClientRequest) =>

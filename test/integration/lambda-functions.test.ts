@@ -1,12 +1,3 @@
-/**
- * Every kind of bundled function, each in a fresh Node process from a copy of its directory alone
- * (test/support/lambda-process.ts: no node_modules reachable), against one in-process dynalite
- * table: an operation answers a v1 and a v2 path, the pages answer theirs and the JSON not-found,
- * reconcile answers its summary, a tool-group function answers a ToolCall, and /mcp dispatches a
- * tools/call to it through a loopback endpoint that speaks Lambda's Invoke API. Bundles are built
- * once for the suite (test/support/built-functions.ts).
- */
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -16,22 +7,24 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { deployedFunctions, toolGroupFunctionVariable, toolGroups } from '../../schemas/functions.js';
-import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import { Authenticator } from '../../shared/auth/authenticator.js';
 import { systemClock } from '../../shared/clock.js';
 import { createRepositories } from '../../shared/service.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
-import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
-import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
-import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
 import type { Store } from '../../shared/store/store.js';
 import { builtFunctions } from '../support/built-functions.js';
-import { LambdaInitError, type LambdaProcess, startLambda } from '../support/lambda-process.js';
+import {
+  LambdaInitError,
+  type LambdaProcess,
+  type LambdaTable,
+  openLambdaTable,
+  startLambda,
+} from '../support/lambda-process.js';
 import { type ClientRequest, restApiEvent } from '../support/rest-api-event.js';
 
 const USERNAME = datasetFixtures.richProfile.username;
 let functionsDir: string;
-let dynamo: EmbeddedDynamo;
+let lambdaTable: LambdaTable;
 let store: Store;
 let apiKey: string;
 let env: Record<string, string>;
@@ -40,24 +33,15 @@ const servers: Server[] = [];
 
 beforeAll(async () => {
   functionsDir = await builtFunctions();
-  dynamo = await startEmbeddedDynamo();
-  const table = `functions-${randomUUID()}`;
-  const dynamoTable = createDynamoTable({ endpoint: dynamo.endpoint, region: 'us-east-1', table });
-  await ensureTable(dynamoTable);
-  store = createDynamoStore(dynamoTable);
-  ({ apiKey } = await provisionAccount(createRepositories(store), {
-    name: 'functions test',
-    credits: 100,
-    rateLimit: { limit: 1000, windowSeconds: 60 },
-  }));
-  env = { DYNAMODB_ENDPOINT: dynamo.endpoint, DYNAMODB_TABLE: table };
+  lambdaTable = await openLambdaTable('functions-test', 100);
+  ({ store, apiKey } = lambdaTable);
+  env = { ...lambdaTable.env };
 }, 300_000);
 
 afterAll(async () => {
   await Promise.all(started.map((lambda) => lambda.stop()));
   for (const server of servers) server.close();
-  await store?.close();
-  await dynamo?.close();
+  await lambdaTable?.close();
 });
 
 async function start(
