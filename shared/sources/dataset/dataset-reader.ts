@@ -2,7 +2,7 @@
  * The dataset reader: what DatasetSource needs from wherever the dataset's records are kept. It answers
  * stored records (model.ts) in the order the port promises; DatasetSource turns them into the port's
  * public shapes once, whichever reader is behind it. Two readers: the dataset database (SQLite with
- * indexes and full-text search, sqlite-reader.ts), which serves every dataset, and the in-memory one
+ * indexes and full-text search, database/database-reader.ts), which serves every dataset, and the in-memory one
  * (memory-reader.ts), kept as the plain reference the database's answers are tested against.
  *
  * Lookups by identifier throw ResourceNotFoundError with the messages below, so both readers report an
