@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT } from './processes.js';
+import { ROOT } from './process-group.js';
 
 export const FUNCTIONS_DIR = join(ROOT, 'dist', 'functions');
 const REPORT = join(FUNCTIONS_DIR, 'build-report.json');

@@ -4,17 +4,12 @@
  * Lambda gets is all it has. `invoke` sends an event and answers the handler's result.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { provisionAccount } from '../../shared/accounts/provisioning.js';
-import { createRepositories } from '../../shared/service.js';
-import type { Store } from '../../shared/store/store.js';
 import { FUNCTIONS_DIR } from './built-functions.js';
-import { openTestStore } from './harness.js';
-import { killGroup, ROOT } from './processes.js';
+import { killGroup, ROOT } from './process-group.js';
 
 const RUNTIME = join(ROOT, 'test', 'support', 'lambda-runtime.mjs');
 
@@ -33,16 +28,18 @@ export class LambdaInitError extends Error {}
 type Env = Record<string, string>;
 
 /**
- * Starts `name`'s bundle with `env` (plus the variables the Lambda runtime sets); a function of the
- * task root gives paths inside it, as infra gives /var/task/... on Lambda.
+ * Starts `name`'s bundle (or the code in `codeDirectory`) with `env` (plus the variables the Lambda
+ * runtime sets); a function of the task root gives paths inside it, as infra gives /var/task/... on
+ * Lambda.
  */
 export async function startLambda(
   name: string,
   env: Env | ((taskRoot: string) => Env),
+  codeDirectory = join(FUNCTIONS_DIR, name),
 ): Promise<LambdaProcess> {
   const folder = await mkdtemp(join(tmpdir(), `lambda-${name}-`));
   const taskRoot = join(folder, 'task');
-  await cp(join(FUNCTIONS_DIR, name), taskRoot, { recursive: true });
+  await cp(codeDirectory, taskRoot, { recursive: true });
   // Its own process group: stopping it also stops what it started (Chromium in website functions),
   // which would otherwise keep writing its profile into the folder being removed.
   const child: ChildProcess = fork(RUNTIME, [], {
@@ -99,30 +96,5 @@ export async function startLambda(
       return { result: answer.result as T, ms: answer.ms };
     },
     stop,
-  };
-}
-
-/** The DynamoDB a bundled function is tested against: an in-process dynalite table and one account. */
-export interface LambdaTable {
-  store: Store;
-  apiKey: string;
-  /** What a function needs to reach the table. */
-  env: { DYNAMODB_ENDPOINT: string; DYNAMODB_TABLE: string; AWS_REGION: string };
-  close(): Promise<void>;
-}
-
-export async function openLambdaTable(name: string, credits: number): Promise<LambdaTable> {
-  const table = `${name}-${randomUUID()}`;
-  const opened = await openTestStore({ store: 'dynamodb', table });
-  const { apiKey } = await provisionAccount(createRepositories(opened.store), {
-    name,
-    credits,
-    rateLimit: { limit: 1000, windowSeconds: 60 },
-  });
-  return {
-    store: opened.store,
-    apiKey,
-    env: { DYNAMODB_ENDPOINT: opened.endpoint, DYNAMODB_TABLE: table, AWS_REGION: 'us-east-1' },
-    close: opened.close,
   };
 }

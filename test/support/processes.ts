@@ -7,10 +7,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { killGroup, ROOT } from './process-group.js';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'node_modules', '.bin');
 const children = new Set<ChildProcess>();
 /** STORE of the processes started from now on; empty: the default (SQLite). */
@@ -55,14 +54,6 @@ function start(script: string, args: string[], dataDir: string, env: Record<stri
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
   return { child, output, exited };
-}
-
-export function killGroup(child: ChildProcess): void {
-  try {
-    if (child.pid) process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }
 
 export interface CliResult {
