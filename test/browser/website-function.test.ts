@@ -7,12 +7,8 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../functions/lambda/rest-adapter.js';
 import { builtFunctions } from '../support/built-functions.js';
-import {
-  type LambdaProcess,
-  type LambdaTable,
-  openLambdaTable,
-  startLambda,
-} from '../support/lambda-process.js';
+import { type LambdaProcess, startLambda } from '../support/lambda-process.js';
+import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
 import { restApiEvent } from '../support/rest-api-event.js';
 
 /** Characters of page text: the html field (at most 2,097,152) also holds the markup around it. */

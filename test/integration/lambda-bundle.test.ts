@@ -10,7 +10,7 @@ import { createAllRunners } from '../../shared/operations/index.js';
 import { createService, type Service } from '../../shared/service.js';
 import type { Store } from '../../shared/store/store.js';
 import { builtFunctions } from '../support/built-functions.js';
-import { type LambdaTable, openLambdaTable } from '../support/lambda-process.js';
+import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
 import {
   type ClientRequest as EventRequest,
   lambdaContext,

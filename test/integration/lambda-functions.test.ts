@@ -13,13 +13,8 @@ import { createRepositories } from '../../shared/service.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
 import type { Store } from '../../shared/store/store.js';
 import { builtFunctions } from '../support/built-functions.js';
-import {
-  LambdaInitError,
-  type LambdaProcess,
-  type LambdaTable,
-  openLambdaTable,
-  startLambda,
-} from '../support/lambda-process.js';
+import { LambdaInitError, type LambdaProcess, startLambda } from '../support/lambda-process.js';
+import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
 import { type ClientRequest, restApiEvent } from '../support/rest-api-event.js';
 
 const USERNAME = datasetFixtures.richProfile.username;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuthProxy, startAuthProxy } from '../support/auth-proxy.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { type ListeningApp, listen } from '../support/mcp-server.js';
-import { ROOT } from '../support/processes.js';
+import { ROOT } from '../support/process-group.js';
 import { identifierValues } from '../support/sample-inputs.js';
 
 const run = promisify(execFile);
