@@ -8,9 +8,6 @@ import { catalog, type OperationDefinition, type RuntimeNeed } from '../schemas/
 import { deployedFunctions, type FunctionKind, type FunctionSpec } from '../schemas/functions.js';
 import { type TableGrant, tableGrants } from './table-access.js';
 
-/** Families whose operations read the dataset (or the upstream service). */
-const DATA_FAMILIES: ReadonlySet<string> = new Set(['profiles', 'companies', 'posts', 'jobs', 'search']);
-
 /** The MCP lookup deadline (SPEC): /mcp waits this long for a tool group's answer. */
 export const MCP_DEADLINE_SECONDS = 45;
 /** Room past a function's own deadline to settle, log and answer before Lambda stops it. */
@@ -80,7 +77,7 @@ function runtimeOf(spec: FunctionSpec, operations: readonly OperationDefinition[
 export function planFunction(spec: FunctionSpec): FunctionPlan {
   const operations = operationsOf(spec);
   const needs = new Set(operations.flatMap((operation) => operation.runtime.needs));
-  const browser = needs.has('browser');
+  const { browser } = spec;
   const runtime = runtimeOf(spec, operations);
   return {
     name: spec.name,
@@ -93,7 +90,7 @@ export function planFunction(spec: FunctionSpec): FunctionPlan {
     timeoutSeconds: runtime.timeoutSeconds,
     ephemeralStorageMb: browser ? BROWSER_EPHEMERAL_MB : DEFAULT_EPHEMERAL_MB,
     needs,
-    readsData: operations.some((operation) => DATA_FAMILIES.has(operation.family)),
+    readsData: spec.dataset,
     tableGrants: tableGrants(spec.kind, operations),
   };
 }

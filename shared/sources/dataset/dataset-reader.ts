@@ -135,17 +135,33 @@ export function identifierKey(value: string): string {
 /** People per employer and per skill that similar profiles considers. */
 export const SIMILAR_POOL = 25;
 
-/** How like `person` another person is (see DatasetReader.similarProfiles). */
-export function similarityScore(person: PersonRecord, other: PersonRecord): number {
-  const employers = new Set(person.positions.filter((p) => p.isCurrent).map((p) => p.companySlug));
-  const skills = new Set(person.skills.map((skill) => skill.name));
-  return (
+/** What similar profiles draws its pool from: the person's current employers and skills, each once. */
+export interface SimilarityKeys {
+  employers: string[];
+  skills: string[];
+}
+
+export function similarityKeys(person: PersonRecord): SimilarityKeys {
+  return {
+    employers: [
+      ...new Set(
+        person.positions.flatMap((p) => (p.isCurrent && p.companySlug !== null ? [p.companySlug] : [])),
+      ),
+    ],
+    skills: [...new Set(person.skills.map((skill) => skill.name))],
+  };
+}
+
+/** How like `person` each other person is (see DatasetReader.similarProfiles). */
+export function similarityTo(person: PersonRecord, keys: SimilarityKeys): (other: PersonRecord) => number {
+  const employers = new Set(keys.employers);
+  const skills = new Set(keys.skills);
+  return (other) =>
     3 *
       other.positions.filter((p) => p.isCurrent && p.companySlug !== null && employers.has(p.companySlug))
         .length +
     other.skills.filter((skill) => skills.has(skill.name)).length +
-    (other.location === person.location ? 1 : 0)
-  );
+    (other.location === person.location ? 1 : 0);
 }
 
 /** Post slugs match exactly after NFC. */

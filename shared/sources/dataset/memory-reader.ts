@@ -28,7 +28,8 @@ import {
   postKey,
   type SearchAllHit,
   SIMILAR_POOL,
-  similarityScore,
+  similarityKeys,
+  similarityTo,
   type TypeaheadHit,
 } from './dataset-reader.js';
 import type {
@@ -278,21 +279,20 @@ export class MemoryDatasetReader implements DatasetReader {
   similarProfiles(person: PersonRecord, limit: number) {
     const firstOfPool = (belongs: (other: PersonRecord) => boolean) =>
       this.peopleByRank.filter(belongs).slice(0, SIMILAR_POOL);
-    const employers = new Set(
-      person.positions.flatMap((p) => (p.isCurrent && p.companySlug !== null ? [p.companySlug] : [])),
-    );
+    const keys = similarityKeys(person);
     const pool = new Set([
-      ...[...employers].flatMap((slug) =>
+      ...keys.employers.flatMap((slug) =>
         firstOfPool((other) => other.positions.some((p) => p.isCurrent && p.companySlug === slug)),
       ),
-      ...[...new Set(person.skills.map((skill) => skill.name))].flatMap((name) =>
+      ...keys.skills.flatMap((name) =>
         firstOfPool((other) => other.skills.some((skill) => skill.name === name)),
       ),
     ]);
     pool.delete(person);
+    const similarity = similarityTo(person, keys);
     const scored = [...pool].map((other) => ({
       item: other,
-      score: similarityScore(person, other),
+      score: similarity(other),
       weight: other.followerCount,
       key: other.internalId,
     }));
@@ -415,7 +415,7 @@ export class MemoryDatasetReader implements DatasetReader {
 }
 
 /** A hit of a mixed search reads as its record does. */
-export function hitDoc(hit: SearchAllHit | TypeaheadHit): SearchDoc {
+function hitDoc(hit: SearchAllHit | TypeaheadHit): SearchDoc {
   switch (hit.type) {
     case 'person':
       return searchDocs.person(hit.record);

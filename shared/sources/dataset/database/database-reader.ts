@@ -36,7 +36,8 @@ import {
   postKey,
   type SearchAllHit,
   SIMILAR_POOL,
-  similarityScore,
+  similarityKeys,
+  similarityTo,
   type TypeaheadHit,
 } from '../dataset-reader.js';
 import type {
@@ -56,6 +57,7 @@ import {
   prepareQuery,
   Relevance,
   relevance,
+  type Scored,
   type SearchDoc,
 } from '../search.js';
 import { reversed } from './build-database.js';
@@ -113,13 +115,6 @@ function narrowing(kind: FullTextKind, rank: string, filter: Filter | undefined)
 interface Hit {
   rank: number;
   score: number;
-}
-
-interface Scored<T> {
-  item: T;
-  score: number;
-  weight: number;
-  key: string;
 }
 
 /** One open file: its statements and the query the name-scoring function last prepared. */
@@ -387,14 +382,12 @@ export class DatabaseDatasetReader implements DatasetReader {
     const firstOfPool = (sql: string, key: string) => {
       for (const row of this.rows(sql, { key, size: SIMILAR_POOL })) pool.add(Number(row.rank));
     };
-    for (const position of person.positions)
-      if (position.isCurrent && position.companySlug !== null)
-        firstOfPool(
-          'SELECT rank FROM staff_by_rank WHERE company_slug = :key ORDER BY rank LIMIT :size',
-          position.companySlug,
-        );
-    for (const skill of new Set(person.skills.map((entry) => entry.name)))
+    const keys = similarityKeys(person);
+    for (const slug of keys.employers)
+      firstOfPool('SELECT rank FROM staff_by_rank WHERE company_slug = :key ORDER BY rank LIMIT :size', slug);
+    for (const skill of keys.skills)
       firstOfPool('SELECT rank FROM skill_holders WHERE skill = :key ORDER BY rank LIMIT :size', skill);
+    const similarity = similarityTo(person, keys);
     const members = this.rows(
       `SELECT r.rank, p.body FROM people_rank r JOIN people p ON p.seq = r.seq
         WHERE r.rank IN (SELECT value FROM json_each(:pool)) AND p.public_id <> :self`,
@@ -403,7 +396,7 @@ export class DatabaseDatasetReader implements DatasetReader {
     return members
       .map((row) => {
         const other = JSON.parse(String(row.body)) as PersonRecord;
-        return { other, rank: Number(row.rank), score: similarityScore(person, other) };
+        return { other, rank: Number(row.rank), score: similarity(other) };
       })
       .filter((entry) => entry.score > 0)
       .sort((a, b) => b.score - a.score || a.rank - b.rank)
