@@ -13,7 +13,7 @@ import { copyFile, cp, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { catalog } from '../schemas/catalog.js';
 import {
   BUNDLED_CHROMIUM_DIRECTORY,
@@ -23,7 +23,7 @@ import {
   type FunctionSpec,
 } from '../schemas/functions.js';
 import { swaggerAssets, swaggerUiDirectory } from '../shared/http/openapi.js';
-import { ensureSampleDatabase } from '../shared/sources/dataset/open-dataset.js';
+import { ensureSampleDatabase } from '../shared/sources/dataset/sample-database.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entriesDir = join(root, '.build', 'entries');
@@ -46,6 +46,22 @@ export const browserPackages = /(?:^|\/)node_modules\/(@sparticuz\/chromium|pupp
 const requireShim =
   "import { createRequire as __bannerCreateRequire } from 'node:module';" +
   'const require = __bannerCreateRequire(import.meta.url);';
+
+/**
+ * Swaps the sample's builder for the Lambda stand-in (functions/lambda/no-sample-database.ts): the
+ * generator never ships, and a function without DATASET says so at init.
+ */
+const withoutSampleGenerator: Plugin = {
+  name: 'without-sample-generator',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /\/sample-database\.js$/ }, () => ({
+      path: join(root, 'functions', 'lambda', 'no-sample-database.ts'),
+    }));
+  },
+};
+/** What the swap keeps out; the build checks it (a new import path to the generator would not be swapped). */
+const sampleGenerator =
+  /(?:^|\/)shared\/sources\/dataset\/(generate[^/]*|sample-database|database\/build-database)\.ts$/;
 
 const byId = new Map(catalog.map((operation) => [operation.id as string, operation]));
 const familyOf = (id: string) => byId.get(id)?.family ?? '';
@@ -108,6 +124,7 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
     // Prefer the ESM builds of dependencies (the AWS SDK ships both): they tree-shake (~20% smaller).
     mainFields: ['module', 'main'],
     banner: { js: requireShim },
+    plugins: [withoutSampleGenerator],
     // Nothing is external but Node's built-ins. In particular @aws-sdk/* is bundled although the
     // Lambda runtime ships an SDK: that one's version is AWS's choice and changes under us, while
     // the bundled one is the version our lockfile pins and our tests ran against.
@@ -120,7 +137,8 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
 
   const inputs = Object.keys(result.metafile.inputs);
   const offending = inputs.filter(
-    (input) => localOnly.test(input) || (!spec.browser && browserPackages.test(input)),
+    (input) =>
+      localOnly.test(input) || sampleGenerator.test(input) || (!spec.browser && browserPackages.test(input)),
   );
   if (offending.length > 0) {
     throw new Error(`${spec.name}: modules that must not be in this bundle:\n  ${offending.join('\n  ')}`);

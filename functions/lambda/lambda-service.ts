@@ -11,6 +11,7 @@ import { createService, type RunnerFactory } from '../../shared/service.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
 import type { Store } from '../../shared/store/store.js';
+import { DATASET_REQUIRED_ON_LAMBDA } from './no-sample-database.js';
 
 export interface LambdaServiceOptions {
   /** The operations the function runs; none for /mcp, the pages and reconcile. */
@@ -23,13 +24,10 @@ export interface LambdaServiceOptions {
 export function lambdaConfig(operations: readonly OperationDefinition[]): Config {
   const config = loadConfig();
   const readsDataset = operations.some((operation) => DATA_FAMILIES.includes(operation.family));
-  // Locally an unset DATASET means "build the generated sample"; on Lambda /var/task is read-only
-  // and a cold start must not generate anything, so the bundled database has to be named.
+  // Locally an unset DATASET means "build the generated sample"; a function has no generator
+  // (no-sample-database.ts), so it refuses at init rather than at its first lookup.
   if (readsDataset && config.DATA_SOURCE === 'dataset' && config.DATASET === undefined) {
-    throw new ConfigError(
-      'Invalid configuration: DATASET: is required on AWS Lambda when DATA_SOURCE=dataset ' +
-        '(the bundled sample is /var/task/dataset.sqlite; an imported database is copied to /tmp or EFS)',
-    );
+    throw new ConfigError(DATASET_REQUIRED_ON_LAMBDA);
   }
   return config;
 }

@@ -45,6 +45,9 @@ export async function startLambda(
   const child: ChildProcess = fork(RUNTIME, [], {
     cwd: taskRoot,
     detached: true,
+    // Not the parent's flags: under tsx or vitest they load a TypeScript loader whose hooks
+    // tripled the measured import; Lambda starts plain Node.
+    execArgv: [],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: {
       PATH: process.env.PATH,

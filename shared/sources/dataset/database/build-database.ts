@@ -23,6 +23,7 @@ import {
   DATASET_DATABASE_VERSION,
   type FullTextKind,
   fullTextKinds,
+  reversed,
   schemaFingerprint,
 } from './schema.js';
 
@@ -45,8 +46,6 @@ export class DuplicateRecordError extends Error {
 
 /** Rows per transaction while loading. */
 const BATCH = 20_000;
-
-export const reversed = (text: string) => [...text].reverse().join('');
 
 function isUniquenessFailure(error: unknown): boolean {
   return error instanceof Error && /UNIQUE constraint failed/.test(error.message);

@@ -60,9 +60,8 @@ import {
   type Scored,
   type SearchDoc,
 } from '../search.js';
-import { reversed } from './build-database.js';
 import { matchExpression } from './full-text.js';
-import { DATASET_DATABASE_VERSION, type FullTextKind, schemaFingerprint } from './schema.js';
+import { DATASET_DATABASE_VERSION, type FullTextKind, reversed, schemaFingerprint } from './schema.js';
 
 /** SQLite's page cache per open database (KiB): what bounds the reader's memory. */
 const PAGE_CACHE_KIB = 32 * 1024;

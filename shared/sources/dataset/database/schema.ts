@@ -17,6 +17,9 @@ import { createHash } from 'node:crypto';
 /** Bumped when the tables change; a server refuses a database of another version. */
 export const DATASET_DATABASE_VERSION = 1;
 
+/** A company domain as `reversed_domain` keeps it: reversed, a domain's subdomains share its prefix. */
+export const reversed = (text: string) => [...text].reverse().join('');
+
 export const fullTextKinds = [
   'people',
   'companies',
