@@ -104,6 +104,3 @@ export function functionPlans(): FunctionPlan[] {
 export function integrationTimeoutSeconds(plan: FunctionPlan): number {
   return Math.max(DEFAULT_INTEGRATION_TIMEOUT_SECONDS, plan.timeoutSeconds + 1);
 }
-
-/** The environment variable carrying the ARN of the secret that holds `setting` (`CURSOR_SECRET_SECRET_ARN`). */
-export const secretArnVariable = (setting: string) => `${setting}_SECRET_ARN`;

@@ -17,9 +17,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { toolGroupFunctionVariable } from '../schemas/functions.js';
+import { type SecretSetting, secretArnVariable, toolGroupFunctionVariable } from '../schemas/functions.js';
 import { EmailEgressVpc } from './email-egress-vpc.js';
-import { type FunctionPlan, secretArnVariable } from './function-plan.js';
+import type { FunctionPlan } from './function-plan.js';
 import { settingAcknowledgements } from './nag-acknowledgements.js';
 import type { Settings } from './settings.js';
 
@@ -27,11 +27,9 @@ import type { Settings } from './settings.js';
 export const BUNDLED_DATASET_PATH = '/var/task/dataset.sqlite';
 
 /** The secrets a function may read, each for one setting of shared/config.ts. */
-export interface ServiceSecrets {
-  CURSOR_SECRET: secretsmanager.ISecret;
-  UPSTREAM_API_KEY?: secretsmanager.ISecret;
-  SMTP_SOCKS_PROXY?: secretsmanager.ISecret;
-}
+export type ServiceSecrets = { CURSOR_SECRET: secretsmanager.ISecret } & Partial<
+  Record<SecretSetting, secretsmanager.ISecret>
+>;
 
 export interface FunctionStackProps extends NestedStackProps {
   plans: readonly FunctionPlan[];
@@ -182,7 +180,7 @@ const removalPolicy = (settings: Settings) =>
 /** The secrets `plan` reads, by the setting each holds. */
 function secretSettingsOf(plan: FunctionPlan, props: FunctionStackProps) {
   const { secrets, settings } = props;
-  const held: Record<string, secretsmanager.ISecret> = {};
+  const held: Partial<Record<SecretSetting, secretsmanager.ISecret>> = {};
   if (plan.tableGrants.some((grant) => grant.purpose === 'page')) held.CURSOR_SECRET = secrets.CURSOR_SECRET;
   if (plan.readsData && settings.dataSource === 'upstream' && secrets.UPSTREAM_API_KEY)
     held.UPSTREAM_API_KEY = secrets.UPSTREAM_API_KEY;
@@ -204,7 +202,7 @@ function environmentOf(plan: FunctionPlan, props: FunctionStackProps): Record<st
     ...(plan.readsData ? data : {}),
     ...Object.fromEntries(
       Object.entries(secretSettingsOf(plan, props)).map(([setting, secret]) => [
-        secretArnVariable(setting),
+        secretArnVariable(setting as SecretSetting),
         secret.secretArn,
       ]),
     ),

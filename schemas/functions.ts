@@ -44,6 +44,15 @@ export const toolGroupFunctionVariable = (group: string) =>
   `TOOL_GROUP_FUNCTION_${group.toUpperCase().replace(/-/g, '_')}`;
 
 /** `profiles.details` → `profiles-details`. */
+/**
+ * The settings a deployed function reads from Secrets Manager rather than from its environment
+ * (where anyone allowed to read the function's configuration would see them): the environment
+ * carries the secret's ARN in `<SETTING>_SECRET_ARN`, and the function fetches the value at init.
+ */
+export const SECRET_SETTINGS = ['CURSOR_SECRET', 'UPSTREAM_API_KEY', 'SMTP_SOCKS_PROXY'] as const;
+export type SecretSetting = (typeof SECRET_SETTINGS)[number];
+export const secretArnVariable = (setting: SecretSetting) => `${setting}_SECRET_ARN`;
+
 export const operationFunctionName = (id: OperationId | string) => id.replace(/\./g, '-');
 export const toolGroupFunctionName = (group: string) => `mcp-group-${group}`;
 export const MCP_FUNCTION = 'mcp';

@@ -83,13 +83,13 @@ async function entryOf(spec: FunctionSpec): Promise<string> {
           "import { createOperationHandler } from '../../functions/lambda/operation-handler.js';",
           ...imports,
           '',
-          `export const handler = createOperationHandler('${spec.operations[0]}', ${factories});`,
+          `export const handler = await createOperationHandler('${spec.operations[0]}', ${factories});`,
         ]
       : [
           "import { createToolGroupHandler } from '../../functions/lambda/tool-group-handler.js';",
           ...imports,
           '',
-          `export const handler = createToolGroupHandler('${byId.get(spec.operations[0] ?? '')?.group}', [${factories}]);`,
+          `export const handler = await createToolGroupHandler('${byId.get(spec.operations[0] ?? '')?.group}', [${factories}]);`,
         ];
   const entry = join(entriesDir, `${spec.name}.ts`);
   await writeFile(

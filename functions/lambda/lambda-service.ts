@@ -1,6 +1,6 @@
 /**
- * What every Lambda function builds at init: the config (a bad setting fails the init phase, naming
- * the variable), the DynamoDB store, and the service over the operations the function runs. Called
+ * What every Lambda function builds at init: the config (a bad setting or an unreadable secret fails
+ * the init phase, naming the variable), the DynamoDB store, and the service over the operations the function runs. Called
  * at module scope by each entry, so all of it lives as long as the warm container.
  */
 import type { OperationDefinition } from '../../schemas/catalog.js';
@@ -11,6 +11,7 @@ import { createService, type RunnerFactory } from '../../shared/service.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
 import type { Store } from '../../shared/store/store.js';
+import { secretSettings } from './lambda-secrets.js';
 import { DATASET_REQUIRED_ON_LAMBDA } from './no-sample-database.js';
 
 export interface LambdaServiceOptions {
@@ -20,9 +21,9 @@ export interface LambdaServiceOptions {
   documentation?: boolean;
 }
 
-/** The config, refusing what cannot work on Lambda. */
-export function lambdaConfig(operations: readonly OperationDefinition[]): Config {
-  const config = loadConfig();
+/** The config, with the secrets the environment names by ARN, refusing what cannot work on Lambda. */
+export async function lambdaConfig(operations: readonly OperationDefinition[]): Promise<Config> {
+  const config = loadConfig({ ...process.env, ...(await secretSettings()) });
   const readsDataset = operations.some((operation) => DATA_FAMILIES.includes(operation.family));
   // Locally an unset DATASET means "build the generated sample"; a function has no generator
   // (no-sample-database.ts), so it refuses at init rather than at its first lookup.
@@ -42,8 +43,8 @@ export function lambdaStore(config: Config): Store {
   );
 }
 
-export function createLambdaService(options: LambdaServiceOptions) {
-  const config = lambdaConfig(options.operations);
+export async function createLambdaService(options: LambdaServiceOptions) {
+  const config = await lambdaConfig(options.operations);
   return createService({
     config,
     store: lambdaStore(config),

@@ -12,7 +12,7 @@ import { createLambdaService, operationsRunElsewhere } from './lambda-service.js
 import { LambdaToolDispatcher } from './lambda-tool-dispatcher.js';
 import { toRestHandler } from './rest-adapter.js';
 
-const service = createLambdaService({ operations: [], runners: () => ({}) });
+const service = await createLambdaService({ operations: [], runners: () => ({}) });
 const functions = toolGroupFunctions(toolGroups().keys());
 // The endpoint is AWS's unless AWS_ENDPOINT_URL_LAMBDA names another (the SDK reads it).
 const client = new LambdaClient({ region: service.config.AWS_REGION, maxAttempts: 1 });

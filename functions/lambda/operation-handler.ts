@@ -10,11 +10,14 @@ import { mountV2 } from '../../shared/v2/mount-v2.js';
 import { createLambdaService } from './lambda-service.js';
 import { type RestHandler, toRestHandler } from './rest-adapter.js';
 
-export function createOperationHandler(operationId: OperationId, runners: RunnerFactory): RestHandler {
+export async function createOperationHandler(
+  operationId: OperationId,
+  runners: RunnerFactory,
+): Promise<RestHandler> {
   const definition = catalog.find((operation) => operation.id === operationId);
   if (!definition) throw new Error(`Operation ${operationId} is not in the catalog.`);
   // No /docs or /openapi.json here: API Gateway routes only the operation's own paths to it.
-  const service = createLambdaService({ operations: [definition], runners });
+  const service = await createLambdaService({ operations: [definition], runners });
   mountV2(service);
   return toRestHandler(service.app);
 }

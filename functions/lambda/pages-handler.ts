@@ -12,7 +12,7 @@ import { registerV2Docs } from '../../shared/v2/v2-openapi.js';
 import { createLambdaService, operationsRunElsewhere } from './lambda-service.js';
 import { toRestHandler } from './rest-adapter.js';
 
-const service = createLambdaService({ operations: [], runners: () => ({}), documentation: true });
+const service = await createLambdaService({ operations: [], runners: () => ({}), documentation: true });
 const { app, config } = service;
 const documented = new Map(
   operationsRunElsewhere(catalog, config).map((operation) => [operation.definition.id, operation]),

@@ -7,7 +7,7 @@ import { createRepositories } from '../../shared/service.js';
 import { DEFAULT_RECONCILE_AGE_SECONDS, reconcile } from '../cli/commands.js';
 import { lambdaConfig, lambdaStore } from './lambda-service.js';
 
-const config = lambdaConfig([]);
+const config = await lambdaConfig([]);
 const repositories = createRepositories(lambdaStore(config));
 
 export interface ReconcileSummary {

@@ -15,10 +15,13 @@ import { createLambdaService } from './lambda-service.js';
 export type ToolGroupHandler = (event: ToolCall) => Promise<ToolOutcome>;
 
 /** `runners`: the run functions of every family the group's operations belong to. */
-export function createToolGroupHandler(group: string, runners: readonly RunnerFactory[]): ToolGroupHandler {
+export async function createToolGroupHandler(
+  group: string,
+  runners: readonly RunnerFactory[],
+): Promise<ToolGroupHandler> {
   const members = new Set<string>(toolGroups().get(group) ?? []);
   if (members.size === 0) throw new Error(`No MCP tool group ${group} in the catalog.`);
-  const service = createLambdaService({
+  const service = await createLambdaService({
     operations: catalog.filter((operation) => members.has(operation.id)),
     runners: (runtime) => Object.assign({}, ...runners.map((factory) => factory(runtime))),
   });

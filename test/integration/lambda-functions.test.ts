@@ -16,6 +16,7 @@ import { builtFunctions } from '../support/built-functions.js';
 import { LambdaInitError, type LambdaProcess, startLambda } from '../support/lambda-process.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
 import { type ClientRequest, restApiEvent } from '../support/rest-api-event.js';
+import { type SecretsManagerEndpoint, startSecretsManager } from '../support/secrets-manager-endpoint.js';
 
 const USERNAME = datasetFixtures.richProfile.username;
 let functionsDir: string;
@@ -105,6 +106,62 @@ describe('a data function on Lambda without DATASET', () => {
     const failure = await startLambda('companies-details', env).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LambdaInitError);
     expect(String(failure)).toMatch(/DATASET: is required on AWS Lambda/);
+  });
+});
+
+describe('secrets by ARN', () => {
+  const arn = (name: string) => `arn:aws:secretsmanager:us-east-1:123456789012:secret:${name}-AbCdEf`;
+  const first = arn('cursor-one');
+  const second = arn('cursor-two');
+  let secretsManager: SecretsManagerEndpoint;
+  beforeAll(async () => {
+    secretsManager = await startSecretsManager(
+      new Map([
+        [first, 'a'.repeat(48)],
+        [second, 'b'.repeat(48)],
+      ]),
+    );
+  });
+  afterAll(() => secretsManager?.close());
+
+  const withCursorSecret = (secretArn: string) => (taskRoot: string) => ({
+    ...withDataset(taskRoot),
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.url,
+    CURSOR_SECRET_SECRET_ARN: secretArn,
+  });
+  const postsPage = (lambda: LambdaProcess, cursor?: string) =>
+    request(lambda, {
+      method: 'GET',
+      path: '/v1/profiles/posts',
+      query: [['username', USERNAME], ...(cursor ? ([['cursor', cursor]] as [string, string][]) : [])],
+      headers: authorized(),
+    });
+
+  it('signs cursors with the secret its ARN names, fetched at init', async () => {
+    const issuer = await start('profiles-posts', withCursorSecret(first));
+    expect(secretsManager.requested).toContain(first);
+    const cursor = JSON.parse((await postsPage(issuer)).text).meta.paging.nextCursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    // Another cold start on the same secret accepts the cursor; one on another secret refuses it,
+    // so the value came from Secrets Manager (the store's fallback secret is shared by both).
+    const sameSecret = await start('profiles-posts', withCursorSecret(first));
+    expect((await postsPage(sameSecret, cursor)).status).toBe(200);
+    const otherSecret = await start('profiles-posts', withCursorSecret(second));
+    const refused = await postsPage(otherSecret, cursor);
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.text).error.details[0]).toMatchObject({
+      field: 'cursor',
+      code: 'invalid_value',
+    });
+  }, 60_000);
+
+  it('fails its init naming the variable when the secret cannot be read', async () => {
+    const failure = await startLambda('profiles-posts', (taskRoot) => ({
+      ...env,
+      ...withCursorSecret(arn('missing'))(taskRoot),
+    })).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(LambdaInitError);
+    expect(String(failure)).toMatch(/CURSOR_SECRET_SECRET_ARN: cannot read arn:aws:secretsmanager:.*missing/);
   });
 });
 
