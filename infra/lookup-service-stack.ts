@@ -20,7 +20,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { PAGES_FUNCTION, RECONCILE_FUNCTION } from '../schemas/functions.js';
+import { METRICS_NAMESPACE, PAGES_FUNCTION, RECONCILE_FUNCTION } from '../schemas/functions.js';
 import { functionPlans } from './function-plan.js';
 import { FunctionStack, type ServiceSecrets } from './function-stack.js';
 import { integrations, RouteStack } from './route-stack.js';
@@ -29,7 +29,7 @@ import { apiRoutes, groupRoutes, MOUNTS } from './routes.js';
 import type { Settings } from './settings.js';
 
 /** The custom CloudWatch metric the reconcile function emits (EMF) for every entry it settles. */
-export const RECONCILE_METRIC = { namespace: 'LookupService', metricName: 'ReconcileSettled' } as const;
+export const RECONCILE_METRIC = { namespace: METRICS_NAMESPACE, metricName: 'ReconcileSettled' } as const;
 
 /** The DynamoDB operations the service sends (an alarm's math expression takes at most 10 metrics). */
 const TABLE_OPERATIONS = [

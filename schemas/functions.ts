@@ -53,6 +53,9 @@ export const SECRET_SETTINGS = ['CURSOR_SECRET', 'UPSTREAM_API_KEY', 'SMTP_SOCKS
 export type SecretSetting = (typeof SECRET_SETTINGS)[number];
 export const secretArnVariable = (setting: SecretSetting) => `${setting}_SECRET_ARN`;
 
+/** The CloudWatch namespace of the functions' metrics (Embedded Metric Format) and of infra's alarms on them. */
+export const METRICS_NAMESPACE = 'LookupService';
+
 export const operationFunctionName = (id: OperationId | string) => id.replace(/\./g, '-');
 export const toolGroupFunctionName = (group: string) => `mcp-group-${group}`;
 export const MCP_FUNCTION = 'mcp';

@@ -12,6 +12,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { createRestApp } from './http/create-app.js';
 import { createLogger, type Logger } from './logger.js';
+import { type Metrics, noMetrics } from './observability/metrics.js';
 import { type Runner, type RunnerRuntime, registerOperations } from './pipeline/operation.js';
 import { LookupPipeline } from './pipeline/run-lookup.js';
 import type { Store } from './store/store.js';
@@ -27,6 +28,8 @@ export interface ServiceOptions {
   operations?: readonly OperationDefinition[];
   clock?: Clock;
   logger?: Logger;
+  /** Operational counters; none by default (the local server). */
+  metrics?: Metrics;
   documentation?: boolean;
 }
 
@@ -48,6 +51,7 @@ export type Repositories = ReturnType<typeof createRepositories>;
 export function createService(options: ServiceOptions) {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(options.config.LOG_LEVEL);
+  const metrics = options.metrics ?? noMetrics;
   const repositories = createRepositories(options.store, clock, logger);
   warnAboutUnsafeSettings(options.config, logger);
   const authenticator = new Authenticator(
@@ -61,10 +65,11 @@ export function createService(options: ServiceOptions) {
     ledger: repositories.ledger,
     clock,
     logger,
+    metrics,
   });
   const operations = registerOperations(
     options.operations ?? catalog,
-    options.runners({ store: options.store, clock, config: options.config, logger }),
+    options.runners({ store: options.store, clock, config: options.config, logger, metrics }),
     options.config.PRICE_OVERRIDES,
   );
   const app = createRestApp({

@@ -11,6 +11,7 @@ import { createService, type RunnerFactory } from '../../shared/service.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
 import type { Store } from '../../shared/store/store.js';
+import { emfMetrics } from './emf-metrics.js';
 import { secretSettings } from './lambda-secrets.js';
 import { DATASET_REQUIRED_ON_LAMBDA } from './no-sample-database.js';
 
@@ -49,6 +50,7 @@ export async function createLambdaService(options: LambdaServiceOptions) {
     config,
     store: lambdaStore(config),
     runners: options.runners,
+    metrics: emfMetrics(),
     operations: options.operations,
     documentation: options.documentation ?? false,
   });

@@ -5,10 +5,12 @@
  */
 import { createRepositories } from '../../shared/service.js';
 import { DEFAULT_RECONCILE_AGE_SECONDS, reconcile } from '../cli/commands.js';
+import { emfMetrics } from './emf-metrics.js';
 import { lambdaConfig, lambdaStore } from './lambda-service.js';
 
 const config = await lambdaConfig([]);
 const repositories = createRepositories(lambdaStore(config));
+const metrics = emfMetrics();
 
 export interface ReconcileSummary {
   olderThanSeconds: number;
@@ -18,6 +20,8 @@ export interface ReconcileSummary {
 
 export async function handler(): Promise<ReconcileSummary> {
   const { settled, entries } = await reconcile({ repositories, config }, DEFAULT_RECONCILE_AGE_SECONDS);
+  // Every run, zero included, so the metric also shows that the schedule runs.
+  metrics.count('ReconcileSettled', settled);
   return {
     olderThanSeconds: DEFAULT_RECONCILE_AGE_SECONDS,
     settled,

@@ -50,13 +50,19 @@ export function createRunners(
       data: { domain: email.domain, isDisposable: deps.disposableDomains.has(email.domain) },
     }),
     'emails.verify': async ({ email }, { signal }) => ({
-      data: await verifyEmail(deps.checks, email, signal),
+      data: counted(runtime, 'emails.verify', await verifyEmail(deps.checks, email, signal)),
     }),
     'emails.find': Object.assign(
       async (input: FindInput, { signal }: RunContext) => ({
-        data: await findEmail(deps.checks, input, signal),
+        data: counted(runtime, 'emails.find', await findEmail(deps.checks, input, signal)),
       }),
       { refuseInput: (input: FindInput) => void addressableName(input) },
     ),
   };
+}
+
+/** Counts an SMTP verdict (SmtpOutcome) and passes it on. */
+function counted<T extends { status: string }>(runtime: RunnerRuntime, operation: string, verdict: T): T {
+  runtime.metrics.count('SmtpOutcome', 1, { Operation: operation, Status: verdict.status });
+  return verdict;
 }

@@ -18,6 +18,7 @@ export function defaultWebsiteDependencies({
   clock,
   config,
   logger,
+  metrics,
 }: RunnerRuntime): WebsiteDependencies {
   let runtime: Promise<WebsiteRuntime> | undefined;
   return {
@@ -25,6 +26,7 @@ export function defaultWebsiteDependencies({
       runtime ??= createWebsiteRuntime({
         allowHosts: config.UNSAFE_WEBSITE_ALLOW_HOSTS,
         logger,
+        metrics,
         userAgent: config.WEBSITE_USER_AGENT,
       }).catch((error: unknown) => {
         runtime = undefined;

@@ -7,6 +7,7 @@ import type { RunMeta } from '../../schemas/envelope.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { ApiFamily } from '../paging/cursors.js';
 import type { Store } from '../store/store.js';
 
@@ -32,6 +33,7 @@ export interface RunnerRuntime {
   clock: Clock;
   config: Config;
   logger: Logger;
+  metrics: Metrics;
 }
 
 /**

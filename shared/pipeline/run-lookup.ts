@@ -19,6 +19,7 @@ import {
 } from '../errors.js';
 import type { RateDecision } from '../limits/rolling-window.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { ApiFamily } from '../paging/cursors.js';
 import type { RegisteredOperation, RunResult } from './operation.js';
 import { baseHeaders, errorResponse, type PublicResponse } from './public-response.js';
@@ -29,6 +30,7 @@ export interface PipelineDependencies {
   ledger: CreditLedger;
   clock: Clock;
   logger: Logger;
+  metrics: Metrics;
 }
 
 export interface LookupRequest {
@@ -60,15 +62,41 @@ export interface LookupOutcome {
 interface RequestState {
   accountHeaders: Record<string, string>;
   creditCost: number;
+  /** Credits admission debited (kept or refunded at settlement). */
+  debited: number;
 }
 
 export class LookupPipeline {
   constructor(private readonly deps: PipelineDependencies) {}
 
   async run(request: LookupRequest): Promise<LookupOutcome> {
+    const state: RequestState = { accountHeaders: {}, creditCost: 0, debited: 0 };
+    const { outcome, error } = await this.answer(request, state);
+    this.count(request, state, error);
+    return outcome;
+  }
+
+  /** One finished lookup in the counters: the request, its error, and where its credits went. */
+  private count(request: LookupRequest, state: RequestState, error: ApiError | undefined): void {
+    const { metrics } = this.deps;
+    const Operation = request.operation.definition.id;
+    metrics.count('Requests', 1, { Operation, Transport: request.transport ?? 'rest' });
+    if (error) metrics.count('Errors', 1, { Operation, Code: error.code });
+    if (error instanceof RateLimitExceededError) metrics.count('RateLimitDenied', 1, { Operation });
+    if (state.creditCost > 0) metrics.count('CreditsCharged', state.creditCost, { Operation });
+    if (state.debited > state.creditCost)
+      metrics.count('CreditsRefunded', state.debited - state.creditCost, {
+        Operation,
+        Reason: error?.code ?? 'unknown',
+      });
+  }
+
+  private async answer(
+    request: LookupRequest,
+    state: RequestState,
+  ): Promise<{ outcome: LookupOutcome; error?: ApiError }> {
     const { operation, requestId } = request;
     const billed = operation.price > 0;
-    const state: RequestState = { accountHeaders: {}, creditCost: 0 };
     const { accountHeaders } = state;
     let principal: Principal | undefined;
     try {
@@ -90,24 +118,29 @@ export class LookupPipeline {
         ? await this.runBilled(operation, input, admission.entry, admission.balance, state, request.transport)
         : await this.runFree(operation, input, requestId, principal, request.transport);
       return {
-        response: {
-          status: 200,
-          headers: { ...baseHeaders(requestId), ...accountHeaders },
-          body: { data: result.data, meta: { ...result.meta, creditCost: operation.price } },
+        outcome: {
+          response: {
+            status: 200,
+            headers: { ...baseHeaders(requestId), ...accountHeaders },
+            body: { data: result.data, meta: { ...result.meta, creditCost: operation.price } },
+          },
+          accountId: principal.account.accountId,
+          keyId: principal.key?.keyId,
+          creditCost: operation.price,
         },
-        accountId: principal.account.accountId,
-        keyId: principal.key?.keyId,
-        creditCost: operation.price,
       };
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status >= 500)
         this.deps.logger.error({ err: apiError.cause ?? apiError, requestId }, apiError.message);
       return {
-        response: errorResponse(apiError, requestId, accountHeaders, billed),
-        accountId: principal?.account.accountId,
-        keyId: principal?.key?.keyId,
-        creditCost: state.creditCost,
+        outcome: {
+          response: errorResponse(apiError, requestId, accountHeaders, billed),
+          accountId: principal?.account.accountId,
+          keyId: principal?.key?.keyId,
+          creditCost: state.creditCost,
+        },
+        error: apiError,
       };
     }
   }
@@ -189,6 +222,7 @@ export class LookupPipeline {
   ): Promise<RunResult> {
     state.accountHeaders['X-Credits-Remaining'] = String(balance);
     state.creditCost = entry.cost;
+    state.debited = entry.cost;
     let result: RunResult;
     try {
       result = await this.execute(operation, input, entry.requestId, entry.accountId, apiFamily(transport));

@@ -45,6 +45,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { classifyDestination, classifyDial, type DestinationDenyReason } from '../net/address-policy.js';
+import type { Metrics } from '../observability/metrics.js';
 
 /** Why the proxy refused a request; every value is logged and recorded in `denials`. */
 export type EgressDenyReason =
@@ -69,6 +70,8 @@ export interface EgressProxyOptions {
   /** Exact `host:port` pairs (parseAllowHosts) that bypass the address and port rules; empty in production. */
   readonly allowHosts: ReadonlySet<string>;
   readonly logger: Logger;
+  /** Counts each denial (EgressDenied, by reason); none by default. */
+  readonly metrics?: Metrics;
   /**
    * Resolves a name to its addresses, once per request (test seam). Default: resolve4 + resolve6 of
    * node:dns/promises. An empty answer or a rejection is answered 502.
@@ -159,6 +162,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     denials.push(denial);
     if (denials.length > MAX_DENIALS_KEPT) denials.splice(0, denials.length - MAX_DENIALS_KEPT);
     logger.warn({ host, port, reason, ...(address === undefined ? {} : { address }) }, 'egress denied');
+    options.metrics?.count('EgressDenied', 1, { Reason: reason });
     return new Stop(reason === 'invalid_target' ? 400 : 403, `Egress denied: ${reason}`, denial);
   };
 

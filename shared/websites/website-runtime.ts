@@ -13,6 +13,7 @@
  */
 import type net from 'node:net';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import { type OpenPageOptions, type PageHandle, WebsiteBrowser } from './browser.js';
 import { type EgressProxy, startEgressProxy } from './egress-proxy.js';
 
@@ -30,6 +31,8 @@ export interface WebsiteRuntimeOptions {
   /** UNSAFE_WEBSITE_ALLOW_HOSTS, parsed with parseAllowHosts; empty in production. */
   readonly allowHosts: ReadonlySet<string>;
   readonly logger: Logger;
+  /** Counts the proxy's denials; none by default. */
+  readonly metrics?: Metrics;
   /** The identifying User-Agent pages send unless `openPage` is given another. */
   readonly userAgent: string;
   /** Test seam: the proxy's resolver (default: DNS A + AAAA). */
@@ -53,10 +56,11 @@ export interface WebsiteRuntime {
 
 export async function createWebsiteRuntime(options: WebsiteRuntimeOptions): Promise<WebsiteRuntime> {
   // The start-up warning about a non-empty allow-list is the service's (shared/service.ts).
-  const { allowHosts, logger } = options;
+  const { allowHosts, logger, metrics } = options;
   const egress = await startEgressProxy({
     allowHosts,
     logger,
+    ...(metrics ? { metrics } : {}),
     ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.dial ? { dial: options.dial } : {}),
   });

@@ -7,6 +7,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { deployedFunctions, toolGroupFunctionVariable, toolGroups } from '../../schemas/functions.js';
+import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import { Authenticator } from '../../shared/auth/authenticator.js';
 import { systemClock } from '../../shared/clock.js';
 import { createRepositories } from '../../shared/service.js';
@@ -52,6 +53,23 @@ async function start(
 /** A data function's env as infra sets it: the bundled database in its (read-only) task root. */
 const withDataset = (taskRoot: string) => ({ DATASET: join(taskRoot, 'dataset.sqlite') });
 
+/** The metric records (CloudWatch Embedded Metric Format) a function wrote on stdout. */
+function metricsOf(lambda: LambdaProcess) {
+  return lambda
+    .stdout()
+    .split('\n')
+    .filter((line) => line.includes('"CloudWatchMetrics"'))
+    .map((line) => {
+      const record = JSON.parse(line);
+      const [directive] = record._aws.CloudWatchMetrics;
+      const [metric] = directive.Metrics;
+      const dimensions = Object.fromEntries(
+        (directive.Dimensions[0] as string[]).map((name) => [name, record[name]]),
+      );
+      return { namespace: directive.Namespace, name: metric.Name, value: record[metric.Name], dimensions };
+    });
+}
+
 async function request(lambda: LambdaProcess, client: ClientRequest) {
   const { result } = await lambda.invoke<APIGatewayProxyResult>(restApiEvent(client));
   const text = result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
@@ -89,6 +107,44 @@ describe('an operation function', () => {
     expect(answer.status).toBe(200);
     expect(answer.text).toContain(USERNAME);
     expect(JSON.stringify(JSON.parse(answer.text).data)).toContain(USERNAME);
+  });
+
+  it('counts requests, errors and credits in CloudWatch Embedded Metric Format', async () => {
+    const price = catalog.find((operation) => operation.id === 'profiles.details')?.price;
+    const before = metricsOf(lambda).length;
+    await request(lambda, {
+      method: 'GET',
+      path: '/v1/profiles/details/by-username',
+      query: [['username', 'nobody-has-this-name']],
+      headers: authorized(),
+    });
+    const operation = { Operation: 'profiles.details' };
+    expect(metricsOf(lambda).slice(before)).toEqual([
+      {
+        namespace: 'LookupService',
+        name: 'Requests',
+        value: 1,
+        dimensions: { ...operation, Transport: 'rest' },
+      },
+      {
+        namespace: 'LookupService',
+        name: 'Errors',
+        value: 1,
+        dimensions: { ...operation, Code: 'resource_not_found' },
+      },
+      {
+        namespace: 'LookupService',
+        name: 'CreditsRefunded',
+        value: price,
+        dimensions: { ...operation, Reason: 'resource_not_found' },
+      },
+    ]);
+    expect(metricsOf(lambda)).toContainEqual({
+      namespace: 'LookupService',
+      name: 'CreditsCharged',
+      value: price,
+      dimensions: operation,
+    });
   });
 
   it('answers another method with 405 itself', async () => {
@@ -206,14 +262,33 @@ describe('the pages function', () => {
 
 describe('the reconcile function', () => {
   it('answers a scheduled event with its summary', async () => {
+    // A debit a crashed function left ten minutes ago, on an account of its own (an account's
+    // current rate window would date a new debit no earlier than the window's start).
+    const tenMinutesAgo = { now: () => Date.now() - 10 * 60_000 };
+    const { account } = await provisionAccount(createRepositories(store, tenMinutesAgo), {
+      name: 'left in flight',
+      credits: 10,
+      rateLimit: { limit: 1000, windowSeconds: 60 },
+    });
+    const admission = await createRepositories(store, tenMinutesAgo).ledger.admit({
+      accountId: account.accountId,
+      requestId: 'req_left_by_a_crashed_function',
+      operation: 'profiles.details',
+      cost: 1,
+      rateLimit: account.rateLimit,
+    });
+    expect(admission.outcome).toBe('admitted');
     const lambda = await start('reconcile');
     const { result } = await lambda.invoke({
       source: 'aws.events',
       'detail-type': 'Scheduled Event',
       detail: {},
     });
-    expect(result).toMatchObject({ settled: 0, requestIds: [] });
+    expect(result).toMatchObject({ settled: 1, requestIds: ['req_left_by_a_crashed_function'] });
     expect((result as { olderThanSeconds: number }).olderThanSeconds).toBeGreaterThan(40);
+    expect(metricsOf(lambda)).toEqual([
+      { namespace: 'LookupService', name: 'ReconcileSettled', value: 1, dimensions: {} },
+    ]);
   });
 });
 

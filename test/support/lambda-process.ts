@@ -20,6 +20,8 @@ export interface LambdaProcess {
   /** Milliseconds the import of index.mjs took (the init phase). */
   initMs: number;
   invoke<T = unknown>(event: unknown): Promise<{ result: T; ms: number }>;
+  /** What the function wrote on stdout so far (its EMF metric records among it). */
+  stdout(): string;
   stop(): Promise<void>;
 }
 
@@ -66,6 +68,10 @@ export async function startLambda(
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;
   });
+  let stdout = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');
@@ -98,6 +104,7 @@ export async function startLambda(
       if (answer.error !== undefined) throw new Error(`${name} failed: ${answer.error}\n${stderr}`);
       return { result: answer.result as T, ms: answer.ms };
     },
+    stdout: () => stdout,
     stop,
   };
 }

@@ -10,6 +10,7 @@ import { openTestStore } from './harness.js';
 
 export interface LambdaTable {
   store: Store;
+  accountId: string;
   apiKey: string;
   /** What a function needs to reach the table. */
   env: { DYNAMODB_ENDPOINT: string; DYNAMODB_TABLE: string; AWS_REGION: string };
@@ -19,13 +20,14 @@ export interface LambdaTable {
 export async function openLambdaTable(name: string, credits: number): Promise<LambdaTable> {
   const table = `${name}-${randomUUID()}`;
   const opened = await openTestStore({ store: 'dynamodb', table });
-  const { apiKey } = await provisionAccount(createRepositories(opened.store), {
+  const { account, apiKey } = await provisionAccount(createRepositories(opened.store), {
     name,
     credits,
     rateLimit: { limit: 1000, windowSeconds: 60 },
   });
   return {
     store: opened.store,
+    accountId: account.accountId,
     apiKey,
     env: { DYNAMODB_ENDPOINT: opened.endpoint, DYNAMODB_TABLE: table, AWS_REGION: 'us-east-1' },
     close: opened.close,
