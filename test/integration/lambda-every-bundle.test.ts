@@ -1,0 +1,175 @@
+/**
+ * Every bundle `npm run build` makes answers an event of its kind, each in a fresh process on a copy
+ * of its directory alone (no node_modules): an operation function a REST API proxy event for one of
+ * its paths (a data lookup its sample request, 200 from the bundled dataset; an email or website
+ * operation an authenticated request without parameters, 400 from its own validation, so no mail
+ * server or browser is involved), a tool-group function a ToolCall of one of its tools, /mcp an
+ * initialize, pages /healthz, reconcile a scheduled event. lambda-functions.test.ts goes deeper on
+ * one function of each kind.
+ */
+import { join } from 'node:path';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import {
+  DATA_FAMILIES,
+  deployedFunctions,
+  type FunctionSpec,
+  toolGroupFunctionVariable,
+  toolGroups,
+} from '../../schemas/functions.js';
+import { v2Routes } from '../../schemas/v2-routes.js';
+import type { Principal } from '../../shared/auth/authenticator.js';
+import { Authenticator } from '../../shared/auth/authenticator.js';
+import { systemClock } from '../../shared/clock.js';
+import { createRepositories } from '../../shared/service.js';
+import { builtFunctions } from '../support/built-functions.js';
+import { startLambda } from '../support/lambda-process.js';
+import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
+import { type ClientRequest, restApiEvent } from '../support/rest-api-event.js';
+import { sampleRequests } from '../support/sample-inputs.js';
+
+let table: LambdaTable;
+let principal: Principal;
+
+beforeAll(async () => {
+  await builtFunctions();
+  table = await openLambdaTable('every-bundle', 1_000);
+  const repositories = createRepositories(table.store);
+  principal = await new Authenticator(
+    repositories.keys,
+    repositories.accounts,
+    systemClock,
+    0,
+  ).authenticateBearer(`Bearer ${table.apiKey}`);
+}, 300_000);
+
+afterAll(() => table?.close());
+
+const operations = new Map(
+  (catalog as readonly OperationDefinition[]).map((operation) => [operation.id, operation]),
+);
+const operationOf = (spec: FunctionSpec) => operations.get(spec.operations[0] as OperationDefinition['id']);
+
+/** Starts `spec`'s bundle as infra configures it, sends `event`, and stops it. */
+async function answer<T>(spec: FunctionSpec, event: unknown): Promise<T> {
+  const lambda = await startLambda(spec.name, (taskRoot) => ({
+    ...table.env,
+    ...(spec.dataset ? { DATASET: join(taskRoot, 'dataset.sqlite') } : {}),
+    // /mcp is configured with its group functions' names, as infra sets them (initialize calls none).
+    ...(spec.kind === 'mcp'
+      ? Object.fromEntries(
+          [...toolGroups().keys()].map((group) => [toolGroupFunctionVariable(group), `lookup-${group}`]),
+        )
+      : {}),
+  }));
+  try {
+    return (await lambda.invoke<T>(event)).result;
+  } finally {
+    await lambda.stop();
+  }
+}
+
+async function rest(spec: FunctionSpec, client: ClientRequest) {
+  const result = await answer<APIGatewayProxyResult>(spec, restApiEvent(client));
+  const text = result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
+  return { status: result.statusCode, body: JSON.parse(text) };
+}
+
+const withKey = () => ({ Authorization: `Bearer ${table.apiKey}` });
+
+describe.each(deployedFunctions().filter((spec) => spec.kind === 'operation'))('$name', (spec) => {
+  it('answers a REST API proxy event for one of its paths', async () => {
+    const operation = operationOf(spec) as OperationDefinition;
+    const v1 = operation.variants.length > 0 ? sampleRequests(operation)[0] : undefined;
+    const v2 = v2Routes.find((route) => route.operation === operation.id);
+    if (DATA_FAMILIES.includes(operation.family) && v1) {
+      const answered = await rest(spec, {
+        method: 'GET',
+        path: v1.path,
+        query: Object.entries(v1.parameters),
+        headers: withKey(),
+      });
+      expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+      expect(answered.body.meta).toMatchObject({ creditCost: operation.price });
+      return;
+    }
+    // An email or website operation (or a v2-only one): its own validation answers, after the key check.
+    const path = v1?.path ?? (v2?.path.replace(/\{[^}]+\}/g, 'x') as string);
+    const answered = await rest(spec, {
+      method: 'GET',
+      path,
+      headers: v1 ? withKey() : { 'X-API-Key': table.apiKey },
+    });
+    expect([200, 400, 404], JSON.stringify(answered.body)).toContain(answered.status);
+    if (answered.status === 200) expect(answered.body).toHaveProperty('data');
+    else
+      expect(answered.body.error.code, JSON.stringify(answered.body)).toMatch(
+        /^(invalid_request|resource_not_found)$/,
+      );
+  }, 60_000);
+});
+
+describe.each(deployedFunctions().filter((spec) => spec.kind === 'tool-group'))('$name', (spec) => {
+  it('answers a ToolCall of one of its tools', async () => {
+    const operation = operationOf(spec) as OperationDefinition;
+    const outcome = await answer<{ response: { status: number; body: Record<string, unknown> } }>(spec, {
+      tool: operation.mcpTool,
+      arguments: {},
+      principal: JSON.parse(JSON.stringify(principal)),
+      requestId: `req_every_bundle_${spec.name.replace(/-/g, '_')}`,
+    });
+    // No arguments: the tool's own validation answers (or a search without required input runs).
+    expect([200, 400]).toContain(outcome.response.status);
+    expect(outcome.response.body).toHaveProperty(outcome.response.status === 200 ? 'data' : 'error');
+  }, 60_000);
+});
+
+describe('the other functions', () => {
+  const byKind = (kind: FunctionSpec['kind']) =>
+    deployedFunctions().find((spec) => spec.kind === kind) as FunctionSpec;
+
+  it('/mcp answers initialize', async () => {
+    const { status, body } = await rest(byKind('mcp'), {
+      method: 'POST',
+      path: '/mcp',
+      headers: {
+        ...withKey(),
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'every-bundle', version: '1' },
+        },
+      }),
+    });
+    expect(status).toBe(200);
+    expect(body.result.capabilities).toHaveProperty('tools');
+  }, 60_000);
+
+  it('pages answers /healthz', async () => {
+    const { status, body } = await rest(byKind('pages'), { method: 'GET', path: '/healthz' });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: 'ok' });
+  }, 60_000);
+
+  it('reconcile answers a scheduled event', async () => {
+    const summary = await answer<{ settled: number }>(byKind('reconcile'), {
+      source: 'aws.events',
+      'detail-type': 'Scheduled Event',
+      detail: {},
+    });
+    expect(summary.settled).toEqual(expect.any(Number));
+  }, 60_000);
+
+  it('covers every deployed function', () => {
+    const kinds = new Set(deployedFunctions().map((spec) => spec.kind));
+    expect([...kinds].sort()).toEqual(['mcp', 'operation', 'pages', 'reconcile', 'tool-group']);
+  });
+});
