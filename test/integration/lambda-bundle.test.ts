@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { createAllRunners } from '../../shared/operations/index.js';
 import { createService, type Service } from '../../shared/service.js';
 import type { Store } from '../../shared/store/store.js';
 import { builtFunctions } from '../support/built-functions.js';
+import { type LambdaProcess, startLambda } from '../support/lambda-process.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
 import {
   type ClientRequest as EventRequest,
@@ -19,13 +19,6 @@ import {
 
 const PATH = '/v1/emails/disposable';
 let bundle: string;
-
-/**
- * vitest's import() would transform the bundle and hand it CommonJS globals (require, __dirname) that
- * a real ES module lacks. Node's own require() of an ES module (Node >= 22.12, no top-level await)
- * evaluates it with Node's ESM loader untouched, as the Lambda runtime does.
- */
-const nativeRequire = createRequire(import.meta.url);
 
 interface ClientRequest {
   method: string;
@@ -43,9 +36,8 @@ interface Answer {
 let lambdaTable: LambdaTable;
 let store: Store;
 let local: Service;
-let handler: RestHandler;
+let lambda: LambdaProcess;
 let apiKey: string;
-const savedEnv = { ...process.env };
 
 beforeAll(async () => {
   bundle = join(await builtFunctions(), 'emails-disposable', 'index.mjs');
@@ -59,15 +51,18 @@ beforeAll(async () => {
     runners: createAllRunners,
     logger: createLogger('silent'),
   });
-  // The bundle reads its configuration from the environment when it is first imported.
-  Object.assign(process.env, env, { LOG_LEVEL: 'silent' });
-  ({ handler } = nativeRequire(bundle) as { handler: RestHandler });
+  // Its own process, as the Lambda runtime runs it: vitest's import() would transform the bundle and
+  // hand it CommonJS globals a real ES module lacks, and its top-level await rules out require().
+  lambda = await startLambda('emails-disposable', env);
 }, 120_000);
 
 afterAll(async () => {
-  process.env = savedEnv;
+  await lambda?.stop();
   await lambdaTable?.close();
 });
+
+/** The bundle's handler, in its process. */
+const handler: RestHandler = async (event) => (await lambda.invoke<APIGatewayProxyResult>(event)).result;
 
 const restApiEvent = (request: ClientRequest) =>
   proxyEvent({ ...request, path: PATH } satisfies EventRequest);
