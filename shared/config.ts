@@ -154,6 +154,12 @@ const configSchema = z.object({
   SMTP_BUDGET_SECONDS: integer(1, 40).default(30),
   /** Time a mail server gets for each reply (and to accept the connection). */
   SMTP_STEP_TIMEOUT_SECONDS: integer(1, 30).default(10),
+  /** The most RCPT commands in one pipelined SMTP group (a find's probe and candidates go in groups). */
+  SMTP_PIPELINING_GROUP_SIZE: integer(1, 50).default(10),
+  /** The least time between the starts of two pipelined groups in one SMTP session. */
+  SMTP_PIPELINING_PACING_MS: integer(0, 10_000).default(100),
+  /** How long a mail host that answered a pipelined group out of step is spoken to in lock-step. */
+  SMTP_LOCK_STEP_MEMORY_SECONDS: integer(0, 30 * 86_400).default(86_400),
   /** How long email find remembers a domain's catch-all status and working pattern. */
   EMAIL_DOMAIN_CACHE_SECONDS: integer(0, 30 * 86_400).default(7 * 86_400),
   /** Domains verify and find refuse with 422 email_unverifiable (comma-separated). */

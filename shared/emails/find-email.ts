@@ -1,13 +1,12 @@
 /**
  * Email find: candidates from the name (most common patterns first, at most 16), checked in one
- * SMTP session after a catch-all probe, until one is valid. A catch-all domain costs one probe and
- * returns no address (it accepts everything); `candidatesChecked` counts candidates only, never the
- * probe. What the domain taught us is remembered (domain-memory.ts) to make the next find cheaper.
+ * SMTP dialogue after a catch-all probe (pipelined in groups where the mail host allows it), until
+ * one is valid. A catch-all domain costs one probe and returns no address (it accepts everything);
+ * `candidatesChecked` counts candidates only, never the probe. What the domain taught us is remembered (domain-memory.ts) to make the next find cheaper.
  */
 import type { VerificationReason, VerificationStatus } from '../../schemas/operations/emails.js';
 import { InvalidRequestError, UpstreamError, UpstreamTimeoutError } from '../errors.js';
 import { candidates, type NameParts, nameParts, nameSpellings } from './candidates.js';
-import type { DomainMemory } from './domain-memory.js';
 import { type Dialogue, randomLocalPart, reachMailServer } from './mail-server.js';
 import { budgetSignal, type EmailCheckDependencies, refuseUnsupported, verdictOf } from './verify-email.js';
 
@@ -18,10 +17,6 @@ export interface FindResult {
   isDisposable: boolean;
   candidatesChecked: number;
   verification: { mx: string | null; status: VerificationStatus; reason: VerificationReason } | null;
-}
-
-export interface FindDependencies extends EmailCheckDependencies {
-  memory: DomainMemory;
 }
 
 interface Progress {
@@ -37,7 +32,7 @@ export interface FindInput {
 }
 
 export async function findEmail(
-  deps: FindDependencies,
+  deps: EmailCheckDependencies,
   input: FindInput,
   signal: AbortSignal,
 ): Promise<FindResult> {
@@ -159,22 +154,24 @@ async function tryCandidates(
   list: { address: string; pattern: string }[],
   progress: Progress,
 ): Promise<Outcome> {
-  const probe = await dialogue.rcpt(`${randomLocalPart()}@${domain}`);
-  if (probe.reason === 'accepted') return { kind: 'catch_all' };
-  if (probe.reason !== 'rejected') {
-    // The server will not tell mailboxes apart for us (greylisting, a block): stop, charge nothing more.
-    progress.last = verdictOf(probe.reason);
-    return { kind: 'none' };
-  }
-  for (const candidate of list) {
-    const answer = await dialogue.rcpt(candidate.address);
-    progress.checked += 1;
-    if (answer.reason === 'accepted') return { kind: 'found', ...candidate };
-    if (answer.reason !== 'rejected') {
-      progress.last = verdictOf(answer.reason);
-      return { kind: 'none' };
+  let probed = false;
+  const addresses = list.map((candidate) => candidate.address);
+  for await (const answer of dialogue.ask([`${randomLocalPart()}@${domain}`, ...addresses])) {
+    if (!probed) {
+      if (answer.reason === 'accepted') return { kind: 'catch_all' };
+      if (answer.reason !== 'rejected') {
+        // The server will not tell mailboxes apart for us (greylisting, a block): stop, charge nothing more.
+        progress.last = verdictOf(answer.reason);
+        return { kind: 'none' };
+      }
+      probed = true;
+      continue;
     }
+    const candidate = list[progress.checked] as { address: string; pattern: string };
+    progress.checked += 1;
     progress.last = verdictOf(answer.reason);
+    if (answer.reason === 'accepted') return { kind: 'found', ...candidate };
+    if (answer.reason !== 'rejected') return { kind: 'none' };
   }
   return { kind: 'none' };
 }

@@ -3,13 +3,17 @@
  * one on a connection failure or a 4xx before the first recipient), every resolved address checked
  * by the address policy before it is dialled (one DNS record must not turn us into a port-25 scanner
  * of our own network), one concurrency slot per MX host, and a dialogue that survives servers
- * limiting recipients (RSET, then a new connection).
+ * limiting recipients (RSET, then a new connection). The dialogue pipelines MAIL FROM and RCPT TO
+ * (RFC 2920) where the host allows it, and falls back to one command at a time, remembered per host
+ * in domain memory, where a host answers a group out of step: the outcomes are the same either way.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { CapacityExceededError } from '../errors.js';
 import type { HostSlots } from '../limits/host-slots.js';
 import type { Logger } from '../logger.js';
 import { classifyDial } from '../net/address-policy.js';
+import type { DomainMemory } from './domain-memory.js';
 import type { MailHost, MxResolver } from './mx-resolver.js';
 import { classifyRcptReply, type RcptReason } from './reply-classifier.js';
 import {
@@ -30,6 +34,10 @@ export interface SmtpSettings {
   socksProxy?: { host: string; port: number };
   /** UNSAFE_SMTP_ALLOW_HOSTS: exact host:port pairs dialled although not public (tests only). */
   allowHosts: ReadonlySet<string>;
+  /** SMTP_PIPELINING_GROUP_SIZE: the most RCPT commands in one pipelined group. */
+  pipeliningGroupSize: number;
+  /** SMTP_PIPELINING_PACING_MS: the least time between the starts of two groups of one session. */
+  pipeliningPacingMs: number;
 }
 
 export interface MailServerDependencies {
@@ -37,6 +45,8 @@ export interface MailServerDependencies {
   capacity: HostSlots;
   settings: SmtpSettings;
   logger: Logger;
+  /** Mail hosts remembered as lock-step (and, for find, what domains taught us). */
+  memory: DomainMemory;
 }
 
 /** The outcome of reaching the domain's mail server and holding a dialogue with it. */
@@ -55,12 +65,15 @@ export interface RcptOutcome {
   reply: SmtpReply;
 }
 
-/** One recipient check inside an open dialogue. */
+/** Recipient checks inside an open dialogue. */
 export interface Dialogue {
   readonly mx: string;
-  rcpt(address: string): Promise<RcptOutcome>;
-  /** SMTP round trips so far, across reconnections. */
-  readonly roundTrips: number;
+  /**
+   * The outcome of each of `recipients`, in order, each as soon as it is known. Nothing is asked
+   * beyond what the consumer reads (stop reading and no further command or group is sent); a
+   * pipelined group may ask a few recipients whose outcomes are then never read.
+   */
+  ask(recipients: readonly string[]): AsyncGenerator<RcptOutcome, void, undefined>;
 }
 
 /** An unguessable local part for the catch-all probe (no real mailbox is named like this). */
@@ -158,6 +171,17 @@ class NextHost extends Error {
   }
 }
 
+/**
+ * One dialogue with one address of `mx`, `talk` asking its questions through it. Pipelined (RFC 2920)
+ * when the host advertises PIPELINING and is not remembered as answering out of step: MAIL FROM goes
+ * with the first group of recipients, and groups hold at most `pipeliningGroupSize` recipients, at
+ * least `pipeliningPacingMs` apart. A group answered out of step (a connection drop, a reply missing
+ * or extra, a 421) ends that session; the host is remembered as lock-step and the recipients not yet
+ * answered are asked again one command at a time in a new session, so every outcome is one that
+ * lock-step gave. The first 452 "too many recipients" also ends pipelining for the dialogue: from
+ * that recipient on, the lock-step handling of recipient limits applies (RSET and a new transaction,
+ * then a new connection).
+ */
 async function converse<T>(
   deps: MailServerDependencies,
   mx: string,
@@ -166,8 +190,27 @@ async function converse<T>(
   talk: (dialogue: Dialogue) => Promise<T>,
 ): Promise<T> {
   const { settings } = deps;
-  const open = async () => {
-    const session = await SmtpSession.open({
+  /** Whether this dialogue's sessions talk one command at a time (read before the first one). */
+  let lockStep = await deps.memory.isLockStepHost(mx);
+  /** Whether the current session sends groups: lock-step not chosen, and PIPELINING advertised. */
+  let pipelined = false;
+  /** Whether MAIL FROM was accepted in the current session. */
+  let inTransaction = false;
+  let lastGroupAt = Number.NEGATIVE_INFINITY;
+  let session!: SmtpSession;
+
+  const startTransaction = async (): Promise<void> => {
+    acceptSender(await session.mailFrom(settings.mailFrom));
+  };
+  const acceptSender = (sender: SmtpReply): void => {
+    if (sender.code >= 400) {
+      session.close();
+      throw new NextHost(sender);
+    }
+    inTransaction = true;
+  };
+  const open = async (): Promise<void> => {
+    session = await SmtpSession.open({
       address,
       port: settings.port,
       serverName: mx,
@@ -180,44 +223,112 @@ async function converse<T>(
       signal,
       socksProxy: settings.socksProxy,
     });
-    const sender = await session.mailFrom(settings.mailFrom);
-    if (sender.code >= 400) {
-      session.close();
-      throw new NextHost(sender);
-    }
-    return session;
+    pipelined = !lockStep && session.pipelining;
+    inTransaction = false;
+    // Lock-step starts the transaction at once; pipelined, MAIL FROM rides with the first group.
+    if (!pipelined) await startTransaction();
+  };
+  const reopen = async (): Promise<void> => {
+    // QUIT is not waited for: the old session's answer changes nothing.
+    void session.quit();
+    await open();
   };
 
-  let session = await open();
-  let roundTripsBefore = 0;
+  /** One recipient, one command at a time, surviving recipient limits as lock-step always has. */
+  const askOne = async (recipient: string): Promise<RcptOutcome> => {
+    const once = async (): Promise<RcptOutcome> => outcomeOf(await session.rcptTo(recipient));
+    let outcome = await once();
+    if (!isTooManyRecipients(outcome.reply)) return outcome;
+    // The server limits recipients per transaction: start a new one…
+    await session.rset();
+    await startTransaction();
+    outcome = await once();
+    if (!isTooManyRecipients(outcome.reply)) return outcome;
+    // …or per connection: start a new connection.
+    await reopen();
+    return once();
+  };
+
+  /** One pipelined group; `out_of_step` when its replies cannot be matched to it with confidence. */
+  const askInGroup = async (
+    recipients: readonly string[],
+  ): Promise<{ kind: 'answered'; outcomes: RcptOutcome[] } | { kind: 'out_of_step'; reason: string }> => {
+    await pace(lastGroupAt + settings.pipeliningPacingMs - performance.now(), signal);
+    const withSender = !inTransaction;
+    lastGroupAt = performance.now();
+    let replies: SmtpReply[];
+    try {
+      replies = await session.sendGroup([
+        ...(withSender ? [{ verb: 'mail' as const, address: settings.mailFrom }] : []),
+        ...recipients.map((recipient) => ({ verb: 'rcpt' as const, address: recipient })),
+      ]);
+    } catch (error) {
+      if (!(error instanceof SmtpError) || error instanceof SmtpAbortedError) throw error;
+      return { kind: 'out_of_step', reason: error.message };
+    }
+    // A 421 closes the connection: whatever follows it in the group was never answered.
+    const closing = replies.find((reply) => reply.code === 421);
+    if (closing) return { kind: 'out_of_step', reason: `421 ${closing.text}` };
+    if (withSender) acceptSender(replies.shift() as SmtpReply);
+    return { kind: 'answered', outcomes: replies.map(outcomeOf) };
+  };
+
+  await open();
   const dialogue: Dialogue = {
     mx,
-    get roundTrips() {
-      return roundTripsBefore + session.roundTrips;
-    },
-    async rcpt(recipient) {
-      const ask = async (): Promise<RcptOutcome> => {
-        const reply = await session.rcptTo(recipient);
-        return { reason: classifyRcptReply(reply).reason, reply };
-      };
-      let outcome = await ask();
-      if (!isTooManyRecipients(outcome.reply)) return outcome;
-      // The server limits recipients per transaction: start a new one…
-      await session.rset();
-      await session.mailFrom(settings.mailFrom);
-      outcome = await ask();
-      if (!isTooManyRecipients(outcome.reply)) return outcome;
-      // …or per connection: start a new connection.
-      roundTripsBefore += session.roundTrips;
-      await session.quit();
-      session = await open();
-      return ask();
+    async *ask(recipients) {
+      let next = 0;
+      while (next < recipients.length) {
+        if (!pipelined) {
+          yield await askOne(recipients[next] as string);
+          next += 1;
+          continue;
+        }
+        const answer = await askInGroup(recipients.slice(next, next + settings.pipeliningGroupSize));
+        if (answer.kind === 'out_of_step') {
+          deps.logger.info(
+            { mx, address, reason: answer.reason },
+            'mail host answered a pipelined group out of step; lock-step from now on',
+          );
+          await deps.memory.rememberLockStepHost(mx);
+          lockStep = true;
+          session.close();
+          await open();
+          continue;
+        }
+        for (const outcome of answer.outcomes) {
+          if (isTooManyRecipients(outcome.reply)) {
+            // Not a broken server, a limit: not remembered, but this dialogue goes on in lock-step.
+            lockStep = true;
+            pipelined = false;
+            break;
+          }
+          next += 1;
+          yield outcome;
+        }
+      }
     },
   };
   try {
     return await talk(dialogue);
   } finally {
-    await session.quit().catch(() => session.close());
+    // The caller is answered without waiting for the server's goodbye.
+    void session.quit();
+  }
+}
+
+function outcomeOf(reply: SmtpReply): RcptOutcome {
+  return { reason: classifyRcptReply(reply).reason, reply };
+}
+
+/** Waits `ms` (nothing when it is not positive); the budget's abort ends the wait as a session abort would. */
+async function pace(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0) return;
+  try {
+    await delay(ms, undefined, { signal });
+  } catch (error) {
+    if (signal.aborted) throw new SmtpAbortedError('rcpt', { cause: signal.reason });
+    throw error;
   }
 }
 

@@ -11,8 +11,10 @@
  * DATA command and no way to send one: addresses are checked for CR, LF and angle brackets so
  * that a crafted address cannot smuggle a command onto the wire either.
  *
- * One command at a time (no PIPELINING): round-trip counts stay honest and every reply belongs
- * to exactly one command. Calls made while another is in flight are queued, never interleaved.
+ * One command at a time, except `sendGroup`: when the server advertised PIPELINING (RFC 2920),
+ * MAIL FROM and RCPT TO commands go in one write and their replies are matched to them in order,
+ * one round trip for the group. Either way every reply belongs to exactly one command, and calls
+ * made while another is in flight are queued, never interleaved.
  *
  * Failures are typed and carry the step they happened in:
  * - `SmtpTimeoutError`: a step exceeded its own timeout (connect, greeting, or any command).
@@ -318,6 +320,12 @@ function isPositive(reply: SmtpReply): boolean {
   return reply.code >= 200 && reply.code < 300;
 }
 
+/** The reply a wait resolved with; its absence would be a bug of this module, not of the server. */
+function replyOf(reply: SmtpReply | undefined): SmtpReply {
+  if (!reply) throw new Error('A reply wait resolved without its reply.');
+  return reply;
+}
+
 function describe(reply: SmtpReply): string {
   return `${reply.code} ${reply.text}`.slice(0, 200);
 }
@@ -392,12 +400,23 @@ function connect(options: SmtpSessionOptions): Promise<net.Socket> {
   });
 }
 
+/** One command of a pipelined group: RFC 2920 §3.1 lets MAIL FROM and RCPT TO appear anywhere in one. */
+export interface GroupedCommand {
+  readonly verb: 'mail' | 'rcpt';
+  /** The path; an empty MAIL FROM address sends the null reverse-path `<>`. */
+  readonly address: string;
+}
+
 interface Pending {
-  readonly step: SmtpStep;
-  /** False while waiting for the TLS handshake: any reply then is unsolicited. */
-  readonly expectsReply: boolean;
-  readonly timer: NodeJS.Timeout;
-  resolve(reply: SmtpReply | null): void;
+  /**
+   * The step of each reply still awaited, in order; empty while waiting for the TLS handshake (any
+   * reply then is unsolicited).
+   */
+  readonly awaiting: SmtpStep[];
+  readonly replies: SmtpReply[];
+  readonly timeoutMs: number;
+  timer: NodeJS.Timeout;
+  resolve(replies: SmtpReply[]): void;
   reject(error: SmtpError): void;
 }
 
@@ -510,6 +529,11 @@ export class SmtpSession {
     return this.#extensions;
   }
 
+  /** True when the latest EHLO advertised PIPELINING (RFC 2920): `sendGroup` may be used. */
+  get pipelining(): boolean {
+    return this.#extensions.has('PIPELINING');
+  }
+
   /** Which greeting the server accepted. */
   get greeting(): 'EHLO' | 'HELO' {
     return this.#greeting;
@@ -528,17 +552,24 @@ export class SmtpSession {
 
   /** `MAIL FROM:<address>`; an empty address sends the null reverse-path `<>`. */
   mailFrom(address: string): Promise<SmtpReply> {
-    assertPath(address, true);
-    return this.command('mail', `MAIL FROM:<${address}>`);
+    return this.group([{ verb: 'mail', address }]).then(([reply]) => replyOf(reply));
   }
 
   /** `RCPT TO:<address>`; the reply is returned whatever its code, for the classifier. */
   rcptTo(address: string): Promise<SmtpReply> {
-    assertPath(address, false);
-    return this.command('rcpt', `RCPT TO:<${address}>`, () => {
-      // Counted when sent: limits such as Outlook's second-RCPT 452 count attempts.
-      this.#recipientsSinceReset += 1;
-    });
+    return this.group([{ verb: 'rcpt', address }]).then(([reply]) => replyOf(reply));
+  }
+
+  /**
+   * RFC 2920: the commands in one write, one round trip; resolves with their replies in the same
+   * order, whatever their codes. Only after the server advertised PIPELINING (a TypeError otherwise,
+   * before anything is sent). Each reply gets `commandMs` from the one before it; a reply missing
+   * or the connection dropping mid-group fails the whole group like any command.
+   */
+  sendGroup(commands: readonly GroupedCommand[]): Promise<SmtpReply[]> {
+    if (!this.pipelining) throw new TypeError('The server did not advertise PIPELINING.');
+    if (commands.length === 0) throw new TypeError('A pipelined group needs at least one command.');
+    return this.group(commands);
   }
 
   /** `RSET`: ends the transaction; a 2xx reply resets `recipientsSinceReset`. */
@@ -569,7 +600,7 @@ export class SmtpSession {
   }
 
   private async handshake(): Promise<void> {
-    const banner = await this.exchange('greeting', null, this.options.timeouts.greetingMs);
+    const banner = replyOf((await this.exchange(['greeting'], null, this.options.timeouts.greetingMs))[0]);
     this.#banner = banner;
     if (banner.code !== 220) {
       throw new SmtpProtocolError(
@@ -642,8 +673,8 @@ export class SmtpSession {
     this.socket = secure;
     this.reader = new ReplyReader();
     this.listen(secure);
-    await this.wait('tls', this.options.timeouts.commandMs, false, () => {
-      secure.once('secureConnect', () => this.settle(null));
+    await this.wait([], this.options.timeouts.commandMs, () => {
+      secure.once('secureConnect', () => this.settle());
     });
     this.#secure = true;
     this.#tlsAuthorized = secure.authorized;
@@ -655,50 +686,80 @@ export class SmtpSession {
     await this.hello(false);
   }
 
-  private command(step: SmtpStep, line: string, onSend?: () => void): Promise<SmtpReply> {
-    const run = (): Promise<SmtpReply> => this.exchange(step, line, this.options.timeouts.commandMs, onSend);
+  /**
+   * MAIL FROM and RCPT TO commands written together, their replies in order. The paths are checked
+   * synchronously, before anything is queued.
+   */
+  private group(commands: readonly GroupedCommand[]): Promise<SmtpReply[]> {
+    for (const { verb, address } of commands) assertPath(address, verb === 'mail');
+    const lines = commands.map(({ verb, address }) =>
+      verb === 'mail' ? `MAIL FROM:<${address}>\r\n` : `RCPT TO:<${address}>\r\n`,
+    );
+    const steps = commands.map(({ verb }) => verb);
+    return this.queue(() =>
+      this.exchange(steps, lines.join(''), this.options.timeouts.commandMs, () => {
+        // Counted when sent: limits such as Outlook's second-RCPT 452 count attempts.
+        this.#recipientsSinceReset += steps.filter((step) => step === 'rcpt').length;
+      }),
+    );
+  }
+
+  private command(step: SmtpStep, line: string): Promise<SmtpReply> {
+    return this.queue(() =>
+      this.exchange([step], `${line}\r\n`, this.options.timeouts.commandMs).then(([reply]) => replyOf(reply)),
+    );
+  }
+
+  /** Runs `run` after everything queued before it, whether that succeeded or not. */
+  private queue<T>(run: () => Promise<T>): Promise<T> {
     const result = this.tail.then(run, run);
     this.tail = result.catch(() => undefined);
     return result;
   }
 
-  /** Sends one line (or nothing, for the banner) and waits for exactly one reply. */
-  private async exchange(
-    step: SmtpStep,
-    line: string | null,
+  /** Writes `text` (nothing, for the banner) and waits for one reply per step, in order. */
+  private exchange(
+    steps: SmtpStep[],
+    text: string | null,
     timeoutMs: number,
     onSend?: () => void,
-  ): Promise<SmtpReply> {
-    const reply = await this.wait(step, timeoutMs, true, () => {
+  ): Promise<SmtpReply[]> {
+    return this.wait(steps, timeoutMs, () => {
       this.#roundTrips += 1;
       onSend?.();
-      if (line !== null) this.socket.write(`${line}\r\n`);
+      if (text !== null) this.socket.write(text);
     });
-    if (!reply) throw new Error('A reply wait resolved without a reply.');
-    return reply;
   }
 
-  private wait(
-    step: SmtpStep,
-    timeoutMs: number,
-    expectsReply: boolean,
-    start: () => void,
-  ): Promise<SmtpReply | null> {
+  /** `awaiting` empty: waits for `settle()` (the TLS handshake), any reply meanwhile is unsolicited. */
+  private wait(awaiting: SmtpStep[], timeoutMs: number, start: () => void): Promise<SmtpReply[]> {
+    const step = awaiting[0] ?? 'tls';
     if (this.terminal) return Promise.reject(this.closedError(step));
     this.step = step;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.fail(new SmtpTimeoutError(step, timeoutMs)), timeoutMs);
-      this.pending = { step, expectsReply, timer, resolve, reject };
+      this.pending = {
+        awaiting: [...awaiting],
+        replies: [],
+        timeoutMs,
+        timer: this.armTimer(timeoutMs),
+        resolve,
+        reject,
+      };
       start();
     });
   }
 
-  private settle(reply: SmtpReply | null): void {
+  /** The current step's timeout; it names the step in flight when it fires. */
+  private armTimer(timeoutMs: number): NodeJS.Timeout {
+    return setTimeout(() => this.fail(new SmtpTimeoutError(this.step, timeoutMs)), timeoutMs);
+  }
+
+  private settle(): void {
     const pending = this.pending;
     if (!pending) return;
     this.pending = null;
     clearTimeout(pending.timer);
-    pending.resolve(reply);
+    pending.resolve(pending.replies);
   }
 
   private receive(chunk: Buffer): void {
@@ -712,12 +773,23 @@ export class SmtpSession {
       return;
     }
     for (const reply of replies) {
-      if (this.pending?.expectsReply) {
-        this.settle(reply);
+      const pending = this.pending;
+      if (pending && pending.awaiting.length > 0) {
+        pending.replies.push(reply);
+        pending.awaiting.shift();
+        const next = pending.awaiting[0];
+        if (next === undefined) {
+          this.settle();
+          continue;
+        }
+        // The next reply of a group gets its own full timeout.
+        this.step = next;
+        clearTimeout(pending.timer);
+        pending.timer = this.armTimer(pending.timeoutMs);
         continue;
       }
-      // Without pipelining, a second reply can only be out of turn: the next command's answer
-      // would be misattributed, so the session ends here with the reply kept for the caller.
+      // A reply beyond those awaited is out of turn: the next command's answer would be
+      // misattributed, so the session ends here with the reply kept for the caller.
       this.fail(
         new SmtpProtocolError(this.step, 'unsolicited_reply', `Unsolicited reply: ${describe(reply)}.`, {
           reply,

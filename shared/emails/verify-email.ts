@@ -14,7 +14,8 @@
  *
  * All of these are 200s that keep the charge (the spec charges a 200 `unverifiable`). Failures on our
  * side are refunded errors: the unsupported provider (422), our concurrency limit (503), our egress.
- * The probe goes first in the same session, so a catch-all server costs no second recipient.
+ * The probe goes first in the same session; in lock-step a catch-all server is not asked about the
+ * target at all, pipelined the two go in one group and the target's answer is then ignored.
  */
 import type { VerificationReason, VerificationStatus } from '../../schemas/operations/emails.js';
 import { EmailUnverifiableError } from '../errors.js';
@@ -97,11 +98,14 @@ export async function verifyEmail(
 }
 
 async function askAbout(dialogue: Dialogue, target: string, domain: string) {
-  const probe = await dialogue.rcpt(`${randomLocalPart()}@${domain}`);
-  if (probe.reason === 'accepted')
-    return { status: 'unverifiable', reason: 'catch_all', isCatchAll: true } as const;
-  // A probe refused for another reason than "no such user" says the server will not tell us anything.
-  if (probe.reason !== 'rejected') return { ...verdictOf(probe.reason), isCatchAll: false };
-  const answer = await dialogue.rcpt(target);
-  return { ...verdictOf(answer.reason), isCatchAll: false };
+  let probed = false;
+  for await (const outcome of dialogue.ask([`${randomLocalPart()}@${domain}`, target])) {
+    if (probed) return { ...verdictOf(outcome.reason), isCatchAll: false };
+    if (outcome.reason === 'accepted')
+      return { status: 'unverifiable', reason: 'catch_all', isCatchAll: true } as const;
+    // A probe refused for another reason than "no such user" says the server will not tell us anything.
+    if (outcome.reason !== 'rejected') return { ...verdictOf(outcome.reason), isCatchAll: false };
+    probed = true;
+  }
+  throw new Error('The dialogue ended without the target being asked.');
 }

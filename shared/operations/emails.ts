@@ -12,7 +12,7 @@ import type { RunContext, RunnerMap, RunnerRuntime } from '../pipeline/operation
 
 export interface EmailDependencies {
   disposableDomains: DisposableDomains;
-  checks: EmailCheckDependencies & { memory: DomainMemory };
+  checks: EmailCheckDependencies;
 }
 
 export function defaultEmailDependencies({ store, clock, config, logger }: RunnerRuntime): EmailDependencies {
@@ -27,7 +27,10 @@ export function defaultEmailDependencies({ store, clock, config, logger }: Runne
       resolver: new MxResolver({ servers: config.DNS_SERVERS }),
       // A lease outlives the longest session, so a crashed holder's slot frees itself soon after.
       capacity: new HostSlots(store, clock, 'smtp', config.SMTP_MAX_SESSIONS_PER_MX, budgetMs + 15_000),
-      memory: new DomainMemory(store, clock, config.EMAIL_DOMAIN_CACHE_SECONDS * 1000),
+      memory: new DomainMemory(store, clock, {
+        domainFactsMs: config.EMAIL_DOMAIN_CACHE_SECONDS * 1000,
+        lockStepMs: config.SMTP_LOCK_STEP_MEMORY_SECONDS * 1000,
+      }),
       logger,
       settings: {
         heloName: config.SMTP_HELO_NAME,
@@ -36,6 +39,8 @@ export function defaultEmailDependencies({ store, clock, config, logger }: Runne
         stepTimeoutMs: config.SMTP_STEP_TIMEOUT_SECONDS * 1000,
         socksProxy: proxyHost && proxyPort ? { host: proxyHost, port: Number(proxyPort) } : undefined,
         allowHosts: config.UNSAFE_SMTP_ALLOW_HOSTS,
+        pipeliningGroupSize: config.SMTP_PIPELINING_GROUP_SIZE,
+        pipeliningPacingMs: config.SMTP_PIPELINING_PACING_MS,
       },
     },
   };

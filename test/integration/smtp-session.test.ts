@@ -276,6 +276,107 @@ describe('SmtpSession dialogue', () => {
   });
 });
 
+/** A scripted ESMTP server that advertises PIPELINING; `onRcpt` answers each RCPT line. */
+function pipeliningServer(onRcpt: (line: string, socket: net.Socket) => void): Promise<Scripted> {
+  return startScripted('220 scripted.test\r\n', (line, socket) => {
+    if (line.startsWith('EHLO'))
+      socket.write('250-scripted.test\r\n250-PIPELINING\r\n250 ENHANCEDSTATUSCODES\r\n');
+    else if (line.startsWith('RCPT')) onRcpt(line, socket);
+    else plainEsmtp(line, socket);
+  });
+}
+
+describe('SmtpSession pipelined groups (RFC 2920)', () => {
+  it('sends MAIL FROM and RCPT TO commands in one write and matches the replies in order, one round trip', async () => {
+    const seen: string[] = [];
+    const session = await open(await recipientServer(seen));
+    expect(session.pipelining).toBe(true);
+    const replies = await session.sendGroup([
+      { verb: 'mail', address: 'probe@verifier.example.test' },
+      { verb: 'rcpt', address: 'nobody@example.test' },
+      { verb: 'rcpt', address: 'known@example.test' },
+      { verb: 'rcpt', address: 'other@example.test' },
+    ]);
+    expect(replies.map((reply) => reply.code)).toEqual([250, 550, 250, 550]);
+    expect(seen).toEqual(['nobody@example.test', 'known@example.test', 'other@example.test']);
+    // banner, EHLO, the group
+    expect(session.roundTrips).toBe(3);
+    expect(session.recipientsSinceReset).toBe(3);
+    // Lone commands still work after a group.
+    expect((await session.rcptTo('known@example.test')).code).toBe(250);
+  });
+
+  it('refuses a group, before sending anything, to a server that did not advertise PIPELINING', async () => {
+    const session = await open(await recipientServer([], { hidePIPELINING: true }));
+    expect(session.pipelining).toBe(false);
+    expect(() => session.sendGroup([{ verb: 'rcpt', address: 'known@example.test' }])).toThrow(TypeError);
+    expect(session.roundTrips).toBe(2);
+  });
+
+  it('fails the group as a connection error in RCPT when the server drops the connection mid-group', async () => {
+    const server = await pipeliningServer((_line, socket) => socket.destroy());
+    const session = await open(server.port);
+    const error = await rejectionOf(
+      session.sendGroup([
+        { verb: 'mail', address: 'probe@verifier.example.test' },
+        { verb: 'rcpt', address: 'known@example.test' },
+      ]),
+    );
+    expect(error).toBeInstanceOf(SmtpConnectionError);
+    expect(error).toMatchObject({ step: 'rcpt' });
+    expect(session.closed).toBe(true);
+  });
+
+  it('times out a group whose last reply never comes, each reply having its own timeout', async () => {
+    let answered = 0;
+    const server = await pipeliningServer((_line, socket) => {
+      answered += 1;
+      // The first recipient is answered late but in time, the second never.
+      if (answered === 1) setTimeout(() => socket.write('550 5.1.1 unknown\r\n'), 150);
+    });
+    const session = await open(server.port, {
+      timeouts: { connectMs: 2_000, greetingMs: 2_000, commandMs: 200 },
+    });
+    const startedAt = performance.now();
+    const error = await rejectionOf(
+      session.sendGroup([
+        { verb: 'mail', address: 'probe@verifier.example.test' },
+        { verb: 'rcpt', address: 'a@example.test' },
+        { verb: 'rcpt', address: 'b@example.test' },
+      ]),
+    );
+    expect(error).toBeInstanceOf(SmtpTimeoutError);
+    expect(error).toMatchObject({ step: 'rcpt', timeoutMs: 200 });
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(340);
+  });
+
+  it('ends the session on a reply beyond those the group awaits', async () => {
+    const server = await pipeliningServer((_line, socket) =>
+      socket.write('250 2.1.5 Ok\r\n250 2.1.5 Ok\r\n'),
+    );
+    const session = await open(server.port);
+    const error = await rejectionOf(
+      session
+        .sendGroup([{ verb: 'rcpt', address: 'a@example.test' }])
+        .then(() => session.rcptTo('b@example.test')),
+    );
+    expect(error).toBeInstanceOf(SmtpProtocolError);
+    expect(error).toMatchObject({ problem: 'unsolicited_reply' });
+  });
+
+  it('refuses a smuggling address anywhere in a group, before anything is sent', async () => {
+    const server = await pipeliningServer((_line, socket) => socket.write('250 2.1.5 Ok\r\n'));
+    const session = await open(server.port);
+    expect(() =>
+      session.sendGroup([
+        { verb: 'rcpt', address: 'a@example.test' },
+        { verb: 'rcpt', address: 'b@example.test>\r\nDATA' },
+      ]),
+    ).toThrow(TypeError);
+    expect(server.received.map((line) => line.split(' ')[0])).toEqual(['EHLO']);
+  });
+});
+
 describe('SmtpSession failures', () => {
   it('times out the greeting of a server that never sends a banner, and closes the socket', async () => {
     const server = await startScripted(null);

@@ -16,7 +16,7 @@ import { itemKeys, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
 
 /** Item types that expire (the others live until an operator removes them). */
-const expiringTypes = [itemTypes.cursor, itemTypes.emailDomain, itemTypes.hostSlot];
+const expiringTypes = [itemTypes.cursor, itemTypes.emailDomain, itemTypes.lockStepHost, itemTypes.hostSlot];
 
 export interface DynamoStore extends Store {
   readonly kind: 'dynamodb';

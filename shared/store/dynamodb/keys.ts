@@ -34,6 +34,11 @@ export const itemKeys = {
   }),
   /** What the last email find learned about a domain: catch-all, and the pattern that worked. */
   emailDomain: (domain: string): ItemKey => ({ pk: `EMAILDOMAIN#${domain}`, sk: 'EMAILDOMAIN' }),
+  /**
+   * A mail host that answered pipelined SMTP out of step (emails/domain-memory.ts). Under the same
+   * partition-key prefix as the domain facts: a function that may keep those may keep this too.
+   */
+  lockStepHost: (host: string): ItemKey => ({ pk: `EMAILDOMAIN#${host}`, sk: 'LOCKSTEPHOST' }),
   /** The account an OAuth subject of OAUTH_ISSUER is bound to (auth/oauth-links.ts). */
   oauthLink: (subject: string): ItemKey => ({ pk: `OAUTH#${subject}`, sk: 'OAUTH' }),
   /** Service-wide settings kept in the table (e.g. the generated cursor secret). */
@@ -53,6 +58,7 @@ export const itemTypes = {
   setting: 'setting',
   hostSlot: 'hostSlot',
   emailDomain: 'emailDomain',
+  lockStepHost: 'lockStepHost',
   oauthLink: 'oauthLink',
 } as const;
 

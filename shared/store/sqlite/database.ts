@@ -97,6 +97,14 @@ const schema = [
   ALTER TABLE ledger ADD COLUMN transport TEXT;
   CREATE TABLE oauth_links (subject TEXT PRIMARY KEY, account_id TEXT NOT NULL) STRICT;
   `,
+  // Version 3: mail hosts that answered pipelined SMTP out of step (emails/domain-memory.ts).
+  `
+  CREATE TABLE lock_step_hosts (
+    host TEXT PRIMARY KEY,
+    learned_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];
 
 interface QueuedWrite {

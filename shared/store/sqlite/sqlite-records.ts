@@ -4,7 +4,7 @@
  * atomic step is one statement (an upsert with a condition where DynamoDB has a conditional put).
  */
 import { type OAuthLinkStore, OAuthSubjectTakenError } from '../../auth/oauth-links.js';
-import type { DomainFactsStore, LearnedFacts } from '../../emails/domain-memory.js';
+import type { DomainFactsStore, LearnedFacts, LockStepHost } from '../../emails/domain-memory.js';
 import type { HostSlotStore, SlotClaim } from '../../limits/host-slots.js';
 import type { CursorRecord, CursorRecordStore } from '../../paging/cursors.js';
 import type { SettingStore } from '../store.js';
@@ -87,6 +87,18 @@ export class SqliteDomainFactsStore implements DomainFactsStore {
          VALUES (?, ?, ?, ?, ?, ?)`,
       )
       .run(domain, facts.catchAll ? 1 : 0, facts.mx, facts.pattern, facts.learnedAt, facts.expiresAt);
+  }
+
+  async getLockStepHost(host: string): Promise<LockStepHost | undefined> {
+    const row = this.database.statement('SELECT * FROM lock_step_hosts WHERE host = ?').get(host);
+    if (!row) return undefined;
+    return { learnedAt: row.learned_at as number, expiresAt: row.expires_at as number };
+  }
+
+  async putLockStepHost(host: string, record: LockStepHost): Promise<void> {
+    this.database
+      .statement('INSERT OR REPLACE INTO lock_step_hosts (host, learned_at, expires_at) VALUES (?, ?, ?)')
+      .run(host, record.learnedAt, record.expiresAt);
   }
 }
 

@@ -47,6 +47,9 @@ export function createSqliteStore(path: string): SqliteStore {
         deleted += Number(
           database.statement('DELETE FROM host_slots WHERE lease_until < ?').run(now).changes,
         );
+        deleted += Number(
+          database.statement('DELETE FROM lock_step_hosts WHERE expires_at < ?').run(now).changes,
+        );
         return deleted;
       });
     },
