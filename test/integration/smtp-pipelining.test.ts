@@ -6,8 +6,9 @@
  * byte (multi-line replies included) and closes after a 421, and `smtp-server` for the single-line
  * ones. Then hosts that advertise PIPELINING but answer a group out of step (a dropped connection, a
  * reply missing, a 421): they cost one lock-step retry with the lock-step verdict, and are
- * remembered as lock-step for SMTP_LOCK_STEP_MEMORY_SECONDS. verify and find run on their real
- * dependencies: dns2 on loopback, the SQLite store, the domain memory, the host slots.
+ * remembered as lock-step for SMTP_LOCK_STEP_MEMORY_SECONDS, which both store adapters keep. verify
+ * and find run on their real dependencies: dns2 on loopback, the SQLite store, the domain memory,
+ * the host slots.
  */
 import net from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -25,6 +26,7 @@ import { HostSlots } from '../../shared/limits/host-slots.js';
 import { createLogger } from '../../shared/logger.js';
 import { createSqliteStore, type SqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
 import { type DnsServerHandle, startDnsServer, type Zone } from '../support/dns-server.js';
+import { openTestStore, storeKinds } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { RCPT_REPLY_CASES, type RcptReplyCase } from '../support/rcpt-replies.js';
 
@@ -366,5 +368,27 @@ describe.each([
     expect(await checks.deps.memory.isLockStepHost(MX)).toBe(false);
     expect(await verify(checks, 'jane@ok.test')).toMatchObject({ status: 'valid', reason: 'accepted' });
     expect(groupsSent()).toBe(2);
+  });
+});
+
+describe.each(storeKinds)('lock-step hosts on the %s store', (kind) => {
+  it('are kept beside the domain facts of the same name, expire by timestamp, and are swept', async () => {
+    const opened = await openTestStore({ store: kind });
+    closers.push(() => opened.close());
+    const clock = new ManualClock();
+    const memory = new DomainMemory(opened.store, clock, { domainFactsMs: 120_000, lockStepMs: 60_000 });
+    expect(await memory.isLockStepHost(MX)).toBe(false);
+    // A domain that is its own mail host (implicit MX) has both records under one name.
+    await memory.remember(MX, { catchAll: true, mx: MX, pattern: null });
+    await memory.rememberLockStepHost(MX);
+    expect(await memory.isLockStepHost(MX)).toBe(true);
+    expect(await memory.isLockStepHost(`other.${MX}`)).toBe(false);
+    expect(await memory.recall(MX)).toEqual({ catchAll: true, mx: MX, pattern: null });
+
+    clock.advance(60_000);
+    expect(await memory.isLockStepHost(MX)).toBe(false);
+    expect(await opened.store.sweepExpired(clock.now() + 1_000)).toBe(1);
+    expect(await opened.store.domains.getLockStepHost(MX)).toBeUndefined();
+    expect(await memory.recall(MX)).toEqual({ catchAll: true, mx: MX, pattern: null });
   });
 });
