@@ -10,10 +10,10 @@ import type { Metrics } from '../../shared/observability/metrics.js';
 
 export function emfMetrics(): Metrics {
   const emf = new Powertools({ namespace: METRICS_NAMESPACE });
-  emf.clearDefaultDimensions();
   return {
     count(name, value, dimensions = {}) {
       const record = emf.singleMetric();
+      // Each single metric gets the `service` dimension again, whatever its parent was told.
       record.clearDefaultDimensions();
       record.addDimensions({ ...dimensions });
       record.addMetric(name, MetricUnit.Count, value);

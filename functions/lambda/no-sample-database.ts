@@ -2,7 +2,7 @@
  * Stands in for shared/sources/dataset/sample-database.ts in every Lambda bundle (an esbuild
  * plugin in scripts/build-functions.ts swaps it): /var/task is read-only and a cold start must not
  * generate anything, so a function names its database in DATASET. Keeping the generator, its name
- * tables and the database builder out of the bundles also takes ~280 KiB off each data function.
+ * tables and the database builder out of the bundles also takes ~250 KiB off each data function.
  */
 import { ConfigError } from '../../shared/config.js';
 
