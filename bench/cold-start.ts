@@ -21,9 +21,8 @@ import { createDynamoStore } from '../shared/store/dynamodb/dynamodb-store.js';
 import { startEmbeddedDynamo } from '../shared/store/dynamodb/embedded-dynamodb.js';
 import { createDynamoTable, ensureTable } from '../shared/store/dynamodb/table.js';
 import { type BuildReport, builtFunctions, FUNCTIONS_DIR } from '../test/support/built-functions.js';
-import { startLambda } from '../test/support/lambda-process.js';
+import { restRequest, startLambda } from '../test/support/lambda-process.js';
 import { ROOT } from '../test/support/process-group.js';
-import { restApiEvent } from '../test/support/rest-api-event.js';
 import { describeMachine } from './measure.js';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
@@ -38,16 +37,16 @@ interface Subject {
   path: string;
 }
 
-/** The bare handler: one Hono route behind the same Lambda adapter the functions use. */
+/** The bare handler: one Hono route behind Hono's response-streaming Lambda adapter, as the functions stream. */
 async function buildBare(): Promise<void> {
   await build({
     stdin: {
       contents: [
         "import { Hono } from 'hono';",
-        "import { handle } from 'hono/aws-lambda';",
+        "import { streamHandle } from 'hono/aws-lambda';",
         'const app = new Hono();',
         "app.get('*', (c) => c.json({ data: { ok: true } }));",
-        'export const handler = handle(app);',
+        'export const handler = streamHandle(app);',
       ].join('\n'),
       resolveDir: ROOT,
       loader: 'ts',
@@ -127,9 +126,11 @@ async function main(): Promise<void> {
         subject.codeDirectory,
       );
       try {
-        const { ms } = await lambda.invoke(
-          restApiEvent({ method: 'GET', path: subject.path, headers: { Authorization: `Bearer ${apiKey}` } }),
-        );
+        const { ms } = await restRequest(lambda, {
+          method: 'GET',
+          path: subject.path,
+          headers: { Authorization: `Bearer ${apiKey}` },
+        });
         samples.get(subject.name)?.push({ initMs: lambda.initMs, firstMs: ms });
       } finally {
         await lambda.stop();

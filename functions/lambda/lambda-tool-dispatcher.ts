@@ -1,10 +1,12 @@
 /**
- * The dispatch port on AWS: /mcp hands each tool call to its tool group's function by a synchronous
- * Lambda invoke, the ToolCall JSON as payload and the ToolOutcome JSON as answer. A failure never
- * crashes /mcp: the tool gets the error result the spec wants, internal_error when the group function
- * failed (it may have debited; reconcile settles that) and 503 when it could not be invoked.
+ * The dispatch port on AWS: /mcp hands each tool call to its tool group's function by a Lambda invoke
+ * with a streamed response (InvokeWithResponseStream: no 6 MB cliff, see tool-group-handler.ts), the
+ * ToolCall JSON as payload and the ToolOutcome JSON as the streamed answer. A failure never crashes
+ * /mcp: the tool gets the error result the spec wants, internal_error when the group function failed
+ * or its answer was cut off (it may have debited; reconcile settles that) and 503 when it could not
+ * be invoked.
  */
-import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeWithResponseStreamCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { InternalError, ServiceUnavailableError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ToolEntry } from '../../shared/mcp/tool-catalog.js';
@@ -30,33 +32,54 @@ export class LambdaToolDispatcher implements ToolDispatcher {
     const functionName = group === undefined ? undefined : this.functions.get(group);
     // The adapter answers unknown names itself; reaching here with one is a wiring fault.
     if (functionName === undefined) throw new Error(`No tool-group function for the tool ${call.tool}.`);
-    let answer: InvokeCommandOutput;
+    const chunks: Uint8Array[] = [];
+    let failure: { code: string; details: string } | undefined;
     try {
-      answer = await this.client.send(
-        new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify(call)) }),
+      const answer = await this.client.send(
+        new InvokeWithResponseStreamCommand({
+          FunctionName: functionName,
+          Payload: Buffer.from(JSON.stringify(call)),
+        }),
       );
+      for await (const event of answer.EventStream ?? []) {
+        if (event.PayloadChunk?.Payload) chunks.push(event.PayloadChunk.Payload);
+        const { ErrorCode, ErrorDetails } = event.InvokeComplete ?? {};
+        if (ErrorCode) failure = { code: ErrorCode, details: ErrorDetails ?? '' };
+      }
     } catch (error) {
       this.logger.error({ err: error, requestId: call.requestId, functionName }, 'tool-group invoke failed');
-      const refusal = new ServiceUnavailableError(
-        'The lookup could not be started; try again shortly.',
-        error,
-      );
       // Whether the function ran is unknown: settlement, if any, completes on its own.
+      // Once chunks came, the function ran and its answer was cut off.
+      const refusal =
+        chunks.length === 0
+          ? new ServiceUnavailableError('The lookup could not be started; try again shortly.', error)
+          : new InternalError(error);
       return { response: errorResponse(refusal, call.requestId), creditCost: undefined };
     }
-    const text = Buffer.from(answer.Payload ?? new Uint8Array()).toString('utf8');
-    if (answer.FunctionError) {
+    if (failure) {
       this.logger.error(
         {
           requestId: call.requestId,
           functionName,
-          functionError: answer.FunctionError,
-          payload: text.slice(0, 2000),
+          functionError: failure.code,
+          details: failure.details.slice(0, 2000),
         },
         'tool-group function failed',
       );
-      return { response: errorResponse(new InternalError(text), call.requestId), creditCost: undefined };
+      return {
+        response: errorResponse(new InternalError(`${failure.code}: ${failure.details}`), call.requestId),
+        creditCost: undefined,
+      };
     }
-    return JSON.parse(text) as ToolOutcome;
+    const text = Buffer.concat(chunks).toString('utf8');
+    try {
+      return JSON.parse(text) as ToolOutcome;
+    } catch (error) {
+      this.logger.error(
+        { err: error, requestId: call.requestId, functionName },
+        'tool-group answer unreadable',
+      );
+      return { response: errorResponse(new InternalError(error), call.requestId), creditCost: undefined };
+    }
   }
 }

@@ -8,12 +8,12 @@ import { catalog, type OperationId } from '../../schemas/catalog.js';
 import type { RunnerFactory } from '../../shared/service.js';
 import { mountV2 } from '../../shared/v2/mount-v2.js';
 import { createLambdaService } from './lambda-service.js';
-import { type RestHandler, toRestHandler } from './rest-adapter.js';
+import { type StreamingRestHandler, toRestHandler } from './rest-adapter.js';
 
 export async function createOperationHandler(
   operationId: OperationId,
   runners: RunnerFactory,
-): Promise<RestHandler> {
+): Promise<StreamingRestHandler> {
   const definition = catalog.find((operation) => operation.id === operationId);
   if (!definition) throw new Error(`Operation ${operationId} is not in the catalog.`);
   // No /docs or /openapi.json here: API Gateway routes only the operation's own paths to it.

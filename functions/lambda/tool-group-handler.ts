@@ -3,7 +3,12 @@
  * the internet): the event is a ToolCall, the answer its ToolOutcome, run by the same in-process
  * dispatcher and billed pipeline as the local /mcp (transport `mcp`). The caller was authenticated
  * by /mcp; IAM lets nothing else invoke this function.
+ *
+ * The outcome is streamed (InvokeWithResponseStream), as JSON: a tool result carries its data twice
+ * (structured and as text) and nothing bounds an imported record to half of the 6 MB a buffered
+ * invoke may answer; a streamed one has no such cliff.
  */
+import type { StreamifyHandler } from 'aws-lambda';
 import { catalog } from '../../schemas/catalog.js';
 import { toolGroups } from '../../schemas/functions.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
@@ -12,7 +17,7 @@ import type { ToolOutcome } from '../../shared/mcp/tool-results.js';
 import type { RunnerFactory } from '../../shared/service.js';
 import { createLambdaService } from './lambda-service.js';
 
-export type ToolGroupHandler = (event: ToolCall) => Promise<ToolOutcome>;
+export type ToolGroupHandler = StreamifyHandler<ToolCall, void>;
 
 /** `runners`: the run functions of every family the group's operations belong to. */
 export async function createToolGroupHandler(
@@ -26,5 +31,10 @@ export async function createToolGroupHandler(
     runners: (runtime) => Object.assign({}, ...runners.map((factory) => factory(runtime))),
   });
   const dispatcher = new LocalToolDispatcher(buildToolCatalog(service.operations), service.pipeline);
-  return (event) => dispatcher.dispatch(event);
+  return awslambda.streamifyResponse(async (event, responseStream) => {
+    const outcome: ToolOutcome = await dispatcher.dispatch(event);
+    responseStream.setContentType('application/json');
+    responseStream.write(JSON.stringify(outcome));
+    await new Promise<void>((resolve) => responseStream.end(resolve));
+  });
 }

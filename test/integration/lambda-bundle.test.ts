@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RestHandler } from '../../functions/lambda/rest-adapter.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { createAllRunners } from '../../shared/operations/index.js';
@@ -13,8 +12,8 @@ import { type LambdaProcess, startLambda } from '../support/lambda-process.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
 import {
   type ClientRequest as EventRequest,
-  lambdaContext,
   restApiEvent as proxyEvent,
+  streamedRestAnswer,
 } from '../support/rest-api-event.js';
 
 const PATH = '/v1/emails/disposable';
@@ -61,25 +60,21 @@ afterAll(async () => {
   await lambdaTable?.close();
 });
 
-/** The bundle's handler, in its process. */
-const handler: RestHandler = async (event) => (await lambda.invoke<APIGatewayProxyResult>(event)).result;
+/** The bundle's handler, in its process, as API Gateway's streamed proxy integration reads it. */
+const handler = async (event: APIGatewayProxyEvent) =>
+  streamedRestAnswer((await lambda.invokeStreaming(event)).streamed);
 
 const restApiEvent = (request: ClientRequest) =>
   proxyEvent({ ...request, path: PATH } satisfies EventRequest);
 
 async function viaLambda(request: ClientRequest): Promise<Answer> {
-  const result: APIGatewayProxyResult = await handler(
-    restApiEvent(request),
-    lambdaContext('lookup-emails-disposable'),
-  );
-  expect(result.isBase64Encoded).toBe(false);
-  expect(result.headers).toBeUndefined();
+  const answer = await handler(restApiEvent(request));
   const headers: Record<string, string> = {};
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+  for (const [name, values] of Object.entries(answer.headers)) {
     expect(values).toHaveLength(1);
-    headers[name.toLowerCase()] = String(values[0]);
+    headers[name] = String(values[0]);
   }
-  return { status: result.statusCode, headers, body: JSON.parse(result.body) };
+  return { status: answer.status, headers, body: JSON.parse(answer.text) };
 }
 
 async function viaLocalServer(request: ClientRequest): Promise<Answer> {
@@ -199,9 +194,9 @@ describe('the emails.disposable bundle behind API Gateway', () => {
 
   it('answers a GET that carries a body with 415, in the error envelope', async () => {
     const event = { ...restApiEvent(client()), body: '{"email":"a@b.com"}' };
-    const result = await handler(event, lambdaContext('lookup-emails-disposable'));
-    expect(result.statusCode).toBe(415);
-    expect(JSON.parse(result.body)).toMatchObject({ error: { code: 'unsupported_media_type' } });
+    const answer = await handler(event);
+    expect(answer.status).toBe(415);
+    expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'unsupported_media_type' } });
   });
 
   it('bundles no embedded DynamoDB', async () => {

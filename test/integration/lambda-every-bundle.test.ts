@@ -8,7 +8,6 @@
  * one function of each kind.
  */
 import { join } from 'node:path';
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import {
@@ -24,9 +23,9 @@ import { Authenticator } from '../../shared/auth/authenticator.js';
 import { systemClock } from '../../shared/clock.js';
 import { createRepositories } from '../../shared/service.js';
 import { builtFunctions } from '../support/built-functions.js';
-import { startLambda } from '../support/lambda-process.js';
+import { type LambdaProcess, restRequest, startLambda } from '../support/lambda-process.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
-import { type ClientRequest, restApiEvent } from '../support/rest-api-event.js';
+import type { ClientRequest } from '../support/rest-api-event.js';
 import { sampleRequests } from '../support/sample-inputs.js';
 
 let table: LambdaTable;
@@ -51,8 +50,8 @@ const operations = new Map(
 );
 const operationOf = (spec: FunctionSpec) => operations.get(spec.operations[0] as OperationDefinition['id']);
 
-/** Starts `spec`'s bundle as infra configures it, sends `event`, and stops it. */
-async function answer<T>(spec: FunctionSpec, event: unknown): Promise<T> {
+/** Starts `spec`'s bundle as infra configures it, hands it to `use`, and stops it. */
+async function withFunction<T>(spec: FunctionSpec, use: (lambda: LambdaProcess) => Promise<T>): Promise<T> {
   const lambda = await startLambda(spec.name, (taskRoot) => ({
     ...table.env,
     ...(spec.dataset ? { DATASET: join(taskRoot, 'dataset.sqlite') } : {}),
@@ -64,16 +63,15 @@ async function answer<T>(spec: FunctionSpec, event: unknown): Promise<T> {
       : {}),
   }));
   try {
-    return (await lambda.invoke<T>(event)).result;
+    return await use(lambda);
   } finally {
     await lambda.stop();
   }
 }
 
 async function rest(spec: FunctionSpec, client: ClientRequest) {
-  const result = await answer<APIGatewayProxyResult>(spec, restApiEvent(client));
-  const text = result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
-  return { status: result.statusCode, body: JSON.parse(text) };
+  const answered = await withFunction(spec, (lambda) => restRequest(lambda, client));
+  return { status: answered.status, body: JSON.parse(answered.text) };
 }
 
 const withKey = () => ({ Authorization: `Bearer ${table.apiKey}` });
@@ -113,12 +111,16 @@ describe.each(deployedFunctions().filter((spec) => spec.kind === 'operation'))('
 describe.each(deployedFunctions().filter((spec) => spec.kind === 'tool-group'))('$name', (spec) => {
   it('answers a ToolCall of one of its tools', async () => {
     const operation = operationOf(spec) as OperationDefinition;
-    const outcome = await answer<{ response: { status: number; body: Record<string, unknown> } }>(spec, {
+    const call = {
       tool: operation.mcpTool,
       arguments: {},
       principal: JSON.parse(JSON.stringify(principal)),
       requestId: `req_every_bundle_${spec.name.replace(/-/g, '_')}`,
-    });
+    };
+    const { streamed } = await withFunction(spec, (lambda) => lambda.invokeStreaming(call));
+    const outcome = JSON.parse(streamed.body.toString('utf8')) as {
+      response: { status: number; body: Record<string, unknown> };
+    };
     // No arguments: the tool's own validation answers (or a search without required input runs).
     expect([200, 400]).toContain(outcome.response.status);
     expect(outcome.response.body).toHaveProperty(outcome.response.status === 200 ? 'data' : 'error');
@@ -160,11 +162,13 @@ describe('the other functions', () => {
   }, 60_000);
 
   it('reconcile answers a scheduled event', async () => {
-    const summary = await answer<{ settled: number }>(byKind('reconcile'), {
-      source: 'aws.events',
-      'detail-type': 'Scheduled Event',
-      detail: {},
-    });
+    const { result: summary } = await withFunction(byKind('reconcile'), (lambda) =>
+      lambda.invoke<{ settled: number }>({
+        source: 'aws.events',
+        'detail-type': 'Scheduled Event',
+        detail: {},
+      }),
+    );
     expect(summary.settled).toEqual(expect.any(Number));
   }, 60_000);
 

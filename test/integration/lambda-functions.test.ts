@@ -1,9 +1,5 @@
-import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { deployedFunctions, toolGroupFunctionVariable, toolGroups } from '../../schemas/functions.js';
@@ -14,9 +10,9 @@ import { createRepositories } from '../../shared/service.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
 import type { Store } from '../../shared/store/store.js';
 import { builtFunctions } from '../support/built-functions.js';
-import { LambdaInitError, type LambdaProcess, startLambda } from '../support/lambda-process.js';
+import { startInvokeEndpoint } from '../support/lambda-invoke-endpoint.js';
+import { LambdaInitError, type LambdaProcess, restRequest, startLambda } from '../support/lambda-process.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
-import { type ClientRequest, restApiEvent } from '../support/rest-api-event.js';
 import { type SecretsManagerEndpoint, startSecretsManager } from '../support/secrets-manager-endpoint.js';
 
 const USERNAME = datasetFixtures.richProfile.username;
@@ -26,7 +22,8 @@ let store: Store;
 let apiKey: string;
 let env: Record<string, string>;
 const started: LambdaProcess[] = [];
-const servers: Server[] = [];
+/** What stops the loopback endpoints the tests started. */
+const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   functionsDir = await builtFunctions();
@@ -37,7 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(started.map((lambda) => lambda.stop()));
-  for (const server of servers) server.close();
+  await Promise.all(closers.map((close) => close()));
   await lambdaTable?.close();
 });
 
@@ -70,11 +67,7 @@ function metricsOf(lambda: LambdaProcess) {
     });
 }
 
-async function request(lambda: LambdaProcess, client: ClientRequest) {
-  const { result } = await lambda.invoke<APIGatewayProxyResult>(restApiEvent(client));
-  const text = result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
-  return { status: result.statusCode, headers: result.multiValueHeaders ?? {}, text, result };
-}
+const request = restRequest;
 
 const authorized = (headers: Record<string, string> = {}) => ({
   Authorization: `Bearer ${apiKey}`,
@@ -292,41 +285,18 @@ describe('the reconcile function', () => {
   });
 });
 
-/** A loopback endpoint speaking Lambda's Invoke API, running each named function's bundle. */
-async function invokeEndpoint(functions: ReadonlyMap<string, LambdaProcess>): Promise<string> {
-  const server = createServer(async (req, res) => {
-    const name = decodeURIComponent(
-      /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(req.url ?? '')?.[1] ?? '',
-    );
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const target = functions.get(name);
-    if (!target) {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'X-Amz-Function-Error': 'Unhandled' });
-      res.end(JSON.stringify({ errorType: 'Error', errorMessage: `${name} crashed` }));
-      return;
-    }
-    const { result } = await target.invoke(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    res.writeHead(200, { 'Content-Type': 'application/json', 'X-Amz-Executed-Version': '$LATEST' });
-    res.end(JSON.stringify(result));
-  });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 describe('/mcp and the tool-group functions', () => {
   let group: LambdaProcess;
   let mcp: LambdaProcess;
   beforeAll(async () => {
     group = await start('mcp-group-profiles', withDataset);
-    const endpoint = await invokeEndpoint(new Map([['lookup-mcp-group-profiles', group]]));
+    const endpoint = await startInvokeEndpoint(new Map([['lookup-mcp-group-profiles', group]]));
+    closers.push(endpoint.close);
     const names = Object.fromEntries(
       [...toolGroups().keys()].map((name) => [toolGroupFunctionVariable(name), `lookup-mcp-group-${name}`]),
     );
-    // The companies group "crashes": the endpoint answers it with a FunctionError.
-    mcp = await start('mcp', () => ({ ...names, AWS_ENDPOINT_URL_LAMBDA: endpoint }));
+    // The companies group "crashes": the endpoint answers it with an InvokeComplete ErrorCode.
+    mcp = await start('mcp', () => ({ ...names, AWS_ENDPOINT_URL_LAMBDA: endpoint.url }));
   }, 120_000);
 
   it('a tool-group function answers a ToolCall with its ToolOutcome', async () => {
@@ -343,10 +313,12 @@ describe('/mcp and the tool-group functions', () => {
       principal,
       requestId: 'req_tool_group_call_0001',
     };
-    const { result } = await group.invoke<{
+    const { streamed } = await group.invokeStreaming(JSON.parse(JSON.stringify(call)));
+    expect(streamed.contentType).toBe('application/json');
+    const result = JSON.parse(streamed.body.toString('utf8')) as {
       response: { status: number; body: { data: unknown } };
       creditCost: number;
-    }>(JSON.parse(JSON.stringify(call)));
+    };
     expect(result.response.status).toBe(200);
     expect(result.response.body.data).toMatchObject({ username: USERNAME });
     expect(result.creditCost).toBeGreaterThan(0);

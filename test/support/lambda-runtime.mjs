@@ -2,14 +2,68 @@
  * A stand-in for the Lambda Node.js runtime, run as a child process by lambda-process.ts: imports
  * index.mjs from LAMBDA_TASK_ROOT (the function's code asset copied alone to a temp folder: no
  * node_modules above it), reports how long the import (the init phase) took, then answers each event
- * sent over IPC with the handler's result, as the runtime's invoke loop does.
+ * sent over IPC, as the runtime's invoke loop does: a buffered handler's return value, or everything a
+ * response-streaming handler (`awslambda.streamifyResponse`) wrote to its stream.
+ *
+ * The `awslambda` global is the runtime's contract, reproduced where our handlers depend on it: the
+ * streaming mark on the handler, `HttpResponseStream.from` writing its JSON metadata and eight NUL
+ * bytes before the first write (and only on a write: a stream ended without one carries no metadata),
+ * and the invoke finishing when the handler's promise settles and the stream has ended.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 
 const root = process.env.LAMBDA_TASK_ROOT;
 const name = process.env.AWS_LAMBDA_FUNCTION_NAME;
+const STREAMING = Symbol.for('aws.lambda.runtime.handler.streaming');
+const HTTP_INTEGRATION_RESPONSE = 'application/vnd.awslambda.http-integration-response';
+
+class ResponseStream extends Writable {
+  chunks = [];
+  contentType = 'application/octet-stream';
+  written = false;
+  _onBeforeFirstWrite = undefined;
+
+  _write(chunk, _encoding, callback) {
+    this.chunks.push(Buffer.from(chunk));
+    callback();
+  }
+
+  write(chunk, ...rest) {
+    if (!this.written && typeof this._onBeforeFirstWrite === 'function') {
+      this._onBeforeFirstWrite((first) => super.write(first));
+    }
+    this.written = true;
+    const data = typeof chunk === 'string' || chunk instanceof Uint8Array ? chunk : JSON.stringify(chunk);
+    return super.write(data, ...rest);
+  }
+
+  setContentType(contentType) {
+    if (this.written) throw new Error('Cannot set content-type, too late.');
+    this.contentType = contentType;
+  }
+}
+
+globalThis.awslambda = {
+  streamifyResponse(handler) {
+    handler[STREAMING] = 'response';
+    return handler;
+  },
+  HttpResponseStream: {
+    from(stream, metadata) {
+      stream.setContentType(HTTP_INTEGRATION_RESPONSE);
+      const prelude = JSON.stringify(metadata);
+      stream._onBeforeFirstWrite = (write) => {
+        write(prelude);
+        write(new Uint8Array(8));
+      };
+      return stream;
+    },
+  },
+};
 
 function context() {
   return {
@@ -22,6 +76,19 @@ function context() {
     logGroupName: `/aws/lambda/${name}`,
     logStreamName: '2025/11/23/[$LATEST]0123456789abcdef',
     getRemainingTimeInMillis: () => 30_000,
+  };
+}
+
+/** A buffered handler's result, or `{ streamed: { contentType, body } }` (body in base64 for IPC). */
+async function run(handler, event) {
+  if (handler[STREAMING] !== 'response') return { result: await handler(event, context()) };
+  const stream = new ResponseStream();
+  const returned = handler(event, stream, context());
+  if (typeof returned?.then !== 'function') throw new Error('Streaming does not support non-async handlers.');
+  await returned;
+  await finished(stream);
+  return {
+    streamed: { contentType: stream.contentType, body: Buffer.concat(stream.chunks).toString('base64') },
   };
 }
 
@@ -38,8 +105,7 @@ if (handler) {
   process.on('message', async ({ id, event }) => {
     const begun = performance.now();
     try {
-      const result = await handler(event, context());
-      process.send({ id, result, ms: performance.now() - begun });
+      process.send({ id, ...(await run(handler, event)), ms: performance.now() - begun });
     } catch (error) {
       process.send({ id, error: String(error?.stack ?? error), ms: performance.now() - begun });
     }

@@ -1,9 +1,10 @@
 /**
  * The event API Gateway (REST API, Regional endpoint, stage `prod`) sends a Lambda proxy
- * integration for one client request (payload v1), and the context the runtime passes along.
+ * integration for one client request (payload v1), and what a client gets back when the function
+ * streams its answer.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 export const API_HOST = 'a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com';
 
@@ -80,22 +81,45 @@ export function restApiEvent(request: ClientRequest): APIGatewayProxyEvent {
   };
 }
 
-export function lambdaContext(name = 'lookup-function'): Context {
-  const unsupported = () => {
-    throw new Error('Deprecated context callbacks are not used by async handlers.');
+/** A client's view of one answer API Gateway made from a Lambda proxy integration. */
+export interface RestApiAnswer {
+  status: number;
+  /** Every response header, names lower-cased, each with its values. */
+  headers: Record<string, string[]>;
+  body: Buffer;
+  text: string;
+}
+
+const HTTP_INTEGRATION_RESPONSE = 'application/vnd.awslambda.http-integration-response';
+/** API Gateway reads the metadata within the first 16 KB of a streamed answer. */
+const METADATA_WINDOW_BYTES = 16 * 1024;
+const DELIMITER = Buffer.alloc(8);
+
+/**
+ * What API Gateway makes of a streamed Lambda proxy answer (responseTransferMode STREAM): the JSON
+ * metadata (statusCode, headers, multiValueHeaders, cookies) up to eight NUL bytes, then the body as
+ * the function wrote it, bytes untouched (no base64, no binary media types). An answer without the
+ * metadata is a fault, as it would be API Gateway's 502.
+ */
+export function streamedRestAnswer(streamed: { contentType: string; body: Buffer }): RestApiAnswer {
+  if (streamed.contentType !== HTTP_INTEGRATION_RESPONSE) {
+    throw new Error(`The stream is ${streamed.contentType}, not an HTTP integration response.`);
+  }
+  const end = streamed.body.indexOf(DELIMITER);
+  if (end < 0 || end > METADATA_WINDOW_BYTES)
+    throw new Error('No metadata and delimiter in the first 16 KB.');
+  const metadata = JSON.parse(streamed.body.subarray(0, end).toString('utf8')) as {
+    statusCode?: number;
+    headers?: Record<string, string>;
+    multiValueHeaders?: Record<string, string[]>;
+    cookies?: string[];
   };
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:eu-west-1:123456789012:function:${name}`,
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: '2025/11/23/[$LATEST]0123456789abcdef0123456789abcdef',
-    getRemainingTimeInMillis: () => 5_000,
-    done: unsupported,
-    fail: unsupported,
-    succeed: unsupported,
-  };
+  const headers: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(metadata.headers ?? {})) headers[name.toLowerCase()] = [value];
+  for (const [name, values] of Object.entries(metadata.multiValueHeaders ?? {})) {
+    headers[name.toLowerCase()] = values;
+  }
+  if (metadata.cookies?.length) headers['set-cookie'] = metadata.cookies;
+  const body = streamed.body.subarray(end + DELIMITER.length);
+  return { status: metadata.statusCode ?? 200, headers, body, text: body.toString('utf8') };
 }

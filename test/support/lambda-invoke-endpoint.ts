@@ -1,0 +1,79 @@
+/**
+ * A loopback endpoint speaking Lambda's InvokeWithResponseStream API, which /mcp calls to run a tool
+ * group's function (AWS_ENDPOINT_URL_LAMBDA points the SDK here). Each named function's bundle runs in
+ * its own process; what it streams comes back in AWS's event-stream framing, as PayloadChunk events
+ * (in 64 KiB pieces, so the caller must reassemble them) and a closing InvokeComplete. A function
+ * that is not here, or that fails, answers as Lambda does for a crashed function: an InvokeComplete
+ * with an ErrorCode.
+ */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EventStreamCodec } from '@smithy/core/event-streams';
+import type { Message } from '@smithy/types';
+import type { LambdaProcess } from './lambda-process.js';
+
+const CHUNK_BYTES = 64 * 1024;
+const PATH = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations/;
+
+const codec = new EventStreamCodec(
+  (bytes) => Buffer.from(bytes).toString('utf8'),
+  (text) => Buffer.from(text, 'utf8'),
+);
+
+function event(type: 'PayloadChunk' | 'InvokeComplete', contentType: string, body: Uint8Array): Uint8Array {
+  const message: Message = {
+    headers: {
+      ':event-type': { type: 'string', value: type },
+      ':message-type': { type: 'string', value: 'event' },
+      ':content-type': { type: 'string', value: contentType },
+    },
+    body,
+  };
+  return codec.encode(message);
+}
+
+export interface InvokeEndpoint {
+  url: string;
+  /** Invocations received, by function name. */
+  calls: Map<string, number>;
+  close(): Promise<void>;
+}
+
+export async function startInvokeEndpoint(
+  functions: ReadonlyMap<string, LambdaProcess>,
+): Promise<InvokeEndpoint> {
+  const calls = new Map<string, number>();
+  const server = createServer(async (req, res) => {
+    const name = decodeURIComponent(PATH.exec(req.url ?? '')?.[1] ?? '');
+    calls.set(name, (calls.get(name) ?? 0) + 1);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    res.writeHead(200, {
+      'Content-Type': 'application/vnd.amazon.eventstream',
+      'X-Amz-Executed-Version': '$LATEST',
+    });
+    const complete = (outcome: object) =>
+      res.end(event('InvokeComplete', 'application/json', Buffer.from(JSON.stringify(outcome))));
+    const target = functions.get(name);
+    if (!target) return complete({ ErrorCode: 'Unhandled', ErrorDetails: `${name} crashed` });
+    try {
+      const { streamed } = await target.invokeStreaming(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      for (let at = 0; at < streamed.body.length; at += CHUNK_BYTES) {
+        res.write(
+          event('PayloadChunk', 'application/octet-stream', streamed.body.subarray(at, at + CHUNK_BYTES)),
+        );
+      }
+      complete({});
+    } catch (error) {
+      complete({ ErrorCode: 'Unhandled', ErrorDetails: String(error) });
+    }
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
