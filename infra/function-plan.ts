@@ -17,7 +17,10 @@ const BROWSER_MIN_MEMORY_MB = 2048;
 /** /tmp for the unpacked Chromium (~180 MB), its profile and cache. */
 const BROWSER_EPHEMERAL_MB = 1024;
 const DEFAULT_EPHEMERAL_MB = 512;
-/** API Gateway's default (and, without a quota increase, maximum) integration timeout. */
+/**
+ * API Gateway's default integration timeout. Streamed integrations (all of ours) may be set up to
+ * 15 minutes without a quota increase; buffered ones only with one.
+ */
 export const DEFAULT_INTEGRATION_TIMEOUT_SECONDS = 29;
 
 /** Own runtimes of the functions that run no catalog operation. */

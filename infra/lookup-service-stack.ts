@@ -65,11 +65,9 @@ export class LookupServiceStack extends Stack {
     this.api = new apigateway.RestApi(this, 'Api', {
       restApiName: `lookup-${settings.stage}`,
       description: 'Professional data lookup API: v1, /api/v2, /mcp',
-      // Integration timeouts above 29 s exist only for regional (and private) APIs.
+      // A streamed answer's idle timeout is 5 minutes on regional endpoints, 30 s on edge-optimized.
       endpointTypes: [apigateway.EndpointType.REGIONAL],
-      // Large answers come back compressed and base64-encoded (Lambda's 6 MB limit); every media
-      // type must be binary for API Gateway to decode them.
-      binaryMediaTypes: ['*/*'],
+      // No binaryMediaTypes: streamed answers pass the function's bytes through as written.
       deploy: false,
       cloudWatchRole: false,
     });

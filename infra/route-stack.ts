@@ -62,6 +62,10 @@ export class RouteStack extends NestedStack {
  * One integration per function, shared by its routes in a stack. `scopePermissionToMethod: false`
  * gives each function one API-scoped invoke permission per stack instead of one (or two, with the
  * console's test invoke) per method: 115 methods would otherwise add 115 to 230 permissions.
+ *
+ * Every integration streams (InvokeWithResponseStream, as functions/lambda/rest-adapter.ts answers):
+ * a buffered answer is capped at 6 MB, which a legal website answer exceeds, and a streamed one may
+ * take longer than 29 s without an account quota increase.
  */
 export function integrations(props: {
   functions: ReadonlyMap<string, lambda.IFunction>;
@@ -77,6 +81,7 @@ export function integrations(props: {
       throw new Error(`Route ${route.path} names ${route.functionName}, which is not deployed.`);
     const integration = new apigateway.LambdaIntegration(fn, {
       scopePermissionToMethod: false,
+      responseTransferMode: apigateway.ResponseTransferMode.STREAM,
       timeout: Duration.seconds(integrationTimeoutSeconds(plan)),
     });
     made.set(route.functionName, integration);

@@ -159,9 +159,22 @@ describe('routes', () => {
     expect(timeouts.get(29_000)).toBeGreaterThan(100);
   });
 
-  it('serves a regional API that treats every media type as binary, with throttling and JSON access logs', () => {
+  it('streams every integration from its function (InvokeWithResponseStream), so no answer meets the 6 MB cap', () => {
+    let methods = 0;
+    for (const template of synthesized.all.values())
+      for (const method of Object.values(template.findResources('AWS::ApiGateway::Method'))) {
+        const integration = method.Properties.Integration as Json;
+        expect(integration.Type).toBe('AWS_PROXY');
+        expect(integration.ResponseTransferMode).toBe('STREAM');
+        expect(JSON.stringify(integration.Uri)).toContain('/response-streaming-invocations');
+        methods += 1;
+      }
+    expect(methods).toBe(routes.size);
+  });
+
+  it('serves a regional API with no binary media types, with throttling and JSON access logs', () => {
     synthesized.main.hasResourceProperties('AWS::ApiGateway::RestApi', {
-      BinaryMediaTypes: ['*/*'],
+      BinaryMediaTypes: Match.absent(),
       EndpointConfiguration: { Types: ['REGIONAL'] },
     });
     synthesized.main.hasResourceProperties('AWS::ApiGateway::Stage', {
