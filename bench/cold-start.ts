@@ -1,12 +1,14 @@
 /**
- * Benchmark (`npm run bench`, last part): the cold start of every bundled operation function and of
- * `pages`, against a bare Hono handler bundled the same way (esbuild, ESM, Node 22), in one run. Each
- * start is a fresh Node process on a copy of the function's directory alone (test/support's Lambda
- * stand-in): *init* is the import of index.mjs, *first event* the first REST API proxy event — for an
- * operation an authenticated request without its parameters (400 after the key check in DynamoDB, on
- * an in-process dynalite), for pages GET /openapi.json, for the bare bundle GET /. Rounds interleave
+ * Benchmark (`npm run bench`, last part): the cold start of every bundle `npm run build` makes, against
+ * two baselines bundled the same way (esbuild, ESM, Node 22), in one run: a bare Hono handler, and one
+ * that also reads an item with the DynamoDB client. Each start is a fresh Node process on a copy of
+ * the function's directory alone (test/support's Lambda stand-in): *init* is the import of index.mjs,
+ * *first event* the first event of its kind — for an operation an authenticated request without its
+ * parameters (400 after the key check in DynamoDB, on an in-process dynalite), for pages GET
+ * /openapi.json, for /mcp an initialize, for a tool group a ToolCall without arguments, for reconcile
+ * a scheduled event, for the baselines GET /. Every answer is streamed as on AWS. Rounds interleave
  * the functions so machine noise hits all alike; the median of the rounds is kept. Node's own boot is
- * left out (the same for every bundle). Prints medians per family, ratios to the bare bundle and
+ * left out (the same for every bundle). Prints medians per family, ratios to both baselines and
  * bundle sizes (from the build report), then a JSON summary. Results: docs/benchmarks.md.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,51 +16,69 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { catalog, type OperationDefinition } from '../schemas/catalog.js';
-import { deployedFunctions, PAGES_FUNCTION } from '../schemas/functions.js';
+import { deployedFunctions, toolGroupFunctionVariable, toolGroups } from '../schemas/functions.js';
+import { v2Routes } from '../schemas/v2-routes.js';
+import { lambdaBundleOptions } from '../scripts/lambda-bundle-options.js';
 import { provisionAccount } from '../shared/accounts/provisioning.js';
+import { Authenticator } from '../shared/auth/authenticator.js';
+import { systemClock } from '../shared/clock.js';
 import { createRepositories } from '../shared/service.js';
 import { createDynamoStore } from '../shared/store/dynamodb/dynamodb-store.js';
 import { startEmbeddedDynamo } from '../shared/store/dynamodb/embedded-dynamodb.js';
 import { createDynamoTable, ensureTable } from '../shared/store/dynamodb/table.js';
 import { type BuildReport, builtFunctions, FUNCTIONS_DIR } from '../test/support/built-functions.js';
-import { restRequest, startLambda } from '../test/support/lambda-process.js';
+import { type LambdaProcess, restRequest, startLambda } from '../test/support/lambda-process.js';
 import { ROOT } from '../test/support/process-group.js';
 import { describeMachine } from './measure.js';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
 const BARE = 'bare-hono';
-const bareDirectory = join(ROOT, '.build', 'bare-lambda');
+const BARE_DYNAMO = 'hono-dynamodb';
+const baselinesDirectory = join(ROOT, '.build', 'cold-start-baselines');
 
 interface Subject {
   name: string;
   family: string;
   codeDirectory: string;
   dataset: boolean;
-  path: string;
+  env?: Record<string, string>;
+  /** Sends the first event; answers how long the function took with it. */
+  firstEvent(lambda: LambdaProcess): Promise<number>;
 }
 
-/** The bare handler: one Hono route behind Hono's response-streaming Lambda adapter, as the functions stream. */
-async function buildBare(): Promise<void> {
-  await build({
-    stdin: {
-      contents: [
-        "import { Hono } from 'hono';",
-        "import { streamHandle } from 'hono/aws-lambda';",
-        'const app = new Hono();',
-        "app.get('*', (c) => c.json({ data: { ok: true } }));",
-        'export const handler = streamHandle(app);',
-      ].join('\n'),
-      resolveDir: ROOT,
-      loader: 'ts',
-    },
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    outfile: join(bareDirectory, 'index.mjs'),
-    logLevel: 'warning',
-  });
+/**
+ * The baselines, bundled as the functions are: a bare Hono route, and the same route reading one item
+ * with the DynamoDB client (the floor of any function that checks a key), both behind Hono's
+ * response-streaming Lambda adapter, as the functions stream.
+ */
+const baselines = {
+  [BARE]: ["app.get('*', (c) => c.json({ data: { ok: true } }));"],
+  [BARE_DYNAMO]: [
+    "import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';",
+    'const client = new DynamoDBClient({ region: process.env.AWS_REGION, endpoint: process.env.DYNAMODB_ENDPOINT });',
+    "app.get('*', async (c) => c.json({ data: await client.send(new GetItemCommand({ TableName: process.env.DYNAMODB_TABLE, Key: { pk: { S: 'KEY#none' }, sk: { S: 'KEY' } } })) }));",
+  ],
+};
+
+async function buildBaselines(): Promise<void> {
+  for (const [name, lines] of Object.entries(baselines)) {
+    await build({
+      stdin: {
+        contents: [
+          "import { Hono } from 'hono';",
+          "import { streamHandle } from 'hono/aws-lambda';",
+          'const app = new Hono();',
+          ...lines,
+          'export const handler = streamHandle(app);',
+        ].join('\n'),
+        resolveDir: ROOT,
+        loader: 'ts',
+      },
+      ...lambdaBundleOptions,
+      outfile: join(baselinesDirectory, name, 'index.mjs'),
+      logLevel: 'warning',
+    });
+  }
 }
 
 const median = (values: number[]) => {
@@ -69,14 +89,15 @@ const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 
 
 async function main(): Promise<void> {
   await builtFunctions();
-  await buildBare();
+  await buildBaselines();
   const report = JSON.parse(await readFile(join(FUNCTIONS_DIR, 'build-report.json'), 'utf8')) as BuildReport;
   const dynamo = await startEmbeddedDynamo();
   const table = `cold-${randomUUID()}`;
   const dynamoTable = createDynamoTable({ endpoint: dynamo.endpoint, region: 'us-east-1', table });
   await ensureTable(dynamoTable);
   const store = createDynamoStore(dynamoTable, () => dynamo.close());
-  const { apiKey } = await provisionAccount(createRepositories(store), {
+  const repositories = createRepositories(store);
+  const { apiKey } = await provisionAccount(repositories, {
     name: 'cold start',
     credits: 1_000,
     rateLimit: { limit: 1_000_000, windowSeconds: 60 },
@@ -84,31 +105,103 @@ async function main(): Promise<void> {
   const operations = new Map(
     (catalog as readonly OperationDefinition[]).map((operation) => [operation.id, operation]),
   );
+  const principal = await new Authenticator(
+    repositories.keys,
+    repositories.accounts,
+    systemClock,
+    0,
+  ).authenticateBearer(`Bearer ${apiKey}`);
+  const withKey = { Authorization: `Bearer ${apiKey}` };
+  const get =
+    (path: string, headers: Record<string, string> = withKey) =>
+    async (lambda: LambdaProcess) =>
+      (await restRequest(lambda, { method: 'GET', path, headers })).ms;
   const subjects: Subject[] = [
-    { name: BARE, family: 'bare', codeDirectory: bareDirectory, dataset: false, path: '/' },
-    ...deployedFunctions().flatMap((spec): Subject[] => {
-      if (spec.name === PAGES_FUNCTION)
-        return [
-          {
-            name: spec.name,
-            family: 'pages',
-            codeDirectory: join(FUNCTIONS_DIR, spec.name),
-            dataset: false,
-            path: '/openapi.json',
-          },
-        ];
-      const operation = spec.kind === 'operation' ? operations.get(spec.operations[0] as string) : undefined;
-      const path = operation?.variants[0]?.path;
-      if (!operation || !path) return [];
-      return [
-        {
-          name: spec.name,
-          family: operation.family,
-          codeDirectory: join(FUNCTIONS_DIR, spec.name),
-          dataset: spec.dataset,
-          path,
-        },
-      ];
+    ...Object.keys(baselines).map((name) => ({
+      name,
+      family: name,
+      codeDirectory: join(baselinesDirectory, name),
+      dataset: false,
+      firstEvent: get('/'),
+    })),
+    ...deployedFunctions().map((spec): Subject => {
+      const subject = {
+        name: spec.name,
+        codeDirectory: join(FUNCTIONS_DIR, spec.name),
+        dataset: spec.dataset,
+      };
+      const operation = operations.get(spec.operations[0] as string);
+      switch (spec.kind) {
+        case 'pages':
+          return { ...subject, family: 'pages', firstEvent: get('/openapi.json') };
+        case 'mcp':
+          return {
+            ...subject,
+            family: 'mcp',
+            // Its group functions' names, as infra sets them (initialize calls none).
+            env: Object.fromEntries(
+              [...toolGroups().keys()].map((group) => [toolGroupFunctionVariable(group), `lookup-${group}`]),
+            ),
+            firstEvent: async (lambda) =>
+              (
+                await restRequest(lambda, {
+                  method: 'POST',
+                  path: '/mcp',
+                  headers: {
+                    ...withKey,
+                    'Content-Type': 'application/json',
+                    Accept: 'application/json, text/event-stream',
+                  },
+                  body: JSON.stringify({
+                    jsonrpc: '2.0',
+                    id: 1,
+                    method: 'initialize',
+                    params: {
+                      protocolVersion: '2025-06-18',
+                      capabilities: {},
+                      clientInfo: { name: 'bench', version: '1' },
+                    },
+                  }),
+                })
+              ).ms,
+          };
+        case 'tool-group':
+          return {
+            ...subject,
+            family: 'tool groups',
+            // A call without arguments: the tool's validation answers after the group's init.
+            firstEvent: async (lambda) =>
+              (
+                await lambda.invokeStreaming({
+                  tool: operation?.mcpTool,
+                  arguments: {},
+                  principal: JSON.parse(JSON.stringify(principal)),
+                  requestId: `req_cold_start_${spec.name.replace(/-/g, '_')}`,
+                })
+              ).ms,
+          };
+        case 'reconcile':
+          return {
+            ...subject,
+            family: 'reconcile',
+            firstEvent: async (lambda) =>
+              (await lambda.invoke({ source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} }))
+                .ms,
+          };
+        default: {
+          // An operation function.
+          const v1 = operation?.variants[0]?.path;
+          const v2 = v2Routes
+            .find((route) => route.operation === operation?.id)
+            ?.path.replace(/\{[^}]+\}/g, 'x');
+          return {
+            ...subject,
+            family: operation?.family ?? 'unknown',
+            // An authenticated request without its parameters: a 400 after the key check.
+            firstEvent: v1 ? get(v1) : get(v2 as string, { 'X-API-Key': apiKey }),
+          };
+        }
+      }
     }),
   ];
   const samples = new Map(
@@ -122,16 +215,12 @@ async function main(): Promise<void> {
           DYNAMODB_ENDPOINT: dynamo.endpoint,
           DYNAMODB_TABLE: table,
           ...(subject.dataset ? { DATASET: join(taskRoot, 'dataset.sqlite') } : {}),
+          ...subject.env,
         }),
         subject.codeDirectory,
       );
       try {
-        const { ms } = await restRequest(lambda, {
-          method: 'GET',
-          path: subject.path,
-          headers: { Authorization: `Bearer ${apiKey}` },
-        });
-        samples.get(subject.name)?.push({ initMs: lambda.initMs, firstMs: ms });
+        samples.get(subject.name)?.push({ initMs: lambda.initMs, firstMs: await subject.firstEvent(lambda) });
       } finally {
         await lambda.stop();
       }
@@ -155,13 +244,16 @@ async function main(): Promise<void> {
     };
   });
   const bare = results.find((result) => result.name === BARE)?.coldMs ?? 1;
+  const bareDynamo = results.find((result) => result.name === BARE_DYNAMO)?.coldMs ?? 1;
   const families = [...new Set(results.map((result) => result.family))];
-  console.log('family       functions  cold ms (median, max)  × bare   bundle KiB  directory KiB');
+  console.log(
+    'family         functions  cold ms (median, max)  × bare  × hono+dynamodb  bundle KiB  directory KiB',
+  );
   for (const family of families) {
     const members = results.filter((result) => result.family === family);
     const cold = members.map((member) => member.coldMs);
     console.log(
-      `${family.padEnd(12)} ${String(members.length).padStart(9)}  ${String(median(cold)).padStart(8)} ${String(Math.max(...cold)).padStart(8)}     ${String(round(median(cold) / bare, 2)).padStart(5)}  ${String(median(members.map((m) => m.bundleKiB ?? 0))).padStart(10)}  ${String(median(members.map((m) => m.directoryKiB ?? 0))).padStart(13)}`,
+      `${family.padEnd(14)} ${String(members.length).padStart(9)}  ${String(median(cold)).padStart(8)} ${String(Math.max(...cold)).padStart(8)}     ${String(round(median(cold) / bare, 2)).padStart(5)}  ${String(round(median(cold) / bareDynamo, 2)).padStart(14)}  ${String(median(members.map((m) => m.bundleKiB ?? 0))).padStart(10)}  ${String(median(members.map((m) => m.directoryKiB ?? 0))).padStart(13)}`,
     );
   }
   console.log(
@@ -170,6 +262,7 @@ async function main(): Promise<void> {
       rounds: ROUNDS,
       machine: describeMachine(),
       bareColdMs: bare,
+      honoDynamoColdMs: bareDynamo,
       results,
     }),
   );

@@ -13,7 +13,7 @@ import { copyFile, cp, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import { catalog } from '../schemas/catalog.js';
 import {
   BUNDLED_CHROMIUM_DIRECTORY,
@@ -24,6 +24,7 @@ import {
 } from '../schemas/functions.js';
 import { swaggerAssets, swaggerUiDirectory } from '../shared/http/openapi.js';
 import { ensureSampleDatabase } from '../shared/sources/dataset/sample-database.js';
+import { lambdaBundleOptions } from './lambda-bundle-options.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entriesDir = join(root, '.build', 'entries');
@@ -39,29 +40,9 @@ const localOnly = /(?:^|\/)node_modules\/(dynalite|classic-level|swagger-ui-dist
 /** The browser stack: only website functions may carry it (megabytes, and a binary of x86_64 only). */
 export const browserPackages = /(?:^|\/)node_modules\/(@sparticuz\/chromium|puppeteer-core|puppeteer)\//;
 
-/**
- * ESM output has no `require`, yet bundled CommonJS dependencies still require Node built-ins (pino
- * requires node:os at load): without this the bundle dies with `Dynamic require of "node:os"`.
- */
-const requireShim =
-  "import { createRequire as __bannerCreateRequire } from 'node:module';" +
-  'const require = __bannerCreateRequire(import.meta.url);';
-
-/**
- * Swaps the sample's builder for the Lambda stand-in (functions/lambda/no-sample-database.ts): the
- * generator never ships, and a function without DATASET says so at init.
- */
-const withoutSampleGenerator: Plugin = {
-  name: 'without-sample-generator',
-  setup(esbuild) {
-    esbuild.onResolve({ filter: /\/sample-database\.js$/ }, () => ({
-      path: join(root, 'functions', 'lambda', 'no-sample-database.ts'),
-    }));
-  },
-};
-/** What the swap keeps out; the build checks it (a new import path to the generator would not be swapped). */
-const sampleGenerator =
-  /(?:^|\/)shared\/sources\/dataset\/(generate[^/]*|sample-database|database\/build-database)\.ts$/;
+/** What the swaps keep out; the build checks it (a new import path to either would not be swapped). */
+const swappedOut =
+  /(?:^|\/)(shared\/sources\/dataset\/(generate[^/]*|sample-database|database\/build-database)\.ts|node_modules\/zod\/v4\/locales\/(?!en\.js$)[^/]+)$/;
 
 const byId = new Map(catalog.map((operation) => [operation.id as string, operation]));
 const familyOf = (id: string) => byId.get(id)?.family ?? '';
@@ -115,16 +96,8 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
     absWorkingDir: root,
     entryPoints: [await entryOf(spec)],
     outfile,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    bundle: true,
-    minify: true,
+    ...lambdaBundleOptions,
     sourcemap: 'external',
-    // Prefer the ESM builds of dependencies (the AWS SDK ships both): they tree-shake (~20% smaller).
-    mainFields: ['module', 'main'],
-    banner: { js: requireShim },
-    plugins: [withoutSampleGenerator],
     // Nothing is external but Node's built-ins. In particular @aws-sdk/* is bundled although the
     // Lambda runtime ships an SDK: that one's version is AWS's choice and changes under us, while
     // the bundled one is the version our lockfile pins and our tests ran against.
@@ -138,7 +111,7 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
   const inputs = Object.keys(result.metafile.inputs);
   const offending = inputs.filter(
     (input) =>
-      localOnly.test(input) || sampleGenerator.test(input) || (!spec.browser && browserPackages.test(input)),
+      localOnly.test(input) || swappedOut.test(input) || (!spec.browser && browserPackages.test(input)),
   );
   if (offending.length > 0) {
     throw new Error(`${spec.name}: modules that must not be in this bundle:\n  ${offending.join('\n  ')}`);

@@ -374,6 +374,11 @@ describe('the bundles', () => {
         /node_modules\/(@sparticuz\/chromium|puppeteer-core|puppeteer)\//.test(input),
       );
       expect(browserInputs.length > 0, spec.name).toBe(spec.browser);
+      // zod's locales are English alone (scripts/lambda-bundle-options.ts swaps the table).
+      const locales = Object.keys(metafile.inputs).filter((input) =>
+        input.includes('node_modules/zod/v4/locales/'),
+      );
+      expect(locales, spec.name).toEqual(['node_modules/zod/v4/locales/en.js']);
       const files = await readdir(join(functionsDir, spec.name));
       expect(files.includes('chromium'), spec.name).toBe(spec.browser);
       expect(files.includes('dataset.sqlite'), spec.name).toBe(spec.dataset);

@@ -1,0 +1,50 @@
+/**
+ * How every Lambda code asset is bundled (scripts/build-functions.ts), shared with the cold-start
+ * benchmark's baselines so they are bundled exactly the same way: ESM for Node 22, minified, with
+ * the swaps below.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BuildOptions, Plugin } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * ESM output has no `require`, yet bundled CommonJS dependencies still require Node built-ins (pino
+ * requires node:os at load): without this the bundle dies with `Dynamic require of "node:os"`.
+ */
+const requireShim =
+  "import { createRequire as __bannerCreateRequire } from 'node:module';" +
+  'const require = __bannerCreateRequire(import.meta.url);';
+
+/**
+ * Modules every Lambda bundle takes in another shape: the sample's builder becomes its Lambda
+ * stand-in (functions/lambda/no-sample-database.ts: the generator never ships, and a function without
+ * DATASET says so at init), and zod's table of locales English alone
+ * (functions/lambda/zod-english-locale.ts: −258 KiB a bundle, less to compile at each cold start).
+ */
+const lambdaSwaps: Plugin = {
+  name: 'lambda-swaps',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /\/sample-database\.js$/ }, () => ({
+      path: join(root, 'functions', 'lambda', 'no-sample-database.ts'),
+    }));
+    esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
+      /\/node_modules\/zod\/v4\//.test(importer)
+        ? { path: join(root, 'functions', 'lambda', 'zod-english-locale.ts') }
+        : undefined,
+    );
+  },
+};
+
+export const lambdaBundleOptions = {
+  platform: 'node',
+  target: 'node22',
+  format: 'esm',
+  bundle: true,
+  minify: true,
+  // Prefer the ESM builds of dependencies (the AWS SDK ships both): they tree-shake (~20% smaller).
+  mainFields: ['module', 'main'],
+  banner: { js: requireShim },
+  plugins: [lambdaSwaps],
+} satisfies BuildOptions;
