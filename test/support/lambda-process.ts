@@ -1,17 +1,15 @@
 /**
- * One bundled Lambda function in a fresh Node process (lambda-runtime.mjs), from a copy of its
+ * One bundled Lambda function in a fresh Node process (functions/synth/lambda-instance.ts), from a copy of its
  * dist/functions/<name>/ directory in a temp folder, so nothing resolves through node_modules: what
  * Lambda gets is all it has. `invoke` sends an event and answers the handler's result,
  * `invokeStreaming` what a response-streaming handler wrote; `restRequest` is a client's request
  * through API Gateway's streamed proxy integration.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { once } from 'node:events';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LambdaInitError, LambdaInstance } from '../../functions/synth/lambda-instance.js';
 import { FUNCTIONS_DIR } from './built-functions.js';
-import { killGroup, ROOT } from './process-group.js';
 import {
   type ClientRequest,
   type RestApiAnswer,
@@ -19,7 +17,10 @@ import {
   streamedRestAnswer,
 } from './rest-api-event.js';
 
-const RUNTIME = join(ROOT, 'test', 'support', 'lambda-runtime.mjs');
+export { LambdaInitError };
+
+/** Tests wait this long for one invocation (the functions' own budgets are shorter). */
+const INVOKE_TIMEOUT_MS = 120_000;
 
 export interface LambdaProcess {
   /** The copied code asset (LAMBDA_TASK_ROOT). */
@@ -42,15 +43,6 @@ export interface StreamedAnswer {
   body: Buffer;
 }
 
-interface Answer {
-  result?: unknown;
-  streamed?: { contentType: string; body: string };
-  error?: string;
-  ms: number;
-}
-
-export class LambdaInitError extends Error {}
-
 type Env = Record<string, string>;
 
 /**
@@ -66,84 +58,59 @@ export async function startLambda(
   const folder = await mkdtemp(join(tmpdir(), `lambda-${name}-`));
   const taskRoot = join(folder, 'task');
   await cp(codeDirectory, taskRoot, { recursive: true });
-  // Its own process group: stopping it also stops what it started (Chromium in website functions),
-  // which would otherwise keep writing its profile into the folder being removed.
-  const child: ChildProcess = fork(RUNTIME, [], {
-    cwd: taskRoot,
-    detached: true,
-    // Not the parent's flags: under tsx or vitest they load a TypeScript loader whose hooks
-    // tripled the measured import; Lambda starts plain Node.
-    execArgv: [],
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: {
-      PATH: process.env.PATH,
-      HOME: folder,
-      TMPDIR: folder,
-      LAMBDA_TASK_ROOT: taskRoot,
-      AWS_LAMBDA_FUNCTION_NAME: `lookup-${name}`,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      LOG_LEVEL: 'silent',
-      ...(typeof env === 'function' ? env(taskRoot) : env),
-    },
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  let stdout = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      killGroup(child);
-      await exited;
-    }
-    await rm(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-  };
-  const [first] = (await once(child, 'message')) as [{ type: string; initMs?: number; error?: string }];
-  if (first.type !== 'ready') {
-    await stop();
-    throw new LambdaInitError(`${name} failed at init: ${first.error}\n${stderr}`);
-  }
-  let next = 0;
-  const pending = new Map<number, (answer: Answer) => void>();
-  child.on('message', (message: Answer & { id?: number }) => {
-    if (message.id !== undefined) pending.get(message.id)?.(message);
-  });
-  const send = async (event: unknown): Promise<Answer> => {
-    const id = next++;
-    const answer = await new Promise<Answer>((resolve) => {
-      pending.set(id, resolve);
-      child.send({ id, event });
+  const functionName = `lookup-${name}`;
+  let instance: LambdaInstance;
+  try {
+    instance = await LambdaInstance.start({
+      functionName,
+      taskRoot,
+      handler: 'index.handler',
+      memoryMb: 1024,
+      environment: {
+        PATH: process.env.PATH ?? '',
+        HOME: folder,
+        TMPDIR: folder,
+        AWS_LAMBDA_FUNCTION_NAME: functionName,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        LOG_LEVEL: 'silent',
+        ...(typeof env === 'function' ? env(taskRoot) : env),
+      },
     });
-    pending.delete(id);
-    if (answer.error !== undefined) throw new Error(`${name} failed: ${answer.error}\n${stderr}`);
-    return answer;
+  } catch (error) {
+    await rm(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    throw error;
+  }
+  const send = async (event: unknown) => {
+    const invocation = await instance.invoke(event, INVOKE_TIMEOUT_MS);
+    if (invocation.kind === 'error' || invocation.kind === 'crash') {
+      throw new Error(`${name} failed: ${invocation.errorMessage}\n${instance.logs().stderr}`);
+    }
+    if (invocation.kind === 'timeout') throw new Error(`${name} timed out`);
+    return invocation;
   };
   return {
     taskRoot,
-    pid: child.pid as number,
-    initMs: first.initMs as number,
+    pid: instance.pid,
+    initMs: instance.initMs,
     async invoke<T>(event: unknown) {
-      const answer = await send(event);
-      if (answer.streamed) throw new Error(`${name} streams its response; use invokeStreaming.`);
-      return { result: answer.result as T, ms: answer.ms };
+      const invocation = await send(event);
+      if (invocation.kind !== 'result') throw new Error(`${name} streams its response; use invokeStreaming.`);
+      return { result: invocation.result as T, ms: invocation.ms };
     },
     async invokeStreaming(event: unknown) {
-      const { streamed, ms } = await send(event);
-      if (!streamed)
+      const invocation = await send(event);
+      if (invocation.kind !== 'streamed') {
         throw new Error(`${name} does not stream its response (no awslambda.streamifyResponse).`);
-      return {
-        streamed: { contentType: streamed.contentType, body: Buffer.from(streamed.body, 'base64') },
-        ms,
-      };
+      }
+      return { streamed: { contentType: invocation.contentType, body: invocation.body }, ms: invocation.ms };
     },
-    stdout: () => stdout,
-    stop,
+    stdout: () => instance.logs().stdout,
+    async stop() {
+      await instance.stop();
+      await rm(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    },
   };
 }
 

@@ -1,0 +1,163 @@
+/**
+ * One Lambda execution environment on this machine: a fresh Node process running lambda-runtime.mjs
+ * (the stand-in for Lambda's Node.js runtime) on a task root that holds the function's code asset and
+ * nothing else, with exactly the environment it is given. `invoke` sends one event and answers what
+ * the runtime would: the handler's result, what a response-streaming handler wrote, the handler's
+ * error, or a timeout (the process is then killed, as Lambda ends an environment that timed out).
+ * A process that dies is a crash: its pending invocation answers so, and the instance is finished.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const RUNTIME = fileURLToPath(new URL('./lambda-runtime.mjs', import.meta.url));
+/** Lambda gives Node's heap most of the function's memory; the rest is the runtime's and buffers'. */
+const HEAP_SHARE = 0.85;
+
+export interface LambdaInstanceOptions {
+  /** AWS_LAMBDA_FUNCTION_NAME. */
+  functionName: string;
+  /** The code asset (LAMBDA_TASK_ROOT): read only, nothing above it to resolve modules from. */
+  taskRoot: string;
+  /** The template's Handler, `<module>.<export>`. */
+  handler: string;
+  /** The whole environment of the process (the template's variables and the runtime's). */
+  environment: Record<string, string>;
+  memoryMb: number;
+}
+
+/** What one invocation came to, as the Invoke API would report it. */
+export type Invocation =
+  | { kind: 'result'; result: unknown; ms: number }
+  | { kind: 'streamed'; contentType: string; body: Buffer; ms: number }
+  | { kind: 'error'; errorType: string; errorMessage: string; ms: number }
+  | { kind: 'timeout'; ms: number }
+  | { kind: 'crash'; errorMessage: string; ms: number };
+
+interface RuntimeMessage {
+  id?: number;
+  type?: string;
+  initMs?: number;
+  result?: unknown;
+  streamed?: { contentType: string; body: string };
+  error?: string;
+  ms?: number;
+}
+
+export class LambdaInitError extends Error {}
+
+export class LambdaInstance {
+  private next = 0;
+  private readonly pending = new Map<number, (message: RuntimeMessage) => void>();
+  private output = { stdout: '', stderr: '' };
+  private exited = false;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly initMs: number,
+  ) {}
+
+  /** Starts the process and waits for the init phase (the import of the handler's module). */
+  static async start(options: LambdaInstanceOptions): Promise<LambdaInstance> {
+    const child = fork(RUNTIME, [], {
+      cwd: options.taskRoot,
+      // Its own process group: stopping it also stops what it started (Chromium).
+      detached: true,
+      // Not the parent's flags (a TypeScript loader under tsx): Lambda starts plain Node.
+      execArgv: [`--max-old-space-size=${Math.floor(options.memoryMb * HEAP_SHARE)}`],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: { ...options.environment, LAMBDA_TASK_ROOT: options.taskRoot, _HANDLER: options.handler },
+    });
+    const output = { stdout: '', stderr: '' };
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+    const first = await Promise.race([
+      once(child, 'message').then(([message]) => message as RuntimeMessage),
+      once(child, 'exit').then(
+        ([code]) => ({ type: 'exit', error: `exited with ${code}` }) as RuntimeMessage,
+      ),
+    ]);
+    if (first.type !== 'ready') {
+      killGroup(child);
+      throw new LambdaInitError(`${options.functionName} failed at init: ${first.error}\n${output.stderr}`);
+    }
+    const instance = new LambdaInstance(child, first.initMs as number);
+    instance.output = output;
+    child.on('message', (message: RuntimeMessage) => {
+      if (message.id !== undefined) instance.pending.get(message.id)?.(message);
+    });
+    child.once('exit', (code, signal) => {
+      instance.exited = true;
+      for (const resolve of instance.pending.values())
+        resolve({ error: `crash: exited (${signal ?? code})` });
+    });
+    return instance;
+  }
+
+  get pid(): number {
+    return this.child.pid as number;
+  }
+
+  /** False once the process ended (a crash, a timeout or stop): the host starts another. */
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  /** What the function wrote on stdout and stderr so far (its logs and EMF records). */
+  logs(): { stdout: string; stderr: string } {
+    return { ...this.output };
+  }
+
+  /** Sends `event`; after `timeoutMs` the environment is ended and the invocation is a timeout. */
+  async invoke(event: unknown, timeoutMs: number): Promise<Invocation> {
+    const begun = performance.now();
+    const elapsed = () => performance.now() - begun;
+    if (this.exited) return { kind: 'crash', errorMessage: 'the environment had ended', ms: 0 };
+    const id = this.next++;
+    let timer: NodeJS.Timeout | undefined;
+    const answer = await new Promise<RuntimeMessage | 'timeout'>((resolve) => {
+      this.pending.set(id, resolve);
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      this.child.send({ id, event, deadline: Date.now() + timeoutMs });
+    });
+    clearTimeout(timer);
+    this.pending.delete(id);
+    if (answer === 'timeout') {
+      await this.stop();
+      return { kind: 'timeout', ms: elapsed() };
+    }
+    const ms = answer.ms ?? elapsed();
+    if (answer.error?.startsWith('crash: '))
+      return { kind: 'crash', errorMessage: answer.error.slice(7), ms };
+    if (answer.error !== undefined) {
+      const errorType = /^(\w+)/.exec(answer.error)?.[1] ?? 'Error';
+      return { kind: 'error', errorType, errorMessage: answer.error, ms };
+    }
+    if (answer.streamed) {
+      return {
+        kind: 'streamed',
+        contentType: answer.streamed.contentType,
+        body: Buffer.from(answer.streamed.body, 'base64'),
+        ms,
+      };
+    }
+    return { kind: 'result', result: answer.result, ms };
+  }
+
+  async stop(): Promise<void> {
+    if (this.exited) return;
+    const exited = once(this.child, 'exit');
+    killGroup(this.child);
+    await exited;
+  }
+}
+
+/** Kills a process started detached and everything in its group. */
+export function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
