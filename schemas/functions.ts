@@ -18,7 +18,8 @@ export interface FunctionSpec {
   operations: readonly OperationId[];
   /**
    * Carries `dataset.sqlite` (the generated sample) beside its bundle and reads the dataset database:
-   * infra sets `DATASET` (`/var/task/dataset.sqlite` for the bundled sample).
+   * infra sets `DATASET` (`/var/task/dataset.sqlite` for the bundled sample, or the `s3://` URI of an
+   * imported database, copied at init, whose functions then ship without the sample).
    */
   dataset: boolean;
   /** Carries Chromium's files (`chromium/`) beside its bundle: x86_64 only, 2 GB memory or more. */
