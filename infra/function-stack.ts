@@ -6,7 +6,15 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Duration, NestedStack, type NestedStackProps, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import {
+  Aws,
+  Duration,
+  NestedStack,
+  type NestedStackProps,
+  RemovalPolicy,
+  Size,
+  Validations,
+} from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -17,11 +25,17 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { type SecretSetting, secretArnVariable, toolGroupFunctionVariable } from '../schemas/functions.js';
+import {
+  BUNDLED_DATASET_FILE,
+  parseS3Uri,
+  type SecretSetting,
+  secretArnVariable,
+  toolGroupFunctionVariable,
+} from '../schemas/functions.js';
 import { EmailEgressVpc } from './email-egress-vpc.js';
 import type { FunctionPlan } from './function-plan.js';
 import { settingAcknowledgements } from './nag-acknowledgements.js';
-import type { Settings } from './settings.js';
+import { DEFAULT_DATASET_EPHEMERAL_MB, type Settings } from './settings.js';
 
 /** Where a data function finds the dataset database: the bundle directory is /var/task. */
 export const BUNDLED_DATASET_PATH = '/var/task/dataset.sqlite';
@@ -86,6 +100,18 @@ export class FunctionStack extends NestedStack {
         resources: [logGroup.logGroupArn],
       }),
     );
+    const datasetObject = datasetObjectOf(plan, settings);
+    if (datasetObject) {
+      // That one object: no bucket-wide or prefix grant (and no ListBucket, so a missing key reads
+      // as AccessDenied). Objects encrypted with a customer-managed KMS key would need kms:Decrypt.
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'datasetObject',
+          actions: ['s3:GetObject'],
+          resources: [`arn:${Aws.PARTITION}:s3:::${datasetObject.bucket}/${datasetObject.key}`],
+        }),
+      );
+    }
     if (settings.tracing === 'true') Validations.of(role).acknowledge(settingAcknowledgements.tracing);
     if (egress) Validations.of(role).acknowledge(settingAcknowledgements.vpcAccess);
     const reserved = Object.hasOwn(settings.reservedConcurrency, plan.name)
@@ -96,10 +122,21 @@ export class FunctionStack extends NestedStack {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: plan.architecture === 'x86_64' ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
       handler: 'index.handler',
-      code: lambda.Code.fromAsset(bundleDirectory(settings.distDir, plan.name)),
+      // A function reading the dataset from S3 does not ship the bundled sample it would never open.
+      code: lambda.Code.fromAsset(
+        bundleDirectory(settings.distDir, plan.name),
+        datasetObject ? { exclude: [BUNDLED_DATASET_FILE] } : {},
+      ),
       memorySize: plan.memoryMb,
       timeout: Duration.seconds(plan.timeoutSeconds),
-      ephemeralStorageSize: Size.mebibytes(plan.ephemeralStorageMb),
+      ephemeralStorageSize: Size.mebibytes(
+        datasetObject
+          ? Math.max(
+              plan.ephemeralStorageMb,
+              settings.datasetEphemeralStorageMb ?? DEFAULT_DATASET_EPHEMERAL_MB,
+            )
+          : plan.ephemeralStorageMb,
+      ),
       environment: { ...settings.functionEnvironment, ...environmentOf(plan, props) },
       logGroup,
       role,
@@ -174,6 +211,10 @@ function bundleDirectory(distDir: string, name: string): string {
   return directory;
 }
 
+/** The S3 object holding the dataset database, for a data function when `datasetS3Uri` is set. */
+const datasetObjectOf = (plan: FunctionPlan, settings: Settings) =>
+  plan.readsData && settings.datasetS3Uri !== undefined ? parseS3Uri(settings.datasetS3Uri) : undefined;
+
 const removalPolicy = (settings: Settings) =>
   settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
@@ -194,7 +235,7 @@ function environmentOf(plan: FunctionPlan, props: FunctionStackProps): Record<st
   const data: Record<string, string> =
     settings.dataSource === 'upstream'
       ? { DATA_SOURCE: 'upstream', UPSTREAM_URL: settings.upstreamUrl as string }
-      : { DATASET: BUNDLED_DATASET_PATH };
+      : { DATASET: settings.datasetS3Uri ?? BUNDLED_DATASET_PATH };
   return {
     STORE: 'dynamodb',
     DYNAMODB_TABLE: props.table.tableName,

@@ -4,6 +4,10 @@
  * value stops the synth naming the setting. docs/aws.md lists them from `settingDocs`.
  */
 import { z } from 'zod';
+import { parseS3Uri, S3_URI_FORMAT } from '../schemas/functions.js';
+
+/** Ephemeral storage of a data function with `datasetS3Uri` unless `datasetEphemeralStorageMb` says otherwise. */
+export const DEFAULT_DATASET_EPHEMERAL_MB = 4096;
 
 /** Stages whose table is protected from deletion and retained when the stack goes. */
 export const PRODUCTION_STAGES: readonly string[] = ['prod', 'production'];
@@ -45,6 +49,12 @@ const settingsSchema = z
       .pipe(z.array(z.string().regex(/^eipalloc-[0-9a-f]+$/, 'must be eipalloc-... ids')).min(1))
       .optional(),
     dataSource: z.enum(['dataset', 'upstream']).default('dataset'),
+    datasetS3Uri: z
+      .string()
+      .refine((uri) => parseS3Uri(uri) !== undefined, `must be ${S3_URI_FORMAT}`)
+      .optional(),
+    // Lambda's range for ephemeral storage.
+    datasetEphemeralStorageMb: z.coerce.number().int().min(512).max(10_240).optional(),
     upstreamUrl: z.url({ protocol: /^https?$/ }).optional(),
     upstreamApiKeySecretArn: arn,
     cursorSecretArn: arn,
@@ -79,6 +89,16 @@ const settingsSchema = z
       'only applies to emailEgress=vpc',
     );
     need(
+      settings.datasetS3Uri !== undefined && settings.dataSource !== 'dataset',
+      'datasetS3Uri',
+      'only applies to dataSource=dataset',
+    );
+    need(
+      settings.datasetEphemeralStorageMb !== undefined && settings.datasetS3Uri === undefined,
+      'datasetEphemeralStorageMb',
+      'only applies with datasetS3Uri',
+    );
+    need(
       settings.dataSource === 'upstream' && !(settings.upstreamUrl && settings.upstreamApiKeySecretArn),
       'upstreamUrl',
       'upstreamUrl and upstreamApiKeySecretArn are required when dataSource=upstream',
@@ -102,7 +122,10 @@ export const settingDocs: Readonly<Record<SettingName, string>> = {
   natEipAllocationIds:
     'Comma-separated Elastic IP allocation ids for the NAT gateways (emailEgress=vpc), so reverse DNS and the port-25 request name addresses you keep. Unset: new Elastic IPs.',
   dataSource:
-    '`dataset` (the database bundled next to each data function, DATASET=/var/task/dataset.sqlite) or `upstream` (another service’s /api/v2). Default `dataset`.',
+    '`dataset` (the dataset database: the sample bundled next to each data function, DATASET=/var/task/dataset.sqlite, or an imported one from `datasetS3Uri`) or `upstream` (another service’s /api/v2). Default `dataset`.',
+  datasetS3Uri:
+    'The imported dataset database as an S3 object, `s3://<bucket>/<key>` (dataSource=dataset): data functions get DATASET=<the URI>, `s3:GetObject` on that object only, and copy it into their ephemeral storage at cold start; their code no longer carries the sample. Unset: the bundled sample (DATASET=/var/task/dataset.sqlite).',
+  datasetEphemeralStorageMb: `Ephemeral storage (/tmp) of the data functions with datasetS3Uri, in MiB (512–10240): the object's size and some room. Default ${DEFAULT_DATASET_EPHEMERAL_MB}.`,
   upstreamUrl: 'Base URL of the upstream service (dataSource=upstream).',
   upstreamApiKeySecretArn: 'Secrets Manager secret holding UPSTREAM_API_KEY (dataSource=upstream).',
   cursorSecretArn:

@@ -18,7 +18,8 @@ export interface FunctionSpec {
   operations: readonly OperationId[];
   /**
    * Carries `dataset.sqlite` (the generated sample) beside its bundle and reads the dataset database:
-   * infra sets `DATASET` (`/var/task/dataset.sqlite` for the bundled sample).
+   * infra sets `DATASET` (`/var/task/dataset.sqlite` for the bundled sample, or the `s3://` URI of an
+   * imported database, copied at init, whose functions then ship without the sample).
    */
   dataset: boolean;
   /** Carries Chromium's files (`chromium/`) beside its bundle: x86_64 only, 2 GB memory or more. */
@@ -33,6 +34,26 @@ export const BUNDLED_DATASET_FILE = 'dataset.sqlite';
 export const BUNDLED_CHROMIUM_DIRECTORY = 'chromium';
 /** The folder beside the pages bundle holding the /docs assets (from swagger-ui-dist). */
 export const BUNDLED_DOCS_DIRECTORY = 'docs-assets';
+/**
+ * An imported dataset database kept in S3 (DATASET=s3://<bucket>/<key>), which a data function
+ * copies into its ephemeral storage at init. The key is taken literally (no percent-decoding), as
+ * the AWS CLI takes it; `*` and `?` are refused because IAM would read them as wildcards in the
+ * object's ARN, granting more than the one object.
+ */
+export interface S3Object {
+  bucket: string;
+  key: string;
+}
+export const S3_URI_SCHEME = 's3://';
+const S3_URI = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/([^*?]+)$/;
+export const S3_URI_FORMAT = 's3://<bucket>/<key> (a bucket name, then a key without * or ?)';
+
+/** `s3://bucket/key` → its bucket and key; undefined when it is not such a URI. */
+export function parseS3Uri(uri: string): S3Object | undefined {
+  const match = S3_URI.exec(uri);
+  return match ? { bucket: match[1] as string, key: match[2] as string } : undefined;
+}
+
 /** The families whose operations read the dataset database (or the upstream service). */
 export const DATA_FAMILIES: readonly Family[] = ['profiles', 'companies', 'posts', 'search', 'jobs'];
 

@@ -1,6 +1,7 @@
 /**
  * `npm run build`: one Lambda code asset per entry of `deployedFunctions()` (schemas/functions.ts),
- * in dist/functions/<name>/: the esbuild bundle index.mjs (handler `index.handler`), its metafile,
+ * in dist/functions/<name>/: the esbuild bundle index.mjs (handler `index.handler`) and its chunks/
+ * (code splitting: what it imports only on some paths, and code those share with it), its metafile,
  * and what the function carries beside it: data functions the generated sample's database as
  * dataset.sqlite, website functions Chromium's brotli archives (chromium/), the pages function the
  * /docs assets (docs-assets/). Each directory is self-contained: no node_modules at run time.
@@ -11,9 +12,9 @@
  */
 import { copyFile, cp, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { catalog } from '../schemas/catalog.js';
 import {
   BUNDLED_CHROMIUM_DIRECTORY,
@@ -30,6 +31,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entriesDir = join(root, '.build', 'entries');
 export const FUNCTIONS_DIR = join(root, 'dist', 'functions');
 const REPORT_FILE = join(FUNCTIONS_DIR, 'build-report.json');
+/** Beside index.mjs: the modules a function imports only on some paths (esbuild's code splitting). */
+const BUNDLE_CHUNKS_DIRECTORY = 'chunks';
 
 /**
  * Local-only packages: the embedded DynamoDB (dynalite and its LevelDB binding) and the /docs
@@ -83,9 +86,9 @@ async function entryOf(spec: FunctionSpec): Promise<string> {
 interface BuiltFunction {
   name: string;
   kind: FunctionSpec['kind'];
-  /** index.mjs alone. */
+  /** The code every cold start reads: index.mjs and the chunks it imports statically. */
   bundleBytes: number;
-  /** The whole directory Lambda gets (bundle, source map excluded, and what it carries). */
+  /** The whole directory Lambda gets (index.mjs, chunks/, source maps excluded, and what it carries). */
   assetBytes: number;
 }
 
@@ -95,8 +98,15 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
   const result = await build({
     absWorkingDir: root,
     entryPoints: [await entryOf(spec)],
-    outfile,
     ...lambdaBundleOptions,
+    outdir: directory,
+    entryNames: 'index',
+    outExtension: { '.js': '.mjs' },
+    // What a function imports only on some paths (the S3 client for a dataset in S3, the Secrets
+    // Manager client) goes to chunks/ beside index.mjs, read only when imported: a function that
+    // never takes the path neither parses nor compiles it at cold start.
+    splitting: true,
+    chunkNames: `${BUNDLE_CHUNKS_DIRECTORY}/[name]-[hash]`,
     sourcemap: 'external',
     // Nothing is external but Node's built-ins. In particular @aws-sdk/* is bundled although the
     // Lambda runtime ships an SDK: that one's version is AWS's choice and changes under us, while
@@ -117,7 +127,10 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
     throw new Error(`${spec.name}: modules that must not be in this bundle:\n  ${offending.join('\n  ')}`);
   }
   await mkdir(directory, { recursive: true });
-  for (const file of result.outputFiles) await writeFile(file.path, file.contents);
+  for (const file of result.outputFiles) {
+    await mkdir(dirname(file.path), { recursive: true });
+    await writeFile(file.path, file.contents);
+  }
   await writeFile(join(directory, 'metafile.json'), JSON.stringify(result.metafile));
   const carried: string[] = [];
   if (spec.dataset) {
@@ -136,10 +149,25 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
       await copyFile(join(swaggerUiDirectory(), file), join(docs, file));
     carried.push(BUNDLED_DOCS_DIRECTORY);
   }
-  const bundleBytes = (await stat(outfile)).size;
-  let assetBytes = bundleBytes;
+  const bundleBytes = initCodeBytes(result.metafile, relative(root, outfile));
+  let assetBytes = result.outputFiles
+    .filter((file) => file.path.endsWith('.mjs'))
+    .reduce((total, file) => total + file.contents.byteLength, 0);
   for (const name of carried) assetBytes += await sizeOf(join(directory, name));
   return { name: spec.name, kind: spec.kind, bundleBytes, assetBytes };
+}
+
+/** Bytes of `entry` and of the chunks it imports statically, transitively (not those imported by import()). */
+function initCodeBytes(metafile: Metafile, entry: string): number {
+  const read = new Set<string>();
+  const visit = (output: string) => {
+    if (read.has(output)) return;
+    read.add(output);
+    for (const imported of metafile.outputs[output]?.imports ?? [])
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+  };
+  visit(entry);
+  return [...read].reduce((total, output) => total + (metafile.outputs[output]?.bytes ?? 0), 0);
 }
 
 async function sizeOf(path: string): Promise<number> {

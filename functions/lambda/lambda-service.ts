@@ -1,6 +1,7 @@
 /**
- * What every Lambda function builds at init: the config (a bad setting or an unreadable secret fails
- * the init phase, naming the variable), the DynamoDB store, and the service over the operations the function runs. Called
+ * What every Lambda function builds at init: the config (a bad setting, an unreadable secret or an
+ * unreadable dataset object fails the init phase, naming the variable; a dataset in S3 is copied to
+ * ephemeral storage), the DynamoDB store, and the service over the operations the function runs. Called
  * at module scope by each entry, so all of it lives as long as the warm container.
  */
 import type { OperationDefinition } from '../../schemas/catalog.js';
@@ -14,6 +15,7 @@ import type { Store } from '../../shared/store/store.js';
 import { emfMetrics } from './emf-metrics.js';
 import { secretSettings } from './lambda-secrets.js';
 import { DATASET_REQUIRED_ON_LAMBDA } from './no-sample-database.js';
+import { copyDatasetFromS3, isS3Uri } from './s3-dataset.js';
 
 export interface LambdaServiceOptions {
   /** The operations the function runs; none for /mcp, the pages and reconcile. */
@@ -28,9 +30,11 @@ export async function lambdaConfig(operations: readonly OperationDefinition[]): 
   const readsDataset = operations.some((operation) => DATA_FAMILIES.includes(operation.family));
   // Locally an unset DATASET means "build the generated sample"; a function has no generator
   // (no-sample-database.ts), so it refuses at init rather than at its first lookup.
-  if (readsDataset && config.DATA_SOURCE === 'dataset' && config.DATASET === undefined) {
-    throw new ConfigError(DATASET_REQUIRED_ON_LAMBDA);
-  }
+  if (!readsDataset || config.DATA_SOURCE !== 'dataset') return config;
+  if (config.DATASET === undefined) throw new ConfigError(DATASET_REQUIRED_ON_LAMBDA);
+  // An imported database in S3 is copied to ephemeral storage once per environment, here at init.
+  if (isS3Uri(config.DATASET))
+    return { ...config, DATASET: await copyDatasetFromS3(config.DATASET, config.AWS_REGION) };
   return config;
 }
 

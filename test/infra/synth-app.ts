@@ -10,22 +10,25 @@ import { App, type CfnResource, type NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../infra/build-app.js';
 import type { LookupServiceStack } from '../../infra/lookup-service-stack.js';
-import { deployedFunctions } from '../../schemas/functions.js';
+import { BUNDLED_DATASET_FILE, deployedFunctions } from '../../schemas/functions.js';
 
-/** A `dist` with a placeholder bundle for every deployed function. */
+/** A `dist` with a placeholder bundle for every deployed function, and a placeholder sample where one is carried. */
 export function placeholderDist(root = mkdtempSync(join(tmpdir(), 'infra-dist-'))): string {
-  for (const { name } of deployedFunctions()) {
+  for (const { name, dataset } of deployedFunctions()) {
     const directory = join(root, 'functions', name);
     mkdirSync(directory, { recursive: true });
     writeFileSync(
       join(directory, 'index.mjs'),
       'export const handler = async () => ({ statusCode: 200 });\n',
     );
+    if (dataset) writeFileSync(join(directory, BUNDLED_DATASET_FILE), 'placeholder sample\n');
   }
   return root;
 }
 
 export interface SynthesizedApp {
+  /** The cloud assembly's folder (the staged assets are its `asset.<hash>` folders). */
+  outdir: string;
   stack: LookupServiceStack;
   main: Template;
   /** Every nested stack's template by its construct id (`Functions-profiles`, `Routes-search`). */
@@ -58,7 +61,7 @@ export function synthApp(context: Record<string, string> = {}): SynthesizedApp {
       stack.getLogicalId(nestedStack.nestedStackResource as CfnResource),
     ]),
   );
-  return { stack, main, nested, all: new Map([['main', main], ...nested]), nestedResourceIds };
+  return { outdir, stack, main, nested, all: new Map([['main', main], ...nested]), nestedResourceIds };
 }
 
 type Json = Record<string, unknown>;

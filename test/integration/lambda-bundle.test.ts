@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import {
 } from '../support/rest-api-event.js';
 
 const PATH = '/v1/emails/disposable';
+/** The function's directory: index.mjs and its chunks/. */
 let bundle: string;
 
 interface ClientRequest {
@@ -39,7 +40,7 @@ let lambda: LambdaProcess;
 let apiKey: string;
 
 beforeAll(async () => {
-  bundle = join(await builtFunctions(), 'emails-disposable', 'index.mjs');
+  bundle = join(await builtFunctions(), 'emails-disposable');
 
   lambdaTable = await openLambdaTable('lambda-test', 10);
   ({ store, apiKey } = lambdaTable);
@@ -199,7 +200,11 @@ describe('the emails.disposable bundle behind API Gateway', () => {
     expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'unsupported_media_type' } });
   });
 
-  it('bundles no embedded DynamoDB', async () => {
-    expect(await readFile(bundle, 'utf8')).not.toContain('dynalite');
+  it('bundles no embedded DynamoDB, in index.mjs or a chunk', async () => {
+    const code = (await readdir(bundle, { recursive: true })).filter((file) => file.endsWith('.mjs'));
+    expect(code).toContain('index.mjs');
+    expect(code.length).toBeGreaterThan(1);
+    for (const file of code)
+      expect(await readFile(join(bundle, file), 'utf8'), file).not.toContain('dynalite');
   });
 });
