@@ -13,16 +13,16 @@ export default defineConfig({
         test: {
           name: 'unit-integration',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/browser/**'],
+          exclude: [...configDefaults.exclude, 'test/browser/**', 'test/blackbox/**'],
         },
       },
       {
         // Real Chromium: one file at a time, since parallel first launches would unpack the binary
-        // into the temp folder concurrently.
+        // into the temp folder concurrently. The black-box suite's service launches Chromium too.
         extends: true,
         test: {
           name: 'browser',
-          include: ['test/browser/**/*.test.ts'],
+          include: ['test/browser/**/*.test.ts', 'test/blackbox/**/*.test.ts'],
           fileParallelism: false,
           testTimeout: 60_000,
         },
