@@ -138,14 +138,6 @@ export async function startMailServers(): Promise<MailServers> {
     connections,
     async close() {
       for (const socket of sockets) socket.destroy();
-      const banned = createServer((socket) => {
-        connections.banned += 1;
-        sockets.add(socket);
-        socket.end(
-          '554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org\r\n',
-        );
-      });
-
       await Promise.all([
         new Promise<void>((resolve) => smtp.close(() => resolve())),
         new Promise<void>((resolve) => stall.close(() => resolve())),
