@@ -8,12 +8,11 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import type { Config } from '../../shared/config.js';
 import { answerClientErrors } from '../../shared/http/client-error.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../../shared/operations/index.js';
-import { createService, type Repositories } from '../../shared/service.js';
+import { createService } from '../../shared/service.js';
 import { DatasetFileError } from '../../shared/sources/dataset/database/database-reader.js';
 import {
   causeText,
@@ -25,9 +24,7 @@ import {
 } from '../../shared/start-up-failure.js';
 import type { OpenedStore } from '../../shared/store/open-store.js';
 import { mountV2 } from '../../shared/v2/mount-v2.js';
-
-const DEMO_ACCOUNT_NAME = 'demo';
-const DEMO_KEY_LABEL = 'demo key (npm start)';
+import { banner, baseUrlOf, issueDemoKey } from './demo-key.js';
 
 const { server, opened, demoKey, config } = await start().catch((error: unknown) => {
   const line = error instanceof StartUpFailure ? error.message : `npm start failed: ${causeText(error)}`;
@@ -50,7 +47,7 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
     });
     mountMcp(service);
     mountV2(service);
-    const demoKey = await issueDemoKey(service.repositories, config);
+    const demoKey = await issueDemoKey(service.repositories, config, 'npm start');
     // createAdaptorServer without a createServer option builds a node:http server.
     const server = createAdaptorServer({ fetch: service.app.fetch }) as Server;
     answerClientErrors(server, service.logger);
@@ -68,45 +65,14 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
 }
 
 function printBanner(info: AddressInfo, opened: OpenedStore, demoKey: string, config: Config): void {
-  const base = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
   process.stdout.write(
-    [
-      '',
-      `Lookup service listening on ${base}`,
-      `  state:     ${opened.location}`,
-      `  data:      ${config.DATASET ?? 'the generated sample (set DATASET to serve an imported dataset)'}`,
-      `  reference: ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
-      `  MCP:       ${base}/mcp  (the same key as a bearer token)`,
-      `  v2:        ${base}/api/v2/...  (the same key in X-API-Key)`,
-      '',
-      `Demo API key (account "${DEMO_ACCOUNT_NAME}", replaced at every start):`,
-      `  ${demoKey}`,
-      '',
-      'Try:',
-      `  curl -H "Authorization: Bearer ${demoKey}" "${base}/v1/emails/disposable?email=someone%40mailinator.com"`,
-      '',
-    ].join('\n'),
+    banner({
+      base: baseUrlOf(info),
+      state: opened.location,
+      data: config.DATASET ?? 'the generated sample (set DATASET to serve an imported dataset)',
+      demoKey,
+    }),
   );
-}
-
-/** Revokes the previous demo key and issues a new one; creates the demo account the first time. */
-async function issueDemoKey(repositories: Repositories, config: Config): Promise<string> {
-  const existing = (await repositories.accounts.list()).find((account) => account.name === DEMO_ACCOUNT_NAME);
-  if (!existing) {
-    const created = await provisionAccount(repositories, {
-      name: DEMO_ACCOUNT_NAME,
-      credits: config.DEMO_ACCOUNT_CREDITS,
-      rateLimit: { limit: config.DEFAULT_RATE_LIMIT, windowSeconds: config.DEFAULT_RATE_WINDOW_SECONDS },
-      keyLabel: DEMO_KEY_LABEL,
-    });
-    return created.apiKey;
-  }
-  for (const key of await repositories.keys.list(existing.accountId)) {
-    if (key.label === DEMO_KEY_LABEL && !key.revokedAt)
-      await repositories.keys.revoke(existing.accountId, key.keyId);
-  }
-  const { apiKey } = await repositories.keys.issue(existing.accountId, { label: DEMO_KEY_LABEL });
-  return apiKey;
 }
 
 let stopping = false;

@@ -9,29 +9,10 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EventStreamCodec } from '@smithy/core/event-streams';
-import type { Message } from '@smithy/types';
+import { CHUNK_BYTES, streamEvent as event } from '../../functions/synth/local-aws.js';
 import type { LambdaProcess } from './lambda-process.js';
 
-const CHUNK_BYTES = 64 * 1024;
 const PATH = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations/;
-
-const codec = new EventStreamCodec(
-  (bytes) => Buffer.from(bytes).toString('utf8'),
-  (text) => Buffer.from(text, 'utf8'),
-);
-
-function event(type: 'PayloadChunk' | 'InvokeComplete', contentType: string, body: Uint8Array): Uint8Array {
-  const message: Message = {
-    headers: {
-      ':event-type': { type: 'string', value: type },
-      ':message-type': { type: 'string', value: 'event' },
-      ':content-type': { type: 'string', value: contentType },
-    },
-    body,
-  };
-  return codec.encode(message);
-}
 
 export interface InvokeEndpoint {
   url: string;
@@ -54,15 +35,13 @@ export async function startInvokeEndpoint(
       'X-Amz-Executed-Version': '$LATEST',
     });
     const complete = (outcome: object) =>
-      res.end(event('InvokeComplete', 'application/json', Buffer.from(JSON.stringify(outcome))));
+      res.end(event('InvokeComplete', Buffer.from(JSON.stringify(outcome))));
     const target = functions.get(name);
     if (!target) return complete({ ErrorCode: 'Unhandled', ErrorDetails: `${name} crashed` });
     try {
       const { streamed } = await target.invokeStreaming(JSON.parse(Buffer.concat(chunks).toString('utf8')));
       for (let at = 0; at < streamed.body.length; at += CHUNK_BYTES) {
-        res.write(
-          event('PayloadChunk', 'application/octet-stream', streamed.body.subarray(at, at + CHUNK_BYTES)),
-        );
+        res.write(event('PayloadChunk', streamed.body.subarray(at, at + CHUNK_BYTES)));
       }
       complete({});
     } catch (error) {
