@@ -16,7 +16,11 @@ export interface PolicyStatement {
 }
 
 export interface DeployedFunction {
-  /** The construct path (`LookupService-dev/Functions-jobs/jobs-search/Resource`), for messages. */
+  /**
+   * The construct path (`LookupService-dev/Functions-jobs/jobs-search/Resource`), for messages; when the
+   * app was synthesized without path metadata (an in-process `app.synth()`), the stack path and the
+   * logical id (`LookupService-dev/FunctionsjobsNestedStack...ResourceB7415B88/jobssearchA81DF709`).
+   */
   path: string;
   /** FunctionName, or the name CloudFormation would generate. */
   name: string;
