@@ -8,7 +8,12 @@ import { ConfigError, loadConfig } from './config.js';
 import { type OpenedStore, openStore, UnmigratedDataError } from './store/open-store.js';
 import { DataDirInUseError } from './store/sqlite/server-lock.js';
 
-export type StartUpFailureCode = 'invalid_configuration' | 'store_unavailable' | 'cannot_listen';
+export type StartUpFailureCode =
+  | 'invalid_configuration'
+  | 'store_unavailable'
+  | 'cannot_listen'
+  /** npm run start:synth could not build, synthesize or read the AWS app. */
+  | 'synth_failed';
 
 export class StartUpFailure extends Error {
   constructor(

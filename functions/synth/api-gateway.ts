@@ -142,7 +142,10 @@ export function apiGateway(options: ApiGatewayOptions) {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const event = proxyEvent(req, url, matched, Buffer.concat(chunks), requestId, deployment);
-    const timeoutMs = Math.min(method.integration.timeoutMs, options.integrationTimeoutCapMs ?? Number.POSITIVE_INFINITY);
+    const timeoutMs = Math.min(
+      method.integration.timeoutMs,
+      options.integrationTimeoutCapMs ?? Number.POSITIVE_INFINITY,
+    );
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
       host.invoke(fn, event),
@@ -157,7 +160,10 @@ export function apiGateway(options: ApiGatewayOptions) {
     }
     const answer = integrationAnswer(outcome, method);
     if (!answer) {
-      logger.error({ requestId, function: fn.name, outcome: outcome.kind, detail: detailOf(outcome) }, 'Lambda execution failed');
+      logger.error(
+        { requestId, function: fn.name, outcome: outcome.kind, detail: detailOf(outcome) },
+        'Lambda execution failed',
+      );
       return gatewayError(res, requestId, 502, 'Internal server error');
     }
     const headers: Record<string, string | string[]> = { ...answer.headers, 'x-amzn-requestid': requestId };
@@ -172,7 +178,9 @@ function arnPattern(sourceArn: string): RegExp {
 }
 
 function detailOf(outcome: Invocation): string {
-  return outcome.kind === 'error' || outcome.kind === 'crash' ? outcome.errorMessage.slice(0, 2000) : outcome.kind;
+  return outcome.kind === 'error' || outcome.kind === 'crash'
+    ? outcome.errorMessage.slice(0, 2000)
+    : outcome.kind;
 }
 
 interface Answer {
@@ -199,7 +207,8 @@ function integrationAnswer(outcome: Invocation, method: ApiMethod): Answer | und
       body: outcome.body.subarray(end + METADATA_DELIMITER.length),
     };
   }
-  if (outcome.kind !== 'result' || typeof outcome.result !== 'object' || outcome.result === null) return undefined;
+  if (outcome.kind !== 'result' || typeof outcome.result !== 'object' || outcome.result === null)
+    return undefined;
   const result = outcome.result as {
     statusCode?: number;
     headers?: Record<string, string>;
@@ -230,7 +239,8 @@ function gatewayError(res: ServerResponse, requestId: string, status: number, me
   res.writeHead(status, {
     'content-type': 'application/json',
     'x-amzn-requestid': requestId,
-    'x-amzn-errortype': status === 403 ? 'MissingAuthenticationTokenException' : 'InternalServerErrorException',
+    'x-amzn-errortype':
+      status === 403 ? 'MissingAuthenticationTokenException' : 'InternalServerErrorException',
   });
   res.end(JSON.stringify({ message }));
 }
@@ -251,7 +261,9 @@ function proxyEvent(
   const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
   (multiValueHeaders['X-Forwarded-For'] ??= []).push(sourceIp);
   multiValueHeaders['X-Forwarded-Proto'] = ['http'];
-  multiValueHeaders['X-Amzn-Trace-Id'] = [`Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${requestId.replace(/-/g, '').slice(0, 24)}`];
+  multiValueHeaders['X-Amzn-Trace-Id'] = [
+    `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${requestId.replace(/-/g, '').slice(0, 24)}`,
+  ];
   const headers = Object.fromEntries(
     Object.entries(multiValueHeaders).map(([name, values]) => [name, values[values.length - 1] as string]),
   );
@@ -267,7 +279,12 @@ function proxyEvent(
     headers,
     multiValueHeaders,
     queryStringParameters: hasQuery
-      ? Object.fromEntries(Object.entries(multiValueQuery).map(([name, values]) => [name, values[values.length - 1] as string]))
+      ? Object.fromEntries(
+          Object.entries(multiValueQuery).map(([name, values]) => [
+            name,
+            values[values.length - 1] as string,
+          ]),
+        )
       : null,
     multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
     pathParameters: matched.pathParameters,

@@ -13,6 +13,9 @@ import type { Logger } from '../../shared/logger.js';
 import type { DeployedFunction, Deployment } from './deployment-model.js';
 import { type Invocation, LambdaInitError, LambdaInstance } from './lambda-instance.js';
 
+/** Where Lambda puts a function's code. */
+const LAMBDA_TASK_ROOT = '/var/task';
+
 export interface FunctionHostOptions {
   deployment: Deployment;
   /** Variables a function gets beyond the template's: local endpoints and pass-through settings. */
@@ -113,7 +116,7 @@ export class FunctionHost {
       handler: fn.handler,
       memoryMb: fn.memoryMb,
       environment: {
-        ...fn.environment,
+        ...atTaskRoot(fn.environment, taskRoot),
         ...this.options.environmentFor(fn),
         // The runtime's reserved variables: a template cannot set them.
         PATH: '/usr/local/bin:/usr/bin:/bin',
@@ -151,4 +154,16 @@ export class FunctionHost {
     this.running.clear();
     for (const hosted of this.hosted.values()) hosted.idle.length = 0;
   }
+}
+
+/** The template's paths into the code (`/var/task/...` on Lambda) pointed at this task root. */
+function atTaskRoot(environment: Record<string, string>, taskRoot: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(environment).map(([name, value]) => [
+      name,
+      value === LAMBDA_TASK_ROOT || value.startsWith(`${LAMBDA_TASK_ROOT}/`)
+        ? taskRoot + value.slice(LAMBDA_TASK_ROOT.length)
+        : value,
+    ]),
+  );
 }

@@ -1,0 +1,238 @@
+/**
+ * `npm run start:synth`: the synthesized AWS app (cdk.out) served on http://HOST:PORT as AWS would
+ * run it, so the same clients and tests as `npm start` run unchanged against it: the REST API of the
+ * templates (api-gateway.ts), each Lambda function in Node processes of its own with the template's
+ * handler, environment, memory and timeout (function-host.ts), Lambda invoke and Secrets Manager
+ * enforcing the templates' IAM (local-aws.ts), the table in an embedded DynamoDB under DATA_DIR, and
+ * the scheduled rules run on their schedules. It builds and synthesizes first when dist/ or cdk.out
+ * is missing or older than the build, and says so. Settings: PORT, HOST, DATA_DIR, LOG_LEVEL and the
+ * ones passed to every function (PASSED_SETTINGS); README.md lists them.
+ */
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { z } from 'zod';
+import { createLogger } from '../../shared/logger.js';
+import { createRepositories } from '../../shared/service.js';
+import { causeText, loadConfigOrExplain, StartUpFailure } from '../../shared/start-up-failure.js';
+import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
+import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
+import { banner, baseUrlOf, issueDemoKey } from '../local/demo-key.js';
+import { apiGateway } from './api-gateway.js';
+import { readDeployment } from './cloud-assembly.js';
+import type { Deployment } from './deployment-model.js';
+import { FunctionHost } from './function-host.js';
+import { startLocalAws } from './local-aws.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BUILD_REPORT = join(ROOT, 'dist', 'functions', 'build-report.json');
+const CDK_OUT = join(ROOT, 'cdk.out');
+const BIN = join(ROOT, 'node_modules', '.bin');
+
+/** `npm start`'s settings that reach every function, as an operator would set them on AWS. */
+export const PASSED_SETTINGS = [
+  'LOG_LEVEL',
+  'SERVICE_DOMAIN',
+  'DNS_SERVERS',
+  'SMTP_PORT',
+  'UNSAFE_SMTP_ALLOW_HOSTS',
+  'UNSAFE_WEBSITE_ALLOW_HOSTS',
+  'MCP_REJECTED_HOSTS',
+  'GATEWAY_MCP_ENABLED',
+] as const;
+
+/** Settings of start:synth alone (test-only: they shorten what AWS would wait for). */
+const synthSettings = z.object({
+  START_SYNTH_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(900).optional(),
+  START_SYNTH_SCHEDULE_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+});
+
+const config = loadConfigOrExplainExit();
+const logger = createLogger(config.LOG_LEVEL);
+
+function loadConfigOrExplainExit() {
+  try {
+    return loadConfigOrExplain();
+  } catch (error) {
+    process.stderr.write(`${error instanceof StartUpFailure ? error.message : causeText(error)}\n`);
+    process.exit(1);
+  }
+}
+
+const mtime = (path: string) => (existsSync(path) ? statSync(path).mtimeMs : 0);
+
+/** Builds when dist/ is missing, synthesizes when cdk.out is missing or older than the build. */
+function ensureSynthesized(): void {
+  const run = (why: string, command: string, args: string[]) => {
+    process.stdout.write(`${why}: ${command} ${args.join(' ')}\n`);
+    const result = spawnSync(join(BIN, command), args, { cwd: ROOT, stdio: 'inherit' });
+    if (result.status !== 0) throw new StartUpFailure('synth_failed', `${command} ${args.join(' ')} failed.`);
+  };
+  if (!existsSync(BUILD_REPORT))
+    run('No build in dist/functions; building', 'tsx', ['scripts/build-functions.ts']);
+  const manifest = join(CDK_OUT, 'manifest.json');
+  if (mtime(manifest) < mtime(BUILD_REPORT)) {
+    run(
+      existsSync(manifest) ? 'cdk.out is older than the build; synthesizing' : 'No cdk.out; synthesizing',
+      'cdk',
+      ['synth', '--no-notices', '--quiet'],
+    );
+  }
+}
+
+/** The templates' tables in the embedded DynamoDB, as CloudFormation would create them. */
+async function createTables(deployment: Deployment, endpoint: string): Promise<void> {
+  const client = new DynamoDBClient({
+    region: deployment.region,
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  for (const table of deployment.tables) {
+    const exists = await client
+      .send(new DescribeTableCommand({ TableName: table.name }))
+      .then(() => true)
+      .catch(() => false);
+    if (exists) continue;
+    await client.send(
+      new CreateTableCommand({
+        TableName: table.name,
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: table.keySchema,
+        AttributeDefinitions: table.attributeDefinitions.map((definition) => ({
+          AttributeName: definition.AttributeName,
+          AttributeType: definition.AttributeType as 'S' | 'N' | 'B',
+        })),
+      }),
+    );
+  }
+  client.destroy();
+}
+
+async function main() {
+  const settings = synthSettings.parse(process.env);
+  ensureSynthesized();
+  const deployment = readDeployment(CDK_OUT);
+  const state = resolve(config.DATA_DIR, 'synth');
+  const work = join(state, 'work');
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  const dynamo = await startEmbeddedDynamo({ path: join(state, 'dynamodb') });
+  await createTables(deployment, dynamo.endpoint);
+  const [table] = deployment.tables;
+  if (!table) throw new StartUpFailure('synth_failed', 'The templates define no DynamoDB table.');
+  const store = createDynamoStore(
+    createDynamoTable({ table: table.name, region: deployment.region, endpoint: dynamo.endpoint }),
+  );
+  const demoKey = await issueDemoKey(createRepositories(store), config, 'npm run start:synth');
+
+  const server = createServer();
+  server.listen(config.PORT, config.HOST);
+  await once(server, 'listening');
+  const base = baseUrlOf(server.address() as AddressInfo);
+  const passed = Object.fromEntries(
+    PASSED_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name] as string]] : [])),
+  );
+  let localAwsUrl = '';
+  const host = new FunctionHost({
+    deployment,
+    workDirectory: work,
+    timeoutCapSeconds: settings.START_SYNTH_TIMEOUT_SECONDS,
+    logger,
+    environmentFor: () => ({
+      ...passed,
+      // AWS's endpoints, here: the embedded DynamoDB and the local Lambda and Secrets Manager.
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AWS_ENDPOINT_URL_LAMBDA: localAwsUrl,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: localAwsUrl,
+      // The address clients use, as a custom domain in front of the stage would be.
+      PUBLIC_BASE_URL: base,
+    }),
+  });
+  const localAws = await startLocalAws({
+    deployment,
+    host,
+    secretsFile: join(state, 'secrets.json'),
+    logger,
+  });
+  localAwsUrl = localAws.url;
+  const serve = apiGateway({
+    deployment,
+    host,
+    logger,
+    integrationTimeoutCapMs:
+      settings.START_SYNTH_TIMEOUT_SECONDS && settings.START_SYNTH_TIMEOUT_SECONDS * 1000,
+  });
+  server.on('request', (req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      logger.error({ err: error }, 'gateway failure');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: 'Internal server error' }));
+    });
+  });
+
+  const timers = deployment.schedules.flatMap((schedule) => {
+    const every = settings.START_SYNTH_SCHEDULE_SECONDS
+      ? settings.START_SYNTH_SCHEDULE_SECONDS * 1000
+      : schedule.intervalMs;
+    if (every === undefined) return [];
+    return [
+      setInterval(() => {
+        for (const arn of schedule.targetArns) {
+          const fn = host.find(arn);
+          if (!fn) continue;
+          host
+            .invoke(fn, {
+              source: 'aws.events',
+              'detail-type': 'Scheduled Event',
+              detail: {},
+              time: new Date().toISOString(),
+            })
+            .then((outcome) => logger.info({ function: fn.name, outcome }, 'scheduled run'))
+            .catch((error: unknown) =>
+              logger.error({ err: error, function: fn.name }, 'scheduled run failed'),
+            );
+        }
+      }, every),
+    ];
+  });
+
+  process.stdout.write(
+    banner({
+      title: 'Lookup service (synthesized AWS app)',
+      base,
+      state: `${state} (embedded DynamoDB, table ${table.name})`,
+      data: `${deployment.functions.length} functions from ${CDK_OUT}, stage ${deployment.api.stage}`,
+      demoKey,
+    }),
+  );
+
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, async () => {
+      if (stopping) return;
+      stopping = true;
+      for (const timer of timers) clearInterval(timer);
+      server.close();
+      server.closeAllConnections();
+      await host.close();
+      await localAws.close();
+      await store.close();
+      await dynamo.close();
+      process.exit(0);
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof StartUpFailure ? error.message : `npm run start:synth failed: ${causeText(error)}`}\n`,
+  );
+  process.exit(1);
+});
