@@ -4,13 +4,13 @@
  * templates (api-gateway.ts), each Lambda function in Node processes of its own with the template's
  * handler, environment, memory and timeout (function-host.ts), Lambda invoke and Secrets Manager
  * enforcing the templates' IAM (local-aws.ts), the table in an embedded DynamoDB under DATA_DIR, and
- * the scheduled rules run on their schedules. It builds and synthesizes first when dist/ or cdk.out
- * is missing or older than the build, and says so. Settings: PORT, HOST, DATA_DIR, LOG_LEVEL and the
+ * the scheduled rules run on their schedules. It builds first when dist/ is missing and synthesizes
+ * when cdk.out is missing or older than the build or infra/, and says so. Settings: PORT, HOST, DATA_DIR, LOG_LEVEL and the
  * ones passed to every function (PASSED_SETTINGS); README.md lists them.
  */
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -68,7 +68,20 @@ function loadConfigOrExplainExit() {
 
 const mtime = (path: string) => (existsSync(path) ? statSync(path).mtimeMs : 0);
 
-/** Builds when dist/ is missing, synthesizes when cdk.out is missing or older than the build. */
+/** The newest of the build and the files the CDK app is made of. */
+function newestInput(): number {
+  const infra = join(ROOT, 'infra');
+  return Math.max(
+    mtime(BUILD_REPORT),
+    mtime(join(ROOT, 'cdk.json')),
+    ...readdirSync(infra).map((file) => mtime(join(infra, file))),
+  );
+}
+
+/**
+ * Builds when dist/ is missing, synthesizes when cdk.out is missing or older than the build or
+ * infra/ (`npm run build` itself stays the developer's call: a stale build is what they test).
+ */
 function ensureSynthesized(): void {
   const run = (why: string, command: string, args: string[]) => {
     process.stdout.write(`${why}: ${command} ${args.join(' ')}\n`);
@@ -78,9 +91,11 @@ function ensureSynthesized(): void {
   if (!existsSync(BUILD_REPORT))
     run('No build in dist/functions; building', 'tsx', ['scripts/build-functions.ts']);
   const manifest = join(CDK_OUT, 'manifest.json');
-  if (mtime(manifest) < mtime(BUILD_REPORT)) {
+  if (mtime(manifest) < newestInput()) {
     run(
-      existsSync(manifest) ? 'cdk.out is older than the build; synthesizing' : 'No cdk.out; synthesizing',
+      existsSync(manifest)
+        ? 'cdk.out is older than the build or infra/; synthesizing'
+        : 'No cdk.out; synthesizing',
       'cdk',
       ['synth', '--no-notices', '--quiet'],
     );

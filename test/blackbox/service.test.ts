@@ -84,7 +84,7 @@ describe.each(serviceTargets())('$name', (target) => {
       UNSAFE_WEBSITE_ALLOW_HOSTS: site.hostPort,
     });
     mcp = await connectClient(`${service.url}/mcp`, service.demoKey);
-  });
+  }, 600_000);
   afterAll(async () => {
     await mcp?.close();
     await service?.stop();

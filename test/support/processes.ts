@@ -107,10 +107,16 @@ export interface RunningServer {
   stop(): Promise<number | null>;
 }
 
-export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
-  const { child, output, exited } = start('functions/local/server.ts', [], dataDir, { PORT: '0', ...env });
+/** `npm start` (or another server script that prints the same banner) on `dataDir`. */
+export async function startServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  script = 'functions/local/server.ts',
+  startUpMs = 30_000,
+): Promise<RunningServer> {
+  const { child, output, exited } = start(script, [], dataDir, { PORT: '0', ...env });
   const banner = /listening on (http:\/\/\S+)[\s\S]*?(lk_live_[A-Za-z0-9_-]{66})/;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + startUpMs;
   let match = banner.exec(output.stdout);
   while (!match) {
     if (child.exitCode !== null || Date.now() > deadline) {

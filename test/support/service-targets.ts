@@ -8,6 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { builtFunctions } from './built-functions.js';
 import { startServer } from './processes.js';
 
 /** Environment variables of the service, by name. */
@@ -28,29 +29,46 @@ export interface ServiceTarget {
   start(settings: ServiceSettings): Promise<RunningService>;
 }
 
-/** `npm start` as a child process on a fresh DATA_DIR; the banner gives the URL and the demo key. */
-const localServer: ServiceTarget = {
-  name: 'npm start',
-  async start(settings) {
-    const dataDir = await mkdtemp(join(tmpdir(), 'lookup-blackbox-'));
-    const removeDataDir = () => rm(dataDir, { recursive: true, force: true });
-    const server = await startServer(dataDir, { ...settings }).catch(async (error: unknown) => {
-      await removeDataDir();
-      throw error;
-    });
-    return {
-      url: server.url,
-      demoKey: server.demoKey,
-      async stop() {
-        const code = await server.stop();
-        await removeDataDir();
-        if (code !== 0) throw new Error(`npm start answered SIGTERM with exit code ${code}, not 0`);
-      },
-    };
-  },
-};
+/**
+ * A server script as a child process on a fresh DATA_DIR; the banner gives the URL and the demo key.
+ * `startUpMs`: start:synth may build and synthesize first.
+ */
+function serverTarget(
+  name: string,
+  script: string,
+  startUpMs: number,
+  prepare: () => Promise<unknown> = async () => undefined,
+): ServiceTarget {
+  return {
+    name,
+    async start(settings) {
+      await prepare();
+      const dataDir = await mkdtemp(join(tmpdir(), 'lookup-blackbox-'));
+      const removeDataDir = () => rm(dataDir, { recursive: true, force: true });
+      const server = await startServer(dataDir, { ...settings }, script, startUpMs).catch(
+        async (error: unknown) => {
+          await removeDataDir();
+          throw error;
+        },
+      );
+      return {
+        url: server.url,
+        demoKey: server.demoKey,
+        async stop() {
+          const code = await server.stop();
+          await removeDataDir();
+          if (code !== 0) throw new Error(`${name} answered SIGTERM with exit code ${code}, not 0`);
+        },
+      };
+    },
+  };
+}
 
-/** Every target the black-box suite runs against. */
+/** Every target the black-box suite runs against: the local server and the synthesized AWS app. */
 export function serviceTargets(): ServiceTarget[] {
-  return [localServer];
+  return [
+    serverTarget('npm start', 'functions/local/server.ts', 30_000),
+    // The bundles through the tests' shared build (one build for every test file that needs it).
+    serverTarget('npm run start:synth', 'functions/synth/start-synth.ts', 300_000, builtFunctions),
+  ];
 }
