@@ -238,6 +238,11 @@ const configSchema = z.object({
   UPSTREAM_TIMEOUT_MS: integer(1, 60_000).default(4_000),
   /** Upstream requests (and kept-alive connections) one process has at once; more wait, within their deadline. */
   UPSTREAM_MAX_IN_FLIGHT: integer(1, 1_000).default(16),
+  /**
+   * The scheduled reconcile (Lambda) settles in-flight debits older than this; unset, the longest
+   * operation deadline plus a minute. Shorter only where functions are known to be done sooner.
+   */
+  RECONCILE_AFTER_SECONDS: integer(1, 86_400).optional(),
 });
 
 /** DATA_SOURCE=upstream needs both of these; naming each missing one is what start-up reports. */

@@ -1,7 +1,8 @@
 /**
  * The scheduled reconcile (EventBridge, every few minutes): the same settlement as `npm run admin --
  * reconcile`, refunding in-flight debits older than the longest deadline that a timed-out or crashed
- * function left behind. Answers a JSON summary, which lands in the function's log.
+ * function left behind (RECONCILE_AFTER_SECONDS shortens that). Answers a JSON summary, which lands in
+ * the function's log.
  */
 import { createRepositories } from '../../shared/service.js';
 import { DEFAULT_RECONCILE_AGE_SECONDS, reconcile } from '../cli/commands.js';
@@ -18,12 +19,14 @@ export interface ReconcileSummary {
   requestIds: string[];
 }
 
+const olderThanSeconds = config.RECONCILE_AFTER_SECONDS ?? DEFAULT_RECONCILE_AGE_SECONDS;
+
 export async function handler(): Promise<ReconcileSummary> {
-  const { settled, entries } = await reconcile({ repositories, config }, DEFAULT_RECONCILE_AGE_SECONDS);
+  const { settled, entries } = await reconcile({ repositories, config }, olderThanSeconds);
   // Every run, zero included, so the metric also shows that the schedule runs.
   metrics.count('ReconcileSettled', settled);
   return {
-    olderThanSeconds: DEFAULT_RECONCILE_AGE_SECONDS,
+    olderThanSeconds,
     settled,
     requestIds: entries.map((entry) => entry.requestId),
   };

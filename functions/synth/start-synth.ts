@@ -46,12 +46,17 @@ export const PASSED_SETTINGS = [
   'UNSAFE_WEBSITE_ALLOW_HOSTS',
   'MCP_REJECTED_HOSTS',
   'GATEWAY_MCP_ENABLED',
+  'RECONCILE_AFTER_SECONDS',
 ] as const;
 
 /** Settings of start:synth alone (test-only: they shorten what AWS would wait for). */
 const synthSettings = z.object({
+  /** Caps every function's timeout and every integration's (API Gateway answers 504 first). */
   START_SYNTH_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(900).optional(),
+  /** Runs every scheduled rule this often instead of its own rate. */
   START_SYNTH_SCHEDULE_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  /** Serves this cloud assembly as it is (no build, no synth): a template edited on purpose. */
+  START_SYNTH_CDK_OUT: z.string().min(1).optional(),
 });
 
 const config = loadConfigOrExplainExit();
@@ -132,8 +137,9 @@ async function createTables(deployment: Deployment, endpoint: string): Promise<v
 
 async function main() {
   const settings = synthSettings.parse(process.env);
-  ensureSynthesized();
-  const deployment = readDeployment(CDK_OUT);
+  const cdkOut = settings.START_SYNTH_CDK_OUT ?? CDK_OUT;
+  if (!settings.START_SYNTH_CDK_OUT) ensureSynthesized();
+  const deployment = readDeployment(cdkOut);
   const state = resolve(config.DATA_DIR, 'synth');
   const work = join(state, 'work');
   await rm(work, { recursive: true, force: true });
@@ -223,7 +229,7 @@ async function main() {
       title: 'Lookup service (synthesized AWS app)',
       base,
       state: `${state} (embedded DynamoDB, table ${table.name})`,
-      data: `${deployment.functions.length} functions from ${CDK_OUT}, stage ${deployment.api.stage}`,
+      data: `${deployment.functions.length} functions from ${cdkOut}, stage ${deployment.api.stage}`,
       demoKey,
     }),
   );

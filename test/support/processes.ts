@@ -103,6 +103,8 @@ export async function cli<T>(dataDir: string, ...args: string[]): Promise<T> {
 export interface RunningServer {
   url: string;
   demoKey: string;
+  /** What the server wrote on stdout and stderr so far. */
+  output(): string;
   /** SIGTERM, then the exit code once the server has closed its store. */
   stop(): Promise<number | null>;
 }
@@ -129,6 +131,7 @@ export async function startServer(
   return {
     url: match[1] as string,
     demoKey: match[2] as string,
+    output: () => output.stdout + output.stderr,
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => killGroup(child), 15_000);

@@ -1,0 +1,272 @@
+/**
+ * What only the synthesized app served locally (`npm run start:synth`) can show, seen from a client:
+ * a function that outlives its integration timeout is API Gateway's 504 and the debit it left is
+ * refunded by the scheduled reconcile function; a function that crashes is 502; the next request
+ * starts a fresh environment (a cold start, logged); and a template edited to drop a route, API
+ * Gateway's invoke permission or /mcp's permission on a tool-group function fails here, as it would
+ * on AWS, whatever the catalog says. The black-box suite (service.test.ts) covers the traffic both
+ * servers must answer alike.
+ */
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
+import { builtFunctions } from '../support/built-functions.js';
+import { connectClient } from '../support/mcp-server.js';
+import { ROOT } from '../support/process-group.js';
+import { cleanUpProcesses, freshDataDir, type RunningServer, startServer } from '../support/processes.js';
+import { identifierValues } from '../support/sample-inputs.js';
+import { startWebServer, type WebServer } from '../support/web-servers.js';
+
+const SCRIPT = 'functions/synth/start-synth.ts';
+const TIMEOUT_SECONDS = 4;
+const page = '<!doctype html><html><head><title>A page</title></head><body><p>Plain text.</p></body></html>';
+
+let site: WebServer;
+/** Requests to /hang, answered never (until the server closes). */
+const hanging: ServerResponse[] = [];
+
+beforeAll(async () => {
+  await builtFunctions();
+  site = await startWebServer({
+    routes: {
+      '/page': page,
+      '/hang': (_req, res) => {
+        hanging.push(res);
+      },
+    },
+  });
+}, 600_000);
+
+afterAll(async () => {
+  for (const res of hanging) res.destroy();
+  await site?.close();
+  await cleanUpProcesses();
+});
+
+const bearer = (service: RunningServer) => ({ Authorization: `Bearer ${service.demoKey}` });
+const websiteText = (service: RunningServer, path: string) =>
+  fetch(`${service.url}/v1/websites/text?url=${encodeURIComponent(`${site.origin}${path}`)}`, {
+    headers: bearer(service),
+  });
+
+/** The balance, as a lookup of a profile that does not exist answers it (404, refunded). */
+async function balance(service: RunningServer): Promise<number> {
+  const response = await fetch(`${service.url}/v1/profiles/details/by-username?username=no-such-person-0`, {
+    headers: bearer(service),
+  });
+  expect(response.status).toBe(404);
+  return Number(response.headers.get('x-credits-remaining'));
+}
+
+async function eventually(check: () => Promise<boolean>, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** The pids of the Node processes running `functionName` (their environment names it). */
+function processesOf(functionName: string): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const environment = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      return environment.includes(`AWS_LAMBDA_FUNCTION_NAME=${functionName}`) &&
+        command.includes('lambda-runtime')
+        ? [Number(entry)]
+        : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+describe('timeouts, crashes and restarts', () => {
+  let service: RunningServer;
+  beforeAll(async () => {
+    service = await startServer(
+      await freshDataDir(),
+      {
+        LOG_LEVEL: 'info',
+        UNSAFE_WEBSITE_ALLOW_HOSTS: site.hostPort,
+        START_SYNTH_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
+        START_SYNTH_SCHEDULE_SECONDS: '2',
+        RECONCILE_AFTER_SECONDS: '1',
+      },
+      SCRIPT,
+      300_000,
+    );
+  }, 600_000);
+  afterAll(() => service?.stop());
+
+  it('answers a function past its integration timeout 504, and reconcile refunds the debit it left', async () => {
+    const before = await balance(service);
+    const started = Date.now();
+    const response = await websiteText(service, '/hang');
+    expect(response.status).toBe(504);
+    expect(await response.json()).toEqual({ message: 'Endpoint request timed out' });
+    expect(Date.now() - started).toBeLessThan((TIMEOUT_SECONDS + 3) * 1000);
+    // The function died at its own timeout, its debit still in flight; the schedule settles it.
+    await eventually(
+      async () => service.output().includes(`Task timed out after ${TIMEOUT_SECONDS} seconds`),
+      10_000,
+    );
+    await eventually(async () => (await balance(service)) === before, 30_000);
+    expect(service.output()).toMatch(/"function":"lookup-dev-reconcile"[^\n]*"settled":1/);
+  }, 60_000);
+
+  it('starts a fresh environment for the next request (a cold start, logged)', async () => {
+    const coldStarts = () =>
+      service
+        .output()
+        .split('\n')
+        .filter(
+          (line) => line.includes('"function":"lookup-dev-websites-text"') && line.includes('cold start'),
+        ).length;
+    const before = coldStarts();
+    const response = await websiteText(service, '/page');
+    expect(response.status).toBe(200);
+    expect((await response.json()).data.text).toContain('Plain text.');
+    expect(coldStarts()).toBe(before + 1);
+  }, 60_000);
+
+  it('answers a function that crashes mid-request 502, and serves the next request', async () => {
+    const asked = hanging.length;
+    const answer = websiteText(service, '/hang');
+    // The page was asked for: the function is mid-request.
+    await eventually(async () => hanging.length > asked, 10_000);
+    for (const pid of processesOf('lookup-dev-websites-text')) process.kill(pid, 'SIGKILL');
+    const response = await answer;
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({ message: 'Internal server error' });
+    expect((await websiteText(service, '/page')).status).toBe(200);
+  }, 60_000);
+});
+
+describe('a template edited to drop a route and two permissions', () => {
+  let service: RunningServer;
+  let assembly: string;
+  beforeAll(async () => {
+    assembly = editedAssembly();
+    service = await startServer(await freshDataDir(), { START_SYNTH_CDK_OUT: assembly }, SCRIPT, 300_000);
+  }, 600_000);
+  afterAll(async () => {
+    await service?.stop();
+    rmSync(assembly, { recursive: true, force: true });
+  });
+
+  it('answers the dropped route with the catch-all 404, not the operation', async () => {
+    const dropped = await fetch(`${service.url}/v1/jobs/search?keywords=engineer`, {
+      headers: bearer(service),
+    });
+    expect(dropped.status).toBe(404);
+    expect((await dropped.json()).error.code).toBe('resource_not_found');
+    const kept = await fetch(`${service.url}/v1/jobs/details?jobId=${fx.jobId}`, {
+      headers: bearer(service),
+    });
+    expect(kept.status).toBe(200);
+  });
+
+  it("answers a route whose function API Gateway may not invoke with API Gateway's 500", async () => {
+    const response = await fetch(`${service.url}/v1/companies/details/by-slug?slug=${fx.richCompany.slug}`, {
+      headers: bearer(service),
+    });
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ message: 'Internal server error' });
+  });
+
+  it('fails a tool call /mcp may not hand to its group function, and runs the others', async () => {
+    const mcp = await connectClient(`${service.url}/mcp`, service.demoKey);
+    try {
+      const denied = (await mcp.callTool({
+        name: 'get_job_details',
+        arguments: { jobId: fx.jobId },
+      })) as CallToolResult;
+      expect(denied.isError).toBe(true);
+      expect((denied.structuredContent as { error: { code: string } }).error.code).toBe(
+        'service_unavailable',
+      );
+      expect(service.output()).toContain('access denied');
+      const allowed = (await mcp.callTool({
+        name: 'get_profile_details',
+        arguments: { username: fx.richProfile.username },
+      })) as CallToolResult;
+      expect(allowed.isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+/**
+ * A copy of cdk.out (templates copied, code assets linked) without the ANY method of /v1/jobs/search,
+ * API Gateway's invoke permission on companies-details, and /mcp's invoke grant on the jobs group.
+ */
+function editedAssembly(): string {
+  const source = join(ROOT, 'cdk.out');
+  const copy = mkdtempSync(join(tmpdir(), 'edited-cdk-out-'));
+  for (const entry of readdirSync(source)) {
+    if (entry.startsWith('asset.')) symlinkSync(join(source, entry), join(copy, entry));
+    else cpSync(join(source, entry), join(copy, entry), { recursive: true });
+  }
+  const edit = (pattern: RegExp, change: (resources: Record<string, Resource>) => number) => {
+    const file = readdirSync(copy).find((entry) => pattern.test(entry)) as string;
+    const template = JSON.parse(readFileSync(join(copy, file), 'utf8')) as {
+      Resources: Record<string, Resource>;
+    };
+    expect(change(template.Resources), file).toBe(1);
+    writeFileSync(join(copy, file), JSON.stringify(template));
+  };
+  edit(/Routesjobs.*\.nested\.template\.json$/, (resources) => {
+    const pathOf = (id: string): string => {
+      const resource = resources[id]?.Properties as
+        | { PathPart: string; ParentId: { Ref: string } }
+        | undefined;
+      if (!resource) return `<${id}>`;
+      return `${pathOf(resource.ParentId.Ref)}/${resource.PathPart}`;
+    };
+    const methods = Object.entries(resources).filter(
+      ([, resource]) =>
+        resource.Type === 'AWS::ApiGateway::Method' &&
+        /Apiv1[0-9A-F]{8}Ref>\/jobs\/search$/.test(
+          pathOf((resource.Properties.ResourceId as { Ref: string }).Ref),
+        ),
+    );
+    for (const [id] of methods) delete resources[id];
+    return methods.length;
+  });
+  edit(/Routescompanies.*\.nested\.template\.json$/, (resources) => {
+    const permissions = Object.entries(resources).filter(
+      ([, resource]) =>
+        resource.Type === 'AWS::Lambda::Permission' &&
+        /companiesdetails[0-9A-F]{8}Arn$/.test(
+          String((resource.Properties.FunctionName as { Ref: string }).Ref),
+        ),
+    );
+    for (const [id] of permissions) delete resources[id];
+    return permissions.length;
+  });
+  edit(/Functionsmcp.*\.nested\.template\.json$/, (resources) => {
+    let removed = 0;
+    for (const resource of Object.values(resources)) {
+      if (resource.Type !== 'AWS::IAM::Policy') continue;
+      const document = resource.Properties.PolicyDocument as { Statement: { Sid?: string }[] };
+      const kept = document.Statement.filter((statement) => statement.Sid !== 'invokejobs');
+      removed += document.Statement.length - kept.length;
+      document.Statement = kept;
+    }
+    return removed;
+  });
+  return copy;
+}
+
+interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+}
