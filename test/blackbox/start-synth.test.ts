@@ -154,7 +154,12 @@ describe('a template edited to drop a route and two permissions', () => {
   let assembly: string;
   beforeAll(async () => {
     assembly = editedAssembly();
-    service = await startServer(await freshDataDir(), { START_SYNTH_CDK_OUT: assembly }, SCRIPT, 300_000);
+    service = await startServer(
+      await freshDataDir(),
+      { LOG_LEVEL: 'warn', START_SYNTH_CDK_OUT: assembly },
+      SCRIPT,
+      300_000,
+    );
   }, 600_000);
   afterAll(async () => {
     await service?.stop();
@@ -166,8 +171,13 @@ describe('a template edited to drop a route and two permissions', () => {
       headers: bearer(service),
     });
     expect(dropped.status).toBe(404);
-    expect((await dropped.json()).error.code).toBe('resource_not_found');
-    const kept = await fetch(`${service.url}/v1/jobs/details?jobId=${fx.jobId}`, {
+    // The pages function's catch-all: the jobs-search function would never say so.
+    expect((await dropped.json()).error).toMatchObject({
+      code: 'resource_not_found',
+      message: 'No endpoint at this path.',
+    });
+    const jobUrl = encodeURIComponent(identifierValues.jobs?.url as string);
+    const kept = await fetch(`${service.url}/v1/jobs/details/by-url?url=${jobUrl}`, {
       headers: bearer(service),
     });
     expect(kept.status).toBe(200);
@@ -186,7 +196,7 @@ describe('a template edited to drop a route and two permissions', () => {
     try {
       const denied = (await mcp.callTool({
         name: 'get_job_details',
-        arguments: { jobId: fx.jobId },
+        arguments: { url: identifierValues.jobs?.url },
       })) as CallToolResult;
       expect(denied.isError).toBe(true);
       expect((denied.structuredContent as { error: { code: string } }).error.code).toBe(
