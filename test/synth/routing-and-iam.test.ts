@@ -1,0 +1,107 @@
+/**
+ * Table tests of the two rules start:synth enforces on its own: API Gateway's route selection
+ * (static part, then `{param}`, then greedy `{proxy+}`; a method before ANY) and the IAM check
+ * (an explicit Deny wins; an Allow must match action and resource; conditions do not grant).
+ */
+import { describe, expect, it } from 'vitest';
+import { RouteTable } from '../../functions/synth/api-gateway.js';
+import type { ApiMethod, PolicyStatement } from '../../functions/synth/deployment-model.js';
+import { isAllowed } from '../../functions/synth/iam.js';
+
+const method = (httpMethod: string, resourcePath: string): ApiMethod => ({
+  httpMethod,
+  resourcePath,
+  integration: {
+    type: 'AWS_PROXY',
+    functionArn: `arn:aws:lambda:us-east-1:123456789012:function:${httpMethod}${resourcePath}`,
+    invocation: 'streamed',
+    timeoutMs: 29_000,
+    responseTransferMode: 'STREAM',
+  },
+});
+
+const table = new RouteTable([
+  method('ANY', '/'),
+  method('ANY', '/{proxy+}'),
+  method('ANY', '/v1/jobs/search'),
+  method('GET', '/v1/jobs/search'),
+  method('ANY', '/api/v2/profiles/{username}'),
+  method('ANY', '/api/v2/profiles/{username}/posts'),
+  method('ANY', '/api/v2/profiles/me'),
+  method('ANY', '/docs/{proxy+}'),
+]);
+
+describe('RouteTable', () => {
+  it.each([
+    ['GET', '/', '/', null],
+    ['POST', '/v1/jobs/search', 'ANY /v1/jobs/search', null],
+    ['GET', '/v1/jobs/search', 'GET /v1/jobs/search', null],
+    ['GET', '/api/v2/profiles/me', 'ANY /api/v2/profiles/me', null],
+    ['GET', '/api/v2/profiles/jane', 'ANY /api/v2/profiles/{username}', { username: 'jane' }],
+    ['GET', '/api/v2/profiles/j%C3%A9r%C3%B4me', 'ANY /api/v2/profiles/{username}', { username: 'jérôme' }],
+    ['GET', '/api/v2/profiles/jane/posts', 'ANY /api/v2/profiles/{username}/posts', { username: 'jane' }],
+    ['GET', '/api/v2/profiles/jane/likes', 'ANY /{proxy+}', { proxy: 'api/v2/profiles/jane/likes' }],
+    ['GET', '/docs/assets/a.css', 'ANY /docs/{proxy+}', { proxy: 'assets/a.css' }],
+    ['GET', '/v1/jobs', 'ANY /{proxy+}', { proxy: 'v1/jobs' }],
+    ['GET', '/constructor', 'ANY /{proxy+}', { proxy: 'constructor' }],
+    ['GET', '/__proto__/x', 'ANY /{proxy+}', { proxy: '__proto__/x' }],
+  ])('%s %s → %s', (httpMethod, path, expected, pathParameters) => {
+    const matched = table.match(httpMethod, path);
+    const [expectedMethod, expectedPath] = expected === '/' ? ['ANY', '/'] : expected.split(' ');
+    expect(matched?.method.httpMethod).toBe(expectedMethod);
+    expect(matched?.method.resourcePath).toBe(expectedPath);
+    expect(matched?.pathParameters).toEqual(pathParameters);
+  });
+
+  it('matches nothing without a catch-all', () => {
+    const bare = new RouteTable([method('ANY', '/v1/jobs/search')]);
+    expect(bare.match('GET', '/v1/jobs/details')).toBeUndefined();
+    expect(bare.match('GET', '/')).toBeUndefined();
+  });
+});
+
+const target = 'arn:aws:lambda:us-east-1:123456789012:function:lookup-dev-mcp-group-jobs';
+const allow = (Action: string | string[], Resource: string | string[]): PolicyStatement => ({
+  Effect: 'Allow',
+  Action,
+  Resource,
+});
+
+describe('isAllowed', () => {
+  it.each<[string, PolicyStatement[], boolean]>([
+    ['an exact grant', [allow('lambda:InvokeFunction', target)], true],
+    [
+      'a grant among several actions and resources',
+      [allow(['logs:PutLogEvents', 'lambda:InvokeFunction'], ['x', target])],
+      true,
+    ],
+    ['an action wildcard', [allow('lambda:*', target)], true],
+    ['actions are case-insensitive', [allow('Lambda:invokefunction', target)], true],
+    [
+      'a resource wildcard',
+      [allow('lambda:InvokeFunction', 'arn:aws:lambda:us-east-1:123456789012:function:lookup-dev-*')],
+      true,
+    ],
+    ['no statement', [], false],
+    ['another function', [allow('lambda:InvokeFunction', `${target}-other`)], false],
+    ['another action', [allow('lambda:GetFunction', target)], false],
+    ['resources are case-sensitive', [allow('lambda:InvokeFunction', target.toUpperCase())], false],
+    [
+      'a conditioned grant does not grant here',
+      [
+        {
+          ...allow('lambda:InvokeFunction', target),
+          Condition: { StringEquals: { 'aws:SourceAccount': '1' } },
+        },
+      ],
+      false,
+    ],
+    [
+      'an explicit deny wins',
+      [allow('lambda:*', '*'), { Effect: 'Deny', Action: 'lambda:InvokeFunction', Resource: target }],
+      false,
+    ],
+  ])('%s', (_, policy, expected) => {
+    expect(isAllowed(policy, 'lambda:InvokeFunction', target)).toBe(expected);
+  });
+});
