@@ -183,29 +183,10 @@ function detailOf(outcome: Invocation): string {
     : outcome.kind;
 }
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[]>;
-  body: Buffer;
-}
-
 /** The client's answer from the function's, as the integration's transfer mode reads it. */
-function integrationAnswer(outcome: Invocation, method: ApiMethod): Answer | undefined {
+function integrationAnswer(outcome: Invocation, method: ApiMethod): StreamedAnswer | undefined {
   if (method.integration.responseTransferMode === 'STREAM') {
-    if (outcome.kind !== 'streamed') return undefined;
-    const end = outcome.body.indexOf(METADATA_DELIMITER);
-    if (end < 0 || end > METADATA_WINDOW_BYTES) return undefined;
-    const metadata = JSON.parse(outcome.body.subarray(0, end).toString('utf8')) as {
-      statusCode?: number;
-      headers?: Record<string, string>;
-      multiValueHeaders?: Record<string, string[]>;
-      cookies?: string[];
-    };
-    return {
-      status: metadata.statusCode ?? 200,
-      headers: mergedHeaders(metadata.headers, metadata.multiValueHeaders, metadata.cookies),
-      body: outcome.body.subarray(end + METADATA_DELIMITER.length),
-    };
+    return outcome.kind === 'streamed' ? readStreamedAnswer(outcome.body) : undefined;
   }
   if (outcome.kind !== 'result' || typeof outcome.result !== 'object' || outcome.result === null)
     return undefined;
@@ -220,6 +201,34 @@ function integrationAnswer(outcome: Invocation, method: ApiMethod): Answer | und
     status: result.statusCode ?? 200,
     headers: mergedHeaders(result.headers, result.multiValueHeaders),
     body: Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'),
+  };
+}
+
+/** An answer as a client gets it; header names lower-cased. */
+export interface StreamedAnswer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
+
+/**
+ * What API Gateway makes of a streamed Lambda proxy answer: the JSON metadata (statusCode, headers,
+ * multiValueHeaders, cookies) up to eight NUL bytes within the first 16 KB, then the body as written.
+ * Undefined when the metadata is missing (API Gateway's 502).
+ */
+export function readStreamedAnswer(streamed: Buffer): StreamedAnswer | undefined {
+  const end = streamed.indexOf(METADATA_DELIMITER);
+  if (end < 0 || end > METADATA_WINDOW_BYTES) return undefined;
+  const metadata = JSON.parse(streamed.subarray(0, end).toString('utf8')) as {
+    statusCode?: number;
+    headers?: Record<string, string>;
+    multiValueHeaders?: Record<string, string[]>;
+    cookies?: string[];
+  };
+  return {
+    status: metadata.statusCode ?? 200,
+    headers: mergedHeaders(metadata.headers, metadata.multiValueHeaders, metadata.cookies),
+    body: streamed.subarray(end + METADATA_DELIMITER.length),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { readStreamedAnswer } from '../../functions/synth/api-gateway.js';
 
 export const API_HOST = 'a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com';
 
@@ -91,35 +92,20 @@ export interface RestApiAnswer {
 }
 
 const HTTP_INTEGRATION_RESPONSE = 'application/vnd.awslambda.http-integration-response';
-/** API Gateway reads the metadata within the first 16 KB of a streamed answer. */
-const METADATA_WINDOW_BYTES = 16 * 1024;
-const DELIMITER = Buffer.alloc(8);
 
 /**
- * What API Gateway makes of a streamed Lambda proxy answer (responseTransferMode STREAM): the JSON
- * metadata (statusCode, headers, multiValueHeaders, cookies) up to eight NUL bytes, then the body as
- * the function wrote it, bytes untouched (no base64, no binary media types). An answer without the
- * metadata is a fault, as it would be API Gateway's 502.
+ * What API Gateway makes of a streamed Lambda proxy answer (responseTransferMode STREAM), as
+ * start:synth's gateway reads it; an answer without the metadata is a fault, as it would be API
+ * Gateway's 502.
  */
 export function streamedRestAnswer(streamed: { contentType: string; body: Buffer }): RestApiAnswer {
   if (streamed.contentType !== HTTP_INTEGRATION_RESPONSE) {
     throw new Error(`The stream is ${streamed.contentType}, not an HTTP integration response.`);
   }
-  const end = streamed.body.indexOf(DELIMITER);
-  if (end < 0 || end > METADATA_WINDOW_BYTES)
-    throw new Error('No metadata and delimiter in the first 16 KB.');
-  const metadata = JSON.parse(streamed.body.subarray(0, end).toString('utf8')) as {
-    statusCode?: number;
-    headers?: Record<string, string>;
-    multiValueHeaders?: Record<string, string[]>;
-    cookies?: string[];
-  };
-  const headers: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries(metadata.headers ?? {})) headers[name.toLowerCase()] = [value];
-  for (const [name, values] of Object.entries(metadata.multiValueHeaders ?? {})) {
-    headers[name.toLowerCase()] = values;
-  }
-  if (metadata.cookies?.length) headers['set-cookie'] = metadata.cookies;
-  const body = streamed.body.subarray(end + DELIMITER.length);
-  return { status: metadata.statusCode ?? 200, headers, body, text: body.toString('utf8') };
+  const answer = readStreamedAnswer(streamed.body);
+  if (!answer) throw new Error('No metadata and delimiter in the first 16 KB.');
+  const headers = Object.fromEntries(
+    Object.entries(answer.headers).map(([name, value]) => [name, Array.isArray(value) ? value : [value]]),
+  );
+  return { status: answer.status, headers, body: answer.body, text: answer.body.toString('utf8') };
 }
