@@ -11,11 +11,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Logger } from '../../shared/logger.js';
 import type { ApiMethod, DeployedFunction, Deployment } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';
 import type { Invocation } from './lambda-instance.js';
+import { proxyEvent } from './proxy-event.js';
 
 const METADATA_DELIMITER = Buffer.alloc(8);
 /** API Gateway reads a streamed answer's metadata within its first 16 KB. */
@@ -141,7 +141,30 @@ export function apiGateway(options: ApiGatewayOptions) {
     }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const event = proxyEvent(req, url, matched, Buffer.concat(chunks), requestId, deployment);
+    const body = Buffer.concat(chunks);
+    const requestHeaders: [string, string][] = [];
+    for (let index = 0; index < req.rawHeaders.length; index += 2) {
+      requestHeaders.push([req.rawHeaders[index] as string, req.rawHeaders[index + 1] as string]);
+    }
+    const event = proxyEvent(
+      {
+        httpMethod,
+        path: url.pathname,
+        query: [...url.searchParams],
+        headers: [...requestHeaders, ['X-Forwarded-Proto', 'http']],
+        body: body.length > 0 ? body.toString('utf8') : null,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        protocol: `HTTP/${req.httpVersion}`,
+        requestId,
+      },
+      {
+        resourcePath: method.resourcePath,
+        pathParameters: matched.pathParameters,
+        stage: deployment.api.stage,
+        apiId: deployment.api.id,
+        accountId: deployment.accountId,
+      },
+    );
     const timeoutMs = Math.min(
       method.integration.timeoutMs,
       options.integrationTimeoutCapMs ?? Number.POSITIVE_INFINITY,
@@ -252,87 +275,4 @@ function gatewayError(res: ServerResponse, requestId: string, status: number, me
       status === 403 ? 'MissingAuthenticationTokenException' : 'InternalServerErrorException',
   });
   res.end(JSON.stringify({ message }));
-}
-
-function proxyEvent(
-  req: IncomingMessage,
-  url: URL,
-  matched: Matched,
-  body: Buffer,
-  requestId: string,
-  deployment: Deployment,
-): APIGatewayProxyEvent {
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let index = 0; index < req.rawHeaders.length; index += 2) {
-    const name = req.rawHeaders[index] as string;
-    (multiValueHeaders[name] ??= []).push(req.rawHeaders[index + 1] as string);
-  }
-  const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
-  (multiValueHeaders['X-Forwarded-For'] ??= []).push(sourceIp);
-  multiValueHeaders['X-Forwarded-Proto'] = ['http'];
-  multiValueHeaders['X-Amzn-Trace-Id'] = [
-    `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${requestId.replace(/-/g, '').slice(0, 24)}`,
-  ];
-  const headers = Object.fromEntries(
-    Object.entries(multiValueHeaders).map(([name, values]) => [name, values[values.length - 1] as string]),
-  );
-  const multiValueQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) (multiValueQuery[name] ??= []).push(value);
-  const hasQuery = Object.keys(multiValueQuery).length > 0;
-  const { method } = matched;
-  const now = new Date();
-  return {
-    resource: method.resourcePath,
-    path: url.pathname,
-    httpMethod: req.method ?? 'GET',
-    headers,
-    multiValueHeaders,
-    queryStringParameters: hasQuery
-      ? Object.fromEntries(
-          Object.entries(multiValueQuery).map(([name, values]) => [
-            name,
-            values[values.length - 1] as string,
-          ]),
-        )
-      : null,
-    multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
-    pathParameters: matched.pathParameters,
-    stageVariables: null,
-    requestContext: {
-      accountId: deployment.accountId,
-      apiId: deployment.api.id,
-      authorizer: null,
-      domainName: req.headers.host ?? 'localhost',
-      domainPrefix: (req.headers.host ?? 'localhost').split('.')[0] as string,
-      extendedRequestId: requestId,
-      httpMethod: req.method ?? 'GET',
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp,
-        user: null,
-        userAgent: req.headers['user-agent'] ?? null,
-        userArn: null,
-      },
-      path: `/${deployment.api.stage}${url.pathname}`,
-      protocol: `HTTP/${req.httpVersion}`,
-      requestId,
-      requestTime: now.toUTCString(),
-      requestTimeEpoch: now.getTime(),
-      resourceId: method.resourcePath,
-      resourcePath: method.resourcePath,
-      stage: deployment.api.stage,
-    },
-    body: body.length > 0 ? body.toString('utf8') : null,
-    isBase64Encoded: false,
-  };
 }

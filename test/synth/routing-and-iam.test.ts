@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { RouteTable } from '../../functions/synth/api-gateway.js';
 import type { ApiMethod, PolicyStatement } from '../../functions/synth/deployment-model.js';
 import { isAllowed } from '../../functions/synth/iam.js';
+import { proxyEvent } from '../../functions/synth/proxy-event.js';
 
 const method = (httpMethod: string, resourcePath: string): ApiMethod => ({
   httpMethod,
@@ -103,5 +104,37 @@ describe('isAllowed', () => {
     ],
   ])('%s', (_, policy, expected) => {
     expect(isAllowed(policy, 'lambda:InvokeFunction', target)).toBe(expected);
+  });
+});
+
+describe('proxyEvent', () => {
+  it('keeps client-chosen names such as __proto__ and constructor as plain own entries', () => {
+    const event = proxyEvent(
+      {
+        httpMethod: 'GET',
+        path: '/v1/jobs/search',
+        query: [
+          ['__proto__', 'a'],
+          ['constructor', 'b'],
+          ['__proto__', 'c'],
+        ],
+        headers: [['__proto__', 'h']],
+        body: null,
+        sourceIp: '127.0.0.1',
+        protocol: 'HTTP/1.1',
+        requestId: 'req-1',
+      },
+      { resourcePath: '/v1/jobs/search', pathParameters: null, stage: 'dev', apiId: 'api', accountId: '1' },
+    );
+    // A variable key: `.__proto__` would read the prototype, not the entry.
+    const proto = '__proto__';
+    expect(Object.getPrototypeOf(event.multiValueQueryStringParameters)).toBe(Object.prototype);
+    expect(Object.hasOwn(event.multiValueQueryStringParameters ?? {}, proto)).toBe(true);
+    expect(event.multiValueQueryStringParameters?.[proto]).toEqual(['a', 'c']);
+    expect(event.queryStringParameters?.[proto]).toBe('c');
+    expect(event.queryStringParameters?.constructor).toBe('b');
+    expect(event.multiValueHeaders[proto]).toEqual(['h']);
+    expect(event.requestContext.stage).toBe('dev');
+    expect(event.requestContext.path).toBe('/dev/v1/jobs/search');
   });
 });
