@@ -44,6 +44,8 @@ export function lambdaStore(config: Config): Store {
       table: config.DYNAMODB_TABLE,
       region: config.AWS_REGION,
       endpoint: config.DYNAMODB_ENDPOINT,
+      // The role's credentials, also against another endpoint (start:synth checks its grants).
+      signAs: 'environment',
     }),
   );
 }

@@ -3,10 +3,11 @@
  * run it, so the same clients and tests as `npm start` run unchanged against it: the REST API of the
  * templates (api-gateway.ts), each Lambda function in Node processes of its own with the template's
  * handler, environment, memory and timeout (function-host.ts), Lambda invoke and Secrets Manager
- * enforcing the templates' IAM (local-aws.ts), the table in an embedded DynamoDB under DATA_DIR, and
- * the scheduled rules run on their schedules. It builds first when dist/ is missing and synthesizes
- * when cdk.out is missing or older than the build or infra/, and says so. Settings: PORT, HOST, DATA_DIR, LOG_LEVEL and the
- * ones passed to every function (PASSED_SETTINGS); README.md lists them.
+ * (local-aws.ts) and the table (an embedded DynamoDB under DATA_DIR behind local-dynamodb.ts) each
+ * enforcing the templates' IAM, and the scheduled rules run on their schedules. It builds first when
+ * dist/ is missing and synthesizes when cdk.out is missing or older than the build or infra/, and
+ * says so. Settings: PORT, HOST, DATA_DIR, LOG_LEVEL and the ones passed to every function
+ * (PASSED_SETTINGS); README.md lists them.
  */
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -30,6 +31,7 @@ import { readDeployment } from './cloud-assembly.js';
 import type { Deployment } from './deployment-model.js';
 import { FunctionHost } from './function-host.js';
 import { startLocalAws } from './local-aws.js';
+import { startLocalDynamo } from './local-dynamodb.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BUILD_REPORT = join(ROOT, 'dist', 'functions', 'build-report.json');
@@ -161,6 +163,7 @@ async function main() {
     PASSED_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name] as string]] : [])),
   );
   let localAwsUrl = '';
+  let localDynamoUrl = '';
   const host = new FunctionHost({
     deployment,
     workDirectory: work,
@@ -168,8 +171,9 @@ async function main() {
     logger,
     environmentFor: () => ({
       ...passed,
-      // AWS's endpoints, here: the embedded DynamoDB and the local Lambda and Secrets Manager.
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      // AWS's endpoints, here: the embedded DynamoDB and the local Lambda and Secrets Manager, each
+      // enforcing the templates' IAM.
+      DYNAMODB_ENDPOINT: localDynamoUrl,
       AWS_ENDPOINT_URL_LAMBDA: localAwsUrl,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: localAwsUrl,
       // The address clients use, as a custom domain in front of the stage would be.
@@ -183,6 +187,8 @@ async function main() {
     logger,
   });
   localAwsUrl = localAws.url;
+  const localDynamo = await startLocalDynamo({ deployment, host, upstream: dynamo.endpoint, logger });
+  localDynamoUrl = localDynamo.url;
   const serve = apiGateway({
     deployment,
     host,
@@ -244,6 +250,7 @@ async function main() {
       server.closeAllConnections();
       await host.close();
       await localAws.close();
+      await localDynamo.close();
       await store.close();
       await dynamo.close();
       process.exit(0);

@@ -149,7 +149,7 @@ describe('timeouts, crashes and restarts', () => {
   }, 60_000);
 });
 
-describe('a template edited to drop a route and two permissions', () => {
+describe('a template edited to drop a route and three permissions', () => {
   let service: RunningServer;
   let assembly: string;
   beforeAll(async () => {
@@ -191,6 +191,17 @@ describe('a template edited to drop a route and two permissions', () => {
     expect(await response.json()).toEqual({ message: 'Internal server error' });
   });
 
+  it('refuses a lookup whose function may not bill in the table, charging nothing', async () => {
+    const response = await fetch(`${service.url}/v1/posts/details/by-slug?slug=${fx.post.slug}`, {
+      headers: bearer(service),
+    });
+    expect(response.status).toBe(503);
+    expect((await response.json()).error.code).toBe('service_unavailable');
+    expect(service.output()).toMatch(
+      /"function":"lookup-dev-posts-details"[^\n]*"action":"dynamodb:UpdateItem"[^\n]*access denied/,
+    );
+  });
+
   it('fails a tool call /mcp may not hand to its group function, and runs the others', async () => {
     const mcp = await connectClient(`${service.url}/mcp`, service.demoKey);
     try {
@@ -216,7 +227,8 @@ describe('a template edited to drop a route and two permissions', () => {
 
 /**
  * A copy of cdk.out (templates copied, code assets linked) without the ANY method of /v1/jobs/search,
- * API Gateway's invoke permission on companies-details, and /mcp's invoke grant on the jobs group.
+ * API Gateway's invoke permission on companies-details, posts-details' billing grant on the table,
+ * and /mcp's invoke grant on the jobs group.
  */
 function editedAssembly(): string {
   const source = join(ROOT, 'cdk.out');
@@ -261,6 +273,17 @@ function editedAssembly(): string {
     );
     for (const [id] of permissions) delete resources[id];
     return permissions.length;
+  });
+  edit(/Functionsposts.*\.nested\.template\.json$/, (resources) => {
+    const policy = Object.entries(resources).find(
+      ([id, resource]) => resource.Type === 'AWS::IAM::Policy' && id.startsWith('postsdetailsrole'),
+    )?.[1];
+    const document = policy?.Properties.PolicyDocument as { Statement: { Sid?: string }[] } | undefined;
+    if (!document) return 0;
+    const kept = document.Statement.filter((statement) => statement.Sid !== 'bill');
+    const removed = document.Statement.length - kept.length;
+    document.Statement = kept;
+    return removed;
   });
   edit(/Functionsmcp.*\.nested\.template\.json$/, (resources) => {
     let removed = 0;

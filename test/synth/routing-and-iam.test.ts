@@ -1,12 +1,14 @@
 /**
- * Table tests of the two rules start:synth enforces on its own: API Gateway's route selection
- * (static part, then `{param}`, then greedy `{proxy+}`; a method before ANY) and the IAM check
- * (an explicit Deny wins; an Allow must match action and resource; conditions do not grant).
+ * Table tests of the rules start:synth enforces on its own: API Gateway's route selection (static
+ * part, then `{param}`, then greedy `{proxy+}`; a method before ANY), its proxy event, and the IAM
+ * check (an explicit Deny wins; an Allow must match action, resource and its conditions, such as the
+ * partition keys a DynamoDB request touches).
  */
 import { describe, expect, it } from 'vitest';
 import { RouteTable } from '../../functions/synth/api-gateway.js';
-import type { ApiMethod, PolicyStatement } from '../../functions/synth/deployment-model.js';
+import type { ApiMethod, DeployedTable, PolicyStatement } from '../../functions/synth/deployment-model.js';
 import { isAllowed } from '../../functions/synth/iam.js';
+import { partitionKeysOf } from '../../functions/synth/local-dynamodb.js';
 import { proxyEvent } from '../../functions/synth/proxy-event.js';
 
 const method = (httpMethod: string, resourcePath: string): ApiMethod => ({
@@ -88,7 +90,7 @@ describe('isAllowed', () => {
     ['another action', [allow('lambda:GetFunction', target)], false],
     ['resources are case-sensitive', [allow('lambda:InvokeFunction', target.toUpperCase())], false],
     [
-      'a conditioned grant does not grant here',
+      'a condition the request does not meet does not grant',
       [
         {
           ...allow('lambda:InvokeFunction', target),
@@ -104,6 +106,80 @@ describe('isAllowed', () => {
     ],
   ])('%s', (_, policy, expected) => {
     expect(isAllowed(policy, 'lambda:InvokeFunction', target)).toBe(expected);
+  });
+});
+
+describe('isAllowed with dynamodb:LeadingKeys', () => {
+  const table = 'arn:aws:dynamodb:us-east-1:123456789012:table/lookup';
+  const billing: PolicyStatement = {
+    Effect: 'Allow',
+    Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    Resource: table,
+    Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ACCOUNT#*'] } },
+  };
+  const keys = (...values: string[]) => new Map([['dynamodb:LeadingKeys', values]]);
+  it.each<[string, string, string[], boolean]>([
+    ['a key of the granted prefix', 'dynamodb:UpdateItem', ['ACCOUNT#acct_1'], true],
+    ['a key of another prefix', 'dynamodb:UpdateItem', ['APIKEY#abc'], false],
+    ['one key outside the prefix among several', 'dynamodb:GetItem', ['ACCOUNT#1', 'CURSOR#x'], false],
+    ['no key at all (ForAllValues of nothing holds)', 'dynamodb:GetItem', [], true],
+    ['an action not granted', 'dynamodb:DeleteItem', ['ACCOUNT#1'], false],
+  ])('%s', (_, action, values, expected) => {
+    expect(isAllowed([billing], action, table, keys(...values))).toBe(expected);
+  });
+
+  it('does not grant through a condition operator it cannot evaluate', () => {
+    const odd: PolicyStatement = {
+      ...billing,
+      Condition: { 'ForAllValues:ArnLike': { 'dynamodb:LeadingKeys': ['*'] } },
+    };
+    expect(isAllowed([odd], 'dynamodb:GetItem', table, keys('ACCOUNT#1'))).toBe(false);
+  });
+});
+
+describe('partitionKeysOf', () => {
+  const table: DeployedTable = {
+    name: 'lookup',
+    arn: 'arn:aws:dynamodb:us-east-1:123456789012:table/lookup',
+    keySchema: [
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ],
+    attributeDefinitions: [],
+  };
+  it.each<[string, Parameters<typeof partitionKeysOf>[0], string[]]>([
+    [
+      'a GetItem key',
+      { TableName: 'lookup', Key: { pk: { S: 'ACCOUNT#1' }, sk: { S: 'BALANCE' } } },
+      ['ACCOUNT#1'],
+    ],
+    [
+      'a PutItem item',
+      { TableName: 'lookup', Item: { pk: { S: 'CURSOR#c' }, sk: { S: 'C' } } },
+      ['CURSOR#c'],
+    ],
+    [
+      'a Query key condition',
+      {
+        TableName: 'lookup',
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': { S: 'ACCOUNT#2' }, ':prefix': { S: 'LEDGER#' } },
+      },
+      ['ACCOUNT#2'],
+    ],
+    [
+      'a Query through a name placeholder',
+      {
+        TableName: 'lookup',
+        KeyConditionExpression: '#k = :v',
+        ExpressionAttributeNames: { '#k': 'pk' },
+        ExpressionAttributeValues: { ':v': { S: 'APIKEY#h' } },
+      },
+      ['APIKEY#h'],
+    ],
+    ['a Scan', { TableName: 'lookup' }, []],
+  ])('%s', (_, request, expected) => {
+    expect(partitionKeysOf(request, table)).toEqual(expected);
   });
 });
 

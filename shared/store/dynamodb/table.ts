@@ -20,17 +20,20 @@ export interface DynamoTableOptions {
   region: string;
   /** Unset on AWS: the SDK finds DynamoDB itself. */
   endpoint?: string;
+  /**
+   * Whom requests to `endpoint` are signed as: `placeholder` (the default: the embedded DynamoDB
+   * ignores credentials, and a developer's machine may have none) or `environment` (a Lambda
+   * function's role, which start:synth's DynamoDB checks against the templates' grants).
+   */
+  signAs?: 'placeholder' | 'environment';
 }
 
 export function createDynamoTable(options: DynamoTableOptions): DynamoTable {
   const client = new DynamoDBClient({
     region: options.region,
-    ...(options.endpoint
-      ? {
-          endpoint: options.endpoint,
-          // The embedded DynamoDB ignores credentials, but the SDK signs every request.
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.endpoint && options.signAs !== 'environment'
+      ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
     // Billing decisions must not wait through SDK back-off: fail fast, answer 503.
     maxAttempts: 2,

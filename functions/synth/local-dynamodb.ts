@@ -1,0 +1,121 @@
+/**
+ * DynamoDB for the functions of start:synth: the embedded DynamoDB behind a loopback proxy that
+ * enforces each caller's role as the templates grant it, per request: the action
+ * (`dynamodb:GetItem`, ...), the table's ARN, and the partition keys the request touches as
+ * `dynamodb:LeadingKeys` (infra scopes every grant to key prefixes). A refusal is DynamoDB's own
+ * AccessDeniedException (400), so a grant the templates forgot or scoped too narrowly fails here,
+ * not on AWS. Callers are known by their SigV4 access key id, as in local-aws.ts; requests not signed
+ * by a function (the operator's tools) pass through.
+ */
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../shared/logger.js';
+import type { DeployedTable, Deployment } from './deployment-model.js';
+import type { FunctionHost } from './function-host.js';
+import { isAllowed } from './iam.js';
+
+type AttributeValue = Record<string, unknown>;
+
+interface DynamoRequest {
+  TableName?: string;
+  Key?: Record<string, AttributeValue>;
+  Item?: Record<string, AttributeValue>;
+  KeyConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, AttributeValue>;
+}
+
+export interface LocalDynamo {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startLocalDynamo(options: {
+  deployment: Deployment;
+  host: FunctionHost;
+  /** The embedded DynamoDB's endpoint. */
+  upstream: string;
+  logger: Logger;
+}): Promise<LocalDynamo> {
+  const upstream = new URL(options.upstream);
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.logger.error({ err: error }, 'local DynamoDB proxy failed');
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const keyId = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1];
+    const caller = keyId ? options.host.callerOf(keyId) : undefined;
+    if (caller) {
+      const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+      const parsed = JSON.parse(body.toString('utf8') || '{}') as DynamoRequest;
+      const table = options.deployment.tables.find((candidate) => candidate.name === parsed.TableName);
+      const resource =
+        table?.arn ??
+        `arn:aws:dynamodb:${options.deployment.region}:${options.deployment.accountId}:table/${parsed.TableName}`;
+      const action = `dynamodb:${operation}`;
+      const leadingKeys = table ? partitionKeysOf(parsed, table) : [];
+      if (!isAllowed(caller.policy, action, resource, new Map([['dynamodb:LeadingKeys', leadingKeys]]))) {
+        options.logger.warn({ function: caller.name, action, resource, leadingKeys }, 'access denied');
+        res.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' }).end(
+          JSON.stringify({
+            __type: 'com.amazon.coral.service#AccessDeniedException',
+            message: `User: ${caller.roleArn} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`,
+          }),
+        );
+        return;
+      }
+    }
+    const forwarded = httpRequest({
+      host: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: upstream.host },
+    });
+    forwarded.end(body);
+    const [answer] = (await once(forwarded, 'response')) as [IncomingMessage];
+    res.writeHead(answer.statusCode ?? 500, answer.headers);
+    answer.pipe(res);
+  }
+
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * The partition key values a request touches: its Key or Item, or, for a Query, the value the key
+ * condition sets the partition key equal to. None for a Scan (IAM's ForAllValues then holds).
+ */
+export function partitionKeysOf(request: DynamoRequest, table: DeployedTable): string[] {
+  const hashKey = table.keySchema.find((key) => key.KeyType === 'HASH')?.AttributeName as string;
+  const scalar = (value: AttributeValue | undefined) =>
+    value === undefined ? [] : [String(value.S ?? value.N ?? value.B ?? JSON.stringify(value))];
+  const record = request.Key ?? request.Item;
+  if (record) return scalar(record[hashKey]);
+  if (request.KeyConditionExpression) {
+    const names = new Map(Object.entries(request.ExpressionAttributeNames ?? {}));
+    const values = new Map(Object.entries(request.ExpressionAttributeValues ?? {}));
+    for (const [, name, placeholder] of request.KeyConditionExpression.matchAll(
+      /(#?[\w]+)\s*=\s*(:[\w]+)/g,
+    )) {
+      if ((names.get(name as string) ?? name) === hashKey) return scalar(values.get(placeholder as string));
+    }
+  }
+  return [];
+}
