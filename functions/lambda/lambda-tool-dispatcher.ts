@@ -48,8 +48,8 @@ export class LambdaToolDispatcher implements ToolDispatcher {
       }
     } catch (error) {
       this.logger.error({ err: error, requestId: call.requestId, functionName }, 'tool-group invoke failed');
-      // Whether the function ran is unknown: settlement, if any, completes on its own.
-      // Once chunks came, the function ran and its answer was cut off.
+      // Before any chunk, whether the function ran is unknown (settlement, if any, completes on its
+      // own); after one, it ran and its answer was cut off.
       const refusal =
         chunks.length === 0
           ? new ServiceUnavailableError('The lookup could not be started; try again shortly.', error)
