@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, cp, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import { BUNDLED_DATASET_FILE } from '../schemas/functions.js';
 import { provisionAccount } from '../shared/accounts/provisioning.js';
 import { createRepositories } from '../shared/service.js';
@@ -23,9 +22,8 @@ import { startEmbeddedDynamo } from '../shared/store/dynamodb/embedded-dynamodb.
 import { createDynamoTable, ensureTable } from '../shared/store/dynamodb/table.js';
 import { DatabaseSync } from '../shared/store/sqlite/node-sqlite.js';
 import { builtFunctions } from '../test/support/built-functions.js';
-import { startLambda } from '../test/support/lambda-process.js';
+import { restRequest, startLambda } from '../test/support/lambda-process.js';
 import { ROOT } from '../test/support/process-group.js';
-import { restApiEvent } from '../test/support/rest-api-event.js';
 import { startS3 } from '../test/support/s3-endpoint.js';
 import { describeMachine } from './measure.js';
 
@@ -137,16 +135,13 @@ async function main(): Promise<void> {
           delivery === 's3' ? withoutDatabase : (bundledCode.get(database) as string),
         );
         try {
-          const { result, ms } = await lambda.invoke<APIGatewayProxyResult>(
-            restApiEvent({
-              method: 'GET',
-              path: '/v1/profiles/details/by-username',
-              query: [['username', database.username]],
-              headers: { Authorization: `Bearer ${apiKey}` },
-            }),
-          );
-          if (result.statusCode !== 200)
-            throw new Error(`${database.label} ${delivery}: ${result.statusCode}`);
+          const { status, ms } = await restRequest(lambda, {
+            method: 'GET',
+            path: '/v1/profiles/details/by-username',
+            query: [['username', database.username]],
+            headers: { Authorization: `Bearer ${apiKey}` },
+          });
+          if (status !== 200) throw new Error(`${database.label} ${delivery}: ${status}`);
           samples.get(keyOf(database, delivery))?.push({ initMs: lambda.initMs, firstMs: ms });
         } finally {
           await lambda.stop();

@@ -21,7 +21,12 @@ import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-s
 import { z } from 'zod';
 import { createLogger } from '../../shared/logger.js';
 import { createRepositories } from '../../shared/service.js';
-import { causeText, loadConfigOrExplain, StartUpFailure } from '../../shared/start-up-failure.js';
+import {
+  causeText,
+  listenFailure,
+  loadConfigOrExplain,
+  StartUpFailure,
+} from '../../shared/start-up-failure.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
 import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
@@ -155,10 +160,9 @@ async function main() {
   );
   const demoKey = await issueDemoKey(createRepositories(store), config, 'npm run start:synth');
 
+  // Listening last, once every part is ready; functions read the address at their first start.
   const server = createServer();
-  server.listen(config.PORT, config.HOST);
-  await once(server, 'listening');
-  const base = baseUrlOf(server.address() as AddressInfo);
+  let base = '';
   const passed = Object.fromEntries(
     PASSED_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name] as string]] : [])),
   );
@@ -203,6 +207,11 @@ async function main() {
       res.end(JSON.stringify({ message: 'Internal server error' }));
     });
   });
+  server.listen(config.PORT, config.HOST);
+  await once(server, 'listening').catch((error: unknown) => {
+    throw listenFailure(config, error);
+  });
+  base = baseUrlOf(server.address() as AddressInfo);
 
   const timers = deployment.schedules.flatMap((schedule) => {
     const every = settings.START_SYNTH_SCHEDULE_SECONDS

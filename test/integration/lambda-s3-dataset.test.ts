@@ -1,14 +1,12 @@
 import { cp, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_DATASET_FILE } from '../../schemas/functions.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
 import { builtFunctions } from '../support/built-functions.js';
-import { LambdaInitError, type LambdaProcess, startLambda } from '../support/lambda-process.js';
+import { LambdaInitError, type LambdaProcess, restRequest, startLambda } from '../support/lambda-process.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
-import { restApiEvent } from '../support/rest-api-event.js';
 import { type S3Endpoint, startS3 } from '../support/s3-endpoint.js';
 
 const FUNCTION = 'profiles-details';
@@ -71,15 +69,13 @@ async function start(dataset: string, extra: Record<string, string> = {}): Promi
 const failureOf = (dataset: string) => start(dataset).catch((error: unknown) => error);
 
 async function lookUp(lambda: LambdaProcess, username: string) {
-  const { result } = await lambda.invoke<APIGatewayProxyResult>(
-    restApiEvent({
-      method: 'GET',
-      path: '/v1/profiles/details/by-username',
-      query: [['username', username]],
-      headers: { Authorization: `Bearer ${lambdaTable.apiKey}` },
-    }),
-  );
-  return { status: result.statusCode, body: JSON.parse(result.body) };
+  const answer = await restRequest(lambda, {
+    method: 'GET',
+    path: '/v1/profiles/details/by-username',
+    query: [['username', username]],
+    headers: { Authorization: `Bearer ${lambdaTable.apiKey}` },
+  });
+  return { status: answer.status, body: JSON.parse(answer.text) };
 }
 
 /** The copies of dataset objects in a function's ephemeral storage (its TMPDIR). */
