@@ -9,15 +9,14 @@
  * fails here, not on AWS.
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import type { Logger } from '../../shared/logger.js';
 import type { DeployedFunction, DeployedSecret, Deployment } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';
 import { isAllowed } from './iam.js';
+import { type LoopbackEndpoint, listenOnLoopback, signingKeyId } from './loopback.js';
 
 const INVOKE = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
 const INVOKE_STREAMING = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations$/;
@@ -46,10 +45,7 @@ export function streamEvent(type: 'PayloadChunk' | 'InvokeComplete', body: Uint8
 
 class AccessDenied extends Error {}
 
-export interface LocalAws {
-  url: string;
-  close(): Promise<void>;
-}
+export type LocalAws = LoopbackEndpoint;
 
 export interface LocalAwsOptions {
   deployment: Deployment;
@@ -73,7 +69,8 @@ export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws>
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    const caller = callerOf(req, options.host);
+    const keyId = signingKeyId(req);
+    const caller = keyId ? options.host.callerOf(keyId) : undefined;
     if (!caller) return awsError(res, 403, 'UnrecognizedClientException', 'The security token is invalid.');
     const path = (req.url ?? '').split('?')[0] as string;
     const buffered = INVOKE.exec(path);
@@ -153,16 +150,7 @@ export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws>
     res.end(streamEvent('InvokeComplete', Buffer.from(JSON.stringify(complete))));
   }
 
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOnLoopback(server);
 }
 
 function functionError(invocation: Awaited<ReturnType<FunctionHost['invoke']>>) {
@@ -172,12 +160,6 @@ function functionError(invocation: Awaited<ReturnType<FunctionHost['invoke']>>) 
   if (invocation.kind === 'crash')
     return { ErrorCode: 'Runtime.ExitError', ErrorDetails: invocation.errorMessage };
   return { ErrorCode: 'Unhandled', ErrorDetails: 'no answer' };
-}
-
-/** The function whose credentials signed the request (SigV4: `Credential=<key id>/<scope>`). */
-function callerOf(req: IncomingMessage, host: FunctionHost): DeployedFunction | undefined {
-  const keyId = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1];
-  return keyId ? host.callerOf(keyId) : undefined;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -9,11 +9,11 @@
  */
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../shared/logger.js';
 import type { DeployedTable, Deployment } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';
 import { isAllowed } from './iam.js';
+import { type LoopbackEndpoint, listenOnLoopback, signingKeyId } from './loopback.js';
 
 type AttributeValue = Record<string, unknown>;
 
@@ -26,10 +26,7 @@ interface DynamoRequest {
   ExpressionAttributeValues?: Record<string, AttributeValue>;
 }
 
-export interface LocalDynamo {
-  url: string;
-  close(): Promise<void>;
-}
+export type LocalDynamo = LoopbackEndpoint;
 
 export async function startLocalDynamo(options: {
   deployment: Deployment;
@@ -51,7 +48,7 @@ export async function startLocalDynamo(options: {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    const keyId = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1];
+    const keyId = signingKeyId(req);
     const caller = keyId ? options.host.callerOf(keyId) : undefined;
     if (caller) {
       const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
@@ -86,16 +83,7 @@ export async function startLocalDynamo(options: {
     answer.pipe(res);
   }
 
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOnLoopback(server);
 }
 
 /**
