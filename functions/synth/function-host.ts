@@ -86,6 +86,7 @@ export class FunctionHost {
     const invocation = await instance.invoke(event, this.timeoutMsOf(fn));
     if (invocation.kind === 'timeout' || invocation.kind === 'crash' || !instance.alive) {
       this.running.delete(instance);
+      await instance.stop();
       this.options.logger.warn(
         {
           function: fn.name,

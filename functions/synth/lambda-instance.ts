@@ -144,20 +144,23 @@ export class LambdaInstance {
     return { kind: 'result', result: answer.result, ms };
   }
 
+  /** Ends the environment: the runtime and what it started (Chromium), even after a crash. */
   async stop(): Promise<void> {
-    if (this.exited) return;
-    const exited = once(this.child, 'exit');
+    const exited = this.exited ? Promise.resolve() : once(this.child, 'exit');
     killGroup(this.child);
     await exited;
   }
 }
 
-/** Kills a process started detached and everything in its group. */
+/**
+ * Kills a process started detached and everything in its group; the group outlives a leader that
+ * crashed, so it is signalled whether or not the leader is still there.
+ */
 export function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, 'SIGKILL');
   } catch {
-    child.kill('SIGKILL');
+    // ESRCH: nothing of the group is left.
   }
 }
