@@ -132,6 +132,15 @@ export function apiGateway(options: ApiGatewayOptions) {
     if (!matched) return gatewayError(res, requestId, 403, 'Missing Authentication Token');
     const { method } = matched;
     const fn = host.find(method.integration.functionArn);
+    const { responseTransferMode, invocation } = method.integration;
+    // A streamed integration must call InvokeWithResponseStream, a buffered one Invoke.
+    if ((responseTransferMode === 'STREAM') !== (invocation === 'streamed')) {
+      logger.error(
+        { requestId, resource: method.resourcePath, responseTransferMode, invocation },
+        'Execution failed due to configuration error: the integration URI does not match its transfer mode',
+      );
+      return gatewayError(res, requestId, 500, 'Internal server error');
+    }
     if (!fn || !mayInvoke(fn, method, httpMethod)) {
       logger.error(
         { requestId, resource: method.resourcePath, function: method.integration.functionArn },

@@ -183,6 +183,14 @@ describe('a template edited to drop a route and three permissions', () => {
     expect(kept.status).toBe(200);
   });
 
+  it("answers a route whose integration URI does not match its transfer mode with API Gateway's 500", async () => {
+    const response = await fetch(`${service.url}/api/v2/jobs/search/filters`, {
+      headers: { 'X-API-Key': service.demoKey },
+    });
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ message: 'Internal server error' });
+  });
+
   it("answers a route whose function API Gateway may not invoke with API Gateway's 500", async () => {
     const response = await fetch(`${service.url}/v1/companies/details/by-slug?slug=${fx.richCompany.slug}`, {
       headers: bearer(service),
@@ -226,7 +234,8 @@ describe('a template edited to drop a route and three permissions', () => {
 });
 
 /**
- * A copy of cdk.out (templates copied, code assets linked) without the ANY method of /v1/jobs/search,
+ * A copy of cdk.out (templates copied, code assets linked) without the ANY method of /v1/jobs/search
+ * (and with /api/v2/jobs/search/filters' streamed integration marked buffered),
  * API Gateway's invoke permission on companies-details, posts-details' billing grant on the table,
  * and /mcp's invoke grant on the jobs group.
  */
@@ -261,6 +270,13 @@ function editedAssembly(): string {
         ),
     );
     for (const [id] of methods) delete resources[id];
+    // And a streamed integration that claims to be buffered (its URI still the streaming one).
+    const filters = Object.values(resources).find(
+      (resource) =>
+        resource.Type === 'AWS::ApiGateway::Method' &&
+        /\/jobs\/search\/filters$/.test(pathOf((resource.Properties.ResourceId as { Ref: string }).Ref)),
+    );
+    (filters?.Properties.Integration as { ResponseTransferMode?: string }).ResponseTransferMode = 'BUFFERED';
     return methods.length;
   });
   edit(/Routescompanies.*\.nested\.template\.json$/, (resources) => {

@@ -16,18 +16,14 @@ const PATH = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations/
 
 export interface InvokeEndpoint {
   url: string;
-  /** Invocations received, by function name. */
-  calls: Map<string, number>;
   close(): Promise<void>;
 }
 
 export async function startInvokeEndpoint(
   functions: ReadonlyMap<string, LambdaProcess>,
 ): Promise<InvokeEndpoint> {
-  const calls = new Map<string, number>();
   const server = createServer(async (req, res) => {
     const name = decodeURIComponent(PATH.exec(req.url ?? '')?.[1] ?? '');
-    calls.set(name, (calls.get(name) ?? 0) + 1);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     res.writeHead(200, {
@@ -52,7 +48,6 @@ export async function startInvokeEndpoint(
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    calls,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
