@@ -73,8 +73,15 @@ export class FunctionHost {
    */
   async invoke(fn: DeployedFunction, event: unknown): Promise<Invocation> {
     const hosted = this.hosted.get(fn.arn) as HostedFunction;
+    // An idle environment whose process ended meanwhile is gone, as Lambda would have reclaimed it.
     let instance = hosted.idle.pop();
-    if (!instance) {
+    while (instance && !instance.alive) {
+      this.running.delete(instance);
+      instance = hosted.idle.pop();
+    }
+    let invocation = instance ? await this.invokeIn(hosted, instance, event) : undefined;
+    // One that died just before the event reached it (its end not yet seen): a fresh one takes it.
+    if (invocation === undefined || (invocation.kind === 'crash' && !invocation.received)) {
       try {
         instance = await this.start(hosted);
       } catch (error) {
@@ -82,22 +89,35 @@ export class FunctionHost {
         this.options.logger.error({ function: fn.name, err: error }, 'init failed');
         return { kind: 'error', errorType: 'Runtime.InitError', errorMessage: error.message, ms: 0 };
       }
+      invocation = await this.invokeIn(hosted, instance, event);
     }
+    return invocation;
+  }
+
+  /** Runs `event` in `instance`; an environment that timed out or crashed is ended and dropped. */
+  private async invokeIn(
+    hosted: HostedFunction,
+    instance: LambdaInstance,
+    event: unknown,
+  ): Promise<Invocation> {
+    const { fn } = hosted;
     const invocation = await instance.invoke(event, this.timeoutMsOf(fn));
     if (invocation.kind === 'timeout' || invocation.kind === 'crash' || !instance.alive) {
       this.running.delete(instance);
       await instance.stop();
-      this.options.logger.warn(
-        {
-          function: fn.name,
-          outcome: invocation.kind,
-          ms: Math.round(invocation.ms),
-          logs: instance.logs().stderr.slice(-2000),
-        },
-        invocation.kind === 'timeout'
-          ? `Task timed out after ${this.timeoutMsOf(fn) / 1000} seconds`
-          : 'environment ended',
-      );
+      if (invocation.kind !== 'crash' || invocation.received) {
+        this.options.logger.warn(
+          {
+            function: fn.name,
+            outcome: invocation.kind,
+            ms: Math.round(invocation.ms),
+            logs: instance.logs().stderr.slice(-2000),
+          },
+          invocation.kind === 'timeout'
+            ? `Task timed out after ${this.timeoutMsOf(fn) / 1000} seconds`
+            : 'environment ended',
+        );
+      }
     } else {
       hosted.idle.push(instance);
     }

@@ -32,7 +32,8 @@ export type Invocation =
   | { kind: 'streamed'; contentType: string; body: Buffer; ms: number }
   | { kind: 'error'; errorType: string; errorMessage: string; ms: number }
   | { kind: 'timeout'; ms: number }
-  | { kind: 'crash'; errorMessage: string; ms: number };
+  /** `received`: whether the runtime had taken the event (else it never reached a live environment). */
+  | { kind: 'crash'; errorMessage: string; received: boolean; ms: number };
 
 interface RuntimeMessage {
   id?: number;
@@ -49,6 +50,7 @@ export class LambdaInitError extends Error {}
 export class LambdaInstance {
   private next = 0;
   private readonly pending = new Map<number, (message: RuntimeMessage) => void>();
+  private readonly received = new Set<number>();
   private output = { stdout: '', stderr: '' };
   private exited = false;
 
@@ -84,7 +86,9 @@ export class LambdaInstance {
     const instance = new LambdaInstance(child, first.initMs as number);
     instance.output = output;
     child.on('message', (message: RuntimeMessage) => {
-      if (message.id !== undefined) instance.pending.get(message.id)?.(message);
+      if (message.id === undefined) return;
+      if (message.type === 'received') instance.received.add(message.id);
+      else instance.pending.get(message.id)?.(message);
     });
     child.once('exit', (code, signal) => {
       instance.exited = true;
@@ -112,23 +116,29 @@ export class LambdaInstance {
   async invoke(event: unknown, timeoutMs: number): Promise<Invocation> {
     const begun = performance.now();
     const elapsed = () => performance.now() - begun;
-    if (this.exited) return { kind: 'crash', errorMessage: 'the environment had ended', ms: 0 };
+    if (this.exited) {
+      return { kind: 'crash', errorMessage: 'the environment had ended', received: false, ms: 0 };
+    }
     const id = this.next++;
     let timer: NodeJS.Timeout | undefined;
     const answer = await new Promise<RuntimeMessage | 'timeout'>((resolve) => {
       this.pending.set(id, resolve);
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      this.child.send({ id, event, deadline: Date.now() + timeoutMs });
+      // A channel that closed meanwhile (the process just died) is a crash, not an error event.
+      this.child.send({ id, event, deadline: Date.now() + timeoutMs }, (error) => {
+        if (error) resolve({ error: `crash: ${error.message}` });
+      });
     });
     clearTimeout(timer);
     this.pending.delete(id);
+    const received = this.received.delete(id);
     if (answer === 'timeout') {
       await this.stop();
       return { kind: 'timeout', ms: elapsed() };
     }
     const ms = answer.ms ?? elapsed();
     if (answer.error?.startsWith('crash: '))
-      return { kind: 'crash', errorMessage: answer.error.slice(7), ms };
+      return { kind: 'crash', errorMessage: answer.error.slice(7), received, ms };
     if (answer.error !== undefined) {
       const errorType = /^(\w+)/.exec(answer.error)?.[1] ?? 'Error';
       return { kind: 'error', errorType, errorMessage: answer.error, ms };

@@ -115,6 +115,8 @@ try {
 if (handler) {
   process.send({ type: 'ready', initMs: performance.now() - started });
   process.on('message', async ({ id, event, deadline }) => {
+    // The event reached a live environment: from here a crash is this invocation's.
+    process.send({ id, type: 'received' });
     const begun = performance.now();
     try {
       process.send({ id, ...(await run(handler, event, deadline)), ms: performance.now() - begun });

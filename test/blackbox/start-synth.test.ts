@@ -147,6 +147,21 @@ describe('timeouts, crashes and restarts', () => {
     expect(await response.json()).toEqual({ message: 'Internal server error' });
     expect((await websiteText(service, '/page')).status).toBe(200);
   }, 60_000);
+  it('replaces an environment that ended while idle, instead of failing the next request', async () => {
+    const lookup = () =>
+      fetch(
+        `${service.url}/v1/jobs/details/by-url?url=${encodeURIComponent(identifierValues.jobs?.url as string)}`,
+        {
+          headers: bearer(service),
+        },
+      );
+    expect((await lookup()).status).toBe(200);
+    const idle = processesOf('lookup-dev-jobs-details');
+    expect(idle.length).toBeGreaterThan(0);
+    for (const pid of idle) process.kill(pid, 'SIGKILL');
+    await eventually(async () => processesOf('lookup-dev-jobs-details').length === 0, 5_000);
+    expect((await lookup()).status).toBe(200);
+  }, 60_000);
 });
 
 describe('a template edited to drop a route and three permissions', () => {
