@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { buffer } from 'node:stream/consumers';
 import type { Logger } from '../../shared/logger.js';
 import type { ApiMethod, DeployedFunction, Deployment } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';
@@ -148,9 +149,7 @@ export function apiGateway(options: ApiGatewayOptions) {
       );
       return gatewayError(res, requestId, 500, 'Internal server error');
     }
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
+    const body = await buffer(req);
     const requestHeaders: [string, string][] = [];
     for (let index = 0; index < req.rawHeaders.length; index += 2) {
       requestHeaders.push([req.rawHeaders[index] as string, req.rawHeaders[index + 1] as string]);

@@ -8,10 +8,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { cp, mkdir, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Logger } from '../../shared/logger.js';
 import type { DeployedFunction, Deployment } from './deployment-model.js';
 import { type Invocation, LambdaInitError, LambdaInstance } from './lambda-instance.js';
+import { signingKeyId } from './loopback.js';
 
 /** Where Lambda puts a function's code. */
 const LAMBDA_TASK_ROOT = '/var/task';
@@ -57,9 +59,10 @@ export class FunctionHost {
     return this.hosted.get(unqualified)?.fn;
   }
 
-  /** The function whose role's credentials carry this access key id. */
-  callerOf(accessKeyId: string): DeployedFunction | undefined {
-    return this.byAccessKey.get(accessKeyId);
+  /** The function whose role's credentials signed `req`; undefined for anyone else. */
+  callerOf(req: IncomingMessage): DeployedFunction | undefined {
+    const keyId = signingKeyId(req);
+    return keyId === undefined ? undefined : this.byAccessKey.get(keyId);
   }
 
   timeoutMsOf(fn: DeployedFunction): number {

@@ -11,12 +11,13 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { buffer } from 'node:stream/consumers';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import type { Logger } from '../../shared/logger.js';
 import type { DeployedFunction, DeployedSecret, Deployment } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';
 import { isAllowed } from './iam.js';
-import { type LoopbackEndpoint, listenOnLoopback, signingKeyId } from './loopback.js';
+import { type LoopbackEndpoint, listenOnLoopback } from './loopback.js';
 
 const INVOKE = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
 const INVOKE_STREAMING = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations$/;
@@ -66,11 +67,8 @@ export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws>
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    const keyId = signingKeyId(req);
-    const caller = keyId ? options.host.callerOf(keyId) : undefined;
+    const body = await buffer(req);
+    const caller = options.host.callerOf(req);
     if (!caller) return awsError(res, 403, 'UnrecognizedClientException', 'The security token is invalid.');
     const path = (req.url ?? '').split('?')[0] as string;
     const buffered = INVOKE.exec(path);

@@ -9,11 +9,12 @@
  */
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { buffer } from 'node:stream/consumers';
 import type { Logger } from '../../shared/logger.js';
 import type { DeployedTable, Deployment } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';
 import { isAllowed } from './iam.js';
-import { type LoopbackEndpoint, listenOnLoopback, signingKeyId } from './loopback.js';
+import { type LoopbackEndpoint, listenOnLoopback } from './loopback.js';
 
 type AttributeValue = Record<string, unknown>;
 
@@ -45,11 +46,8 @@ export async function startLocalDynamo(options: {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    const keyId = signingKeyId(req);
-    const caller = keyId ? options.host.callerOf(keyId) : undefined;
+    const body = await buffer(req);
+    const caller = options.host.callerOf(req);
     if (caller) {
       const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
       const parsed = JSON.parse(body.toString('utf8') || '{}') as DynamoRequest;

@@ -1,7 +1,7 @@
 /**
  * What start:synth's local AWS endpoints share: a server on a loopback port of its own, and the
- * caller a request was signed by (SigV4: `Credential=<access key id>/<scope>`), which each
- * function's environment makes its own (function-host.ts).
+ * access key id a request was signed with (SigV4: `Credential=<access key id>/<scope>`), which each
+ * function's environment makes its own (function-host.ts `callerOf`).
  */
 import { once } from 'node:events';
 import type { IncomingMessage, Server } from 'node:http';

@@ -17,7 +17,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { createLogger } from '../../shared/logger.js';
 import { createRepositories } from '../../shared/service.js';
@@ -29,11 +28,10 @@ import {
 } from '../../shared/start-up-failure.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
-import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
+import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
 import { banner, baseUrlOf, issueDemoKey } from '../local/demo-key.js';
 import { apiGateway } from './api-gateway.js';
 import { readDeployment } from './cloud-assembly.js';
-import type { Deployment } from './deployment-model.js';
 import { FunctionHost } from './function-host.js';
 import { startLocalAws } from './local-aws.js';
 import { startLocalDynamo } from './local-dynamodb.js';
@@ -114,36 +112,13 @@ function ensureSynthesized(): void {
   }
 }
 
-/** The templates' tables in the embedded DynamoDB, as CloudFormation would create them. */
-async function createTables(deployment: Deployment, endpoint: string): Promise<void> {
-  const client = new DynamoDBClient({
-    region: deployment.region,
-    endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  for (const table of deployment.tables) {
-    const exists = await client
-      .send(new DescribeTableCommand({ TableName: table.name }))
-      .then(() => true)
-      .catch(() => false);
-    if (exists) continue;
-    await client.send(
-      new CreateTableCommand({
-        TableName: table.name,
-        BillingMode: 'PAY_PER_REQUEST',
-        KeySchema: table.keySchema,
-        AttributeDefinitions: table.attributeDefinitions.map((definition) => ({
-          AttributeName: definition.AttributeName,
-          AttributeType: definition.AttributeType as 'S' | 'N' | 'B',
-        })),
-      }),
-    );
-  }
-  client.destroy();
-}
-
 async function main() {
-  const settings = synthSettings.parse(process.env);
+  const parsed = synthSettings.safeParse(process.env);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new StartUpFailure('invalid_configuration', `Invalid configuration: ${issues.join('; ')}.`);
+  }
+  const settings = parsed.data;
   const cdkOut = settings.START_SYNTH_CDK_OUT ?? CDK_OUT;
   if (!settings.START_SYNTH_CDK_OUT) ensureSynthesized();
   const deployment = readDeployment(cdkOut);
@@ -152,12 +127,16 @@ async function main() {
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   const dynamo = await startEmbeddedDynamo({ path: join(state, 'dynamodb') });
-  await createTables(deployment, dynamo.endpoint);
+  // The single table of the templates, as CloudFormation would create it.
   const [table] = deployment.tables;
   if (!table) throw new StartUpFailure('synth_failed', 'The templates define no DynamoDB table.');
-  const store = createDynamoStore(
-    createDynamoTable({ table: table.name, region: deployment.region, endpoint: dynamo.endpoint }),
-  );
+  const tableClient = createDynamoTable({
+    table: table.name,
+    region: deployment.region,
+    endpoint: dynamo.endpoint,
+  });
+  await ensureTable(tableClient, table);
+  const store = createDynamoStore(tableClient);
   const demoKey = await issueDemoKey(createRepositories(store), config, 'npm run start:synth');
 
   // Listening last, once every part is ready; functions read the address at their first start.

@@ -9,6 +9,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buffer } from 'node:stream/consumers';
 import { CHUNK_BYTES, streamEvent as event } from '../../functions/synth/local-aws.js';
 import type { LambdaProcess } from './lambda-process.js';
 
@@ -24,8 +25,7 @@ export async function startInvokeEndpoint(
 ): Promise<InvokeEndpoint> {
   const server = createServer(async (req, res) => {
     const name = decodeURIComponent(PATH.exec(req.url ?? '')?.[1] ?? '');
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = await buffer(req);
     res.writeHead(200, {
       'Content-Type': 'application/vnd.amazon.eventstream',
       'X-Amz-Executed-Version': '$LATEST',
@@ -35,7 +35,7 @@ export async function startInvokeEndpoint(
     const target = functions.get(name);
     if (!target) return complete({ ErrorCode: 'Unhandled', ErrorDetails: `${name} crashed` });
     try {
-      const { streamed } = await target.invokeStreaming(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      const { streamed } = await target.invokeStreaming(JSON.parse(body.toString('utf8')));
       for (let at = 0; at < streamed.body.length; at += CHUNK_BYTES) {
         res.write(event('PayloadChunk', streamed.body.subarray(at, at + CHUNK_BYTES)));
       }

@@ -6,6 +6,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  type ScalarAttributeType,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -44,8 +45,25 @@ export function createDynamoTable(options: DynamoTableOptions): DynamoTable {
   return { doc, table: options.table };
 }
 
+/** The key of a table: the single table's pk/sk unless a template says otherwise (start:synth). */
+export interface TableKeys {
+  keySchema: { AttributeName: string; KeyType: 'HASH' | 'RANGE' }[];
+  attributeDefinitions: { AttributeName: string; AttributeType: string }[];
+}
+
+const SINGLE_TABLE_KEYS: TableKeys = {
+  keySchema: [
+    { AttributeName: 'pk', KeyType: 'HASH' },
+    { AttributeName: 'sk', KeyType: 'RANGE' },
+  ],
+  attributeDefinitions: [
+    { AttributeName: 'pk', AttributeType: 'S' },
+    { AttributeName: 'sk', AttributeType: 'S' },
+  ],
+};
+
 /** Creates the table when it does not exist (local and tests; on AWS the CDK stack owns it). */
-export async function ensureTable(store: DynamoTable): Promise<void> {
+export async function ensureTable(store: DynamoTable, keys: TableKeys = SINGLE_TABLE_KEYS): Promise<void> {
   try {
     await store.doc.send(new DescribeTableCommand({ TableName: store.table }));
     return;
@@ -56,14 +74,11 @@ export async function ensureTable(store: DynamoTable): Promise<void> {
     new CreateTableCommand({
       TableName: store.table,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
+      AttributeDefinitions: keys.attributeDefinitions.map(({ AttributeName, AttributeType }) => ({
+        AttributeName,
+        AttributeType: AttributeType as ScalarAttributeType,
+      })),
+      KeySchema: keys.keySchema,
     }),
   );
   // A new table is CREATING for a moment (dynalite too, on a busy machine); writes before it is
