@@ -76,7 +76,7 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
           operation,
           variant,
           credential: { scheme: 'bearer', authorization: c.req.header('authorization') },
-          input: { kind: 'query', params: new URL(c.req.url).searchParams },
+          input: { kind: 'query', query: new URL(c.req.url).search },
           requestId,
           transport: 'rest',
         });

@@ -1,19 +1,51 @@
 /**
  * Validates a request's parameters against its operation's catalog schema, for every transport:
- * REST query strings (repeated names are possible) and MCP tool arguments (a JSON object).
- * Every refusal is an `invalid_request` with details using the spec's detail codes, one detail per
- * cause. Parameter names come from the request, so they are only ever looked up in Maps or with own-
- * property checks: `constructor` and `__proto__` are names like any other here.
+ * REST query strings as received (repeated names are possible), an identifier a /api/v2 path carries,
+ * and MCP tool arguments (a JSON object). Values must be text first (decode-query.ts): what is not
+ * text is refused here, before admission, whatever the transport. Every refusal is an
+ * `invalid_request` with details using the spec's detail codes, one detail per cause, naming each
+ * parameter as the client sent it. Parameter names come from the request, so they are only ever
+ * looked up in Maps or with own-property checks: `constructor` and `__proto__` are names like any
+ * other here.
  */
 import type { z } from 'zod';
 import type { OperationDefinition, OperationVariant } from '../../schemas/catalog.js';
 import { type DetailCode, type ErrorDetail, MAX_ERROR_DETAILS } from '../../schemas/errors.js';
 import { InvalidRequestError } from '../errors.js';
-import { printableField } from './public-response.js';
+import {
+  type DecodedText,
+  decodePathSegment,
+  decodeQuery,
+  describeProblem,
+  type TextProblem,
+  textProblem,
+} from './decode-query.js';
+import { printableField, quoteInput } from './public-response.js';
 
 export type RawInput =
-  | { kind: 'query'; params: URLSearchParams }
+  | {
+      kind: 'query';
+      /** The query string as received, still percent-encoded (URLSearchParams would decode it lossily). */
+      query: string;
+      pathIdentifier?: PathIdentifier;
+    }
   | { kind: 'arguments'; values: Record<string, unknown> };
+
+/** An identifier a path carries (`/api/v2/profiles/{public_identifier}`), as received. */
+export interface PathIdentifier {
+  /** The path parameter's name as the listing spells it: details name it so. */
+  name: string;
+  /** The operation's identifier it fills (`username`). */
+  parameter: string;
+  /** The path segment as received, still percent-encoded. */
+  raw: string;
+}
+
+/** One value as received: a value to validate, or what keeps it from being text. */
+type Received = { value: unknown; problem?: undefined } | { problem: TextProblem };
+
+/** How a parameter is named in details: a path parameter by its own name, others as sent, printably. */
+type Label = (name: string) => string;
 
 export function validateInput(
   operation: OperationDefinition,
@@ -21,60 +53,113 @@ export function validateInput(
   variant?: OperationVariant,
 ): unknown {
   const details: ErrorDetail[] = [];
-  const received = receivedValues(raw);
-  const values = collectValues(operation, received, details);
+  const { received, labels } = receivedValues(raw, details);
+  const label: Label = (name) => labels.get(name) ?? printableField(name);
+  const values = collectValues(operation, received, details, label);
   const reported = new Set(details.map((detail) => detail.field));
 
-  const identifierDetail = checkIdentifiers(operation, received, variant);
+  const identifierDetail = checkIdentifiers(operation, received, variant, label);
   if (identifierDetail) {
     details.push(identifierDetail);
-    for (const name of operation.identifiers) reported.add(name);
+    for (const name of operation.identifiers) reported.add(label(name));
   }
 
   const parsed = operation.query.safeParse(Object.fromEntries(values));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
-      const field = String(issue.path[0] ?? 'query');
+      const name = String(issue.path[0] ?? 'query');
+      const field = label(name);
       // One cause, one detail: a repeated, blank or miscounted parameter is already reported.
       if (reported.has(field)) continue;
       reported.add(field);
-      details.push(toDetail(field, issue));
+      details.push(toDetail(name, field, issue));
     }
   }
   if (details.length > 0) throw new InvalidRequestError(details.slice(0, MAX_ERROR_DETAILS));
   return (parsed as { data: unknown }).data;
 }
 
-/** Every name the request sent, with all the values sent under it. */
-function receivedValues(raw: RawInput): Map<string, unknown[]> {
-  const received = new Map<string, unknown[]>();
-  if (raw.kind === 'query') {
-    for (const [name, value] of raw.params) received.set(name, [...(received.get(name) ?? []), value]);
-  } else {
-    for (const name of Object.keys(raw.values)) received.set(name, [raw.values[name]]);
+/**
+ * Every name the request sent, with all the values sent under it; names that are not text, and an
+ * identifier sent in the query of a path that carries it, become details instead.
+ */
+function receivedValues(
+  raw: RawInput,
+  details: ErrorDetail[],
+): { received: Map<string, Received[]>; labels: Map<string, string> } {
+  const received = new Map<string, Received[]>();
+  const labels = new Map<string, string>();
+  const add = (name: string, value: Received) => received.set(name, [...(received.get(name) ?? []), value]);
+  if (raw.kind === 'arguments') {
+    for (const name of Object.keys(raw.values)) {
+      const value = raw.values[name];
+      const problem = typeof value === 'string' ? textProblem(value) : undefined;
+      add(name, problem ? { problem } : { value });
+    }
+    return { received, labels };
   }
-  return received;
+
+  const { pathIdentifier } = raw;
+  if (pathIdentifier) {
+    labels.set(pathIdentifier.parameter, pathIdentifier.name);
+    add(pathIdentifier.parameter, fromDecoded(decodePathSegment(pathIdentifier.raw)));
+  }
+  const refused = new Set<string>();
+  const refuse = (detail: ErrorDetail) => {
+    if (refused.has(detail.field)) return;
+    refused.add(detail.field);
+    details.push(detail);
+  };
+  for (const { rawName, name, value } of decodeQuery(raw.query)) {
+    if (name.problem) {
+      // Named as sent, still percent-encoded: printable, and what the client can find in its URL.
+      refuse({
+        field: printableField(rawName),
+        code: 'invalid_format',
+        message: `The parameter name ${quoteInput(rawName, 64)} ${describeProblem(name.problem)}.`,
+      });
+    } else if (pathIdentifier && name.text === pathIdentifier.parameter) {
+      refuse({
+        field: name.text,
+        code: 'unknown_parameter',
+        message:
+          `This path carries ${name.text} as its path parameter {${pathIdentifier.name}}; ` +
+          `remove ${name.text} from the query.`,
+      });
+    } else {
+      add(name.text, fromDecoded(value));
+    }
+  }
+  return { received, labels };
 }
 
-/** The values to parse, by name; unknown, repeated and blank parameters become details instead. */
+function fromDecoded(decoded: DecodedText): Received {
+  return decoded.problem ? { problem: decoded.problem } : { value: decoded.text };
+}
+
+/** The values to parse, by name; unknown, repeated, blank parameters and non-text become details instead. */
 function collectValues(
   operation: OperationDefinition,
-  received: Map<string, unknown[]>,
+  received: Map<string, Received[]>,
   details: ErrorDetail[],
+  label: Label,
 ): Map<string, unknown> {
   const values = new Map<string, unknown>();
   for (const [name, all] of received) {
-    const field = printableField(name);
+    const field = label(name);
+    const [only] = all;
     if (!Object.hasOwn(operation.query.shape, name)) {
       const hints = operation.parameterHints ?? {};
       const message = Object.hasOwn(hints, name) ? hints[name] : undefined;
       details.push({ field, code: 'unknown_parameter', message: message ?? `Unknown parameter ${field}.` });
-    } else if (all.length > 1) {
+    } else if (all.length > 1 || !only) {
       details.push({ field, code: 'repeated_parameter', message: `Send ${field} at most once.` });
-    } else if (typeof all[0] === 'string' && all[0].trim() === '') {
+    } else if (only.problem) {
+      details.push({ field, code: 'invalid_format', message: `${field} ${describeProblem(only.problem)}.` });
+    } else if (typeof only.value === 'string' && only.value.trim() === '') {
       details.push({ field, code: 'invalid_value', message: `${field} must not be empty or blank.` });
     } else {
-      values.set(name, all[0]);
+      values.set(name, only.value);
     }
   }
   return values;
@@ -82,34 +167,51 @@ function collectValues(
 
 /**
  * Exactly one identifier per request (SPEC "Profiles" rule 1), on every path that takes one. A
- * repeated identifier counts as sent: its detail is `repeated_parameter`, not a miscount too.
+ * repeated identifier counts as sent: its detail is `repeated_parameter`, not a miscount too. The
+ * message names what was received, so a client sees which parameter to remove.
  */
 function checkIdentifiers(
   operation: OperationDefinition,
   received: Map<string, unknown[]>,
   variant: OperationVariant | undefined,
+  label: Label,
 ): ErrorDetail | undefined {
-  if (operation.identifiers.length === 0) return undefined;
-  const present = operation.identifiers.filter((name) => received.has(name));
+  const { identifiers } = operation;
+  if (identifiers.length === 0) return undefined;
+  const present = identifiers.filter((name) => received.has(name));
   const expected = variant?.identifier;
   if (present.length === 1 && (expected === undefined || present[0] === expected)) return undefined;
-  if (expected !== undefined || operation.identifiers.length === 1) {
-    const identifier = expected ?? (operation.identifiers[0] as string);
-    return {
-      field: identifier,
-      code: 'identifier_count',
-      message: `Send exactly one identifier on this path: ${identifier}.`,
-    };
+  if (expected !== undefined || identifiers.length === 1) {
+    const only = expected ?? (identifiers[0] as string);
+    const identifier = label(only);
+    const others = present.filter((name) => name !== only).map(label);
+    const rule = `This path takes exactly one identifier, ${identifier}`;
+    const message =
+      others.length === 0
+        ? `${rule}; none was sent.`
+        : present.includes(only)
+          ? `${rule}; ${listed(others)} ${others.length === 1 ? 'was' : 'were'} sent as well: remove ${others.length === 1 ? 'it' : 'them'}.`
+          : `${rule}, and received ${listed(others)} instead: send ${identifier} (the other identifiers have paths of their own).`;
+    return { field: identifier, code: 'identifier_count', message };
   }
+  const choice = `Send exactly one of ${identifiers.map(label).join(', ')}`;
   return {
-    field: operation.identifiers.join('|'),
+    field: identifiers.join('|'),
     code: 'identifier_count',
-    message: `Send exactly one of: ${operation.identifiers.join(', ')}.`,
+    message:
+      present.length === 0
+        ? `${choice}; none was sent.`
+        : `${choice}; received ${listed(present.map(label))}: keep one and remove the others.`,
   };
 }
 
-function toDetail(field: string, issue: z.core.$ZodIssue): ErrorDetail {
-  return { field, code: detailCode(issue), message: detailMessage(field, issue) };
+/** `a`, `a and b`, `a, b and c`. */
+function listed(names: readonly string[]): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+function toDetail(name: string, field: string, issue: z.core.$ZodIssue): ErrorDetail {
+  return { field, code: detailCode(issue), message: detailMessage(name, field, issue) };
 }
 
 function detailCode(issue: z.core.$ZodIssue): DetailCode {
@@ -125,8 +227,11 @@ function detailCode(issue: z.core.$ZodIssue): DetailCode {
   }
 }
 
-function detailMessage(field: string, issue: z.core.$ZodIssue): string {
+/** The schema's message, with the parameter named as the request named it (a path parameter by its own name). */
+function detailMessage(name: string, field: string, issue: z.core.$ZodIssue): string {
   if (issue.input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value'))
     return `${field} is required.`;
-  return issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
+  return issue.message.startsWith(name)
+    ? `${field}${issue.message.slice(name.length)}`
+    : `${field}: ${issue.message}`;
 }

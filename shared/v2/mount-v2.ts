@@ -14,6 +14,7 @@ import { toHttpResponse } from '../http/render.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse } from '../pipeline/public-response.js';
 import type { LookupPipeline } from '../pipeline/run-lookup.js';
+import type { RawInput } from '../pipeline/validate-input.js';
 import { toV2Response } from './v2-envelope.js';
 import { registerV2Docs } from './v2-openapi.js';
 
@@ -57,7 +58,7 @@ export function mountV2(service: V2Service): void {
         operation,
         variant: variantOf(route),
         credential: { scheme: 'apiKey', apiKey: c.req.header('x-api-key') },
-        input: { kind: 'query', params: routeParameters(route, c.req.url, c.req.param()) },
+        input: routeInput(route, c.req.url),
         requestId,
         transport: 'v2',
       });
@@ -73,14 +74,23 @@ export function mountV2(service: V2Service): void {
 }
 
 /**
- * The query the operation validates: the request's own, plus the identifier taken from the path
- * under its v1 name, so validation answers with the same details as v1.
+ * What the operation validates: the request's query and the identifier its path carries, both as
+ * received (still percent-encoded), so that validation decodes them strictly and names the path
+ * parameter as the listing does. The segment is read from the URL's own path rather than from the
+ * router's parameters, which are decoded leniently.
  */
-function routeParameters(route: V2Route, url: string, pathValues: Record<string, string>): URLSearchParams {
-  const params = new URL(url).searchParams;
-  if (route.pathParameter && route.identifier) {
-    const value = pathValues[route.pathParameter];
-    if (value !== undefined) params.append(route.identifier, value);
-  }
-  return params;
+function routeInput(route: V2Route, url: string): RawInput {
+  const { pathname, search } = new URL(url);
+  if (!route.pathParameter || !route.identifier) return { kind: 'query', query: search };
+  // Hono matches one segment per parameter, so the segment sits where the template has it.
+  const index = route.path.split('/').indexOf(`{${route.pathParameter}}`);
+  return {
+    kind: 'query',
+    query: search,
+    pathIdentifier: {
+      name: route.pathParameter,
+      parameter: route.identifier,
+      raw: pathname.split('/')[index] ?? '',
+    },
+  };
 }

@@ -92,14 +92,39 @@ describe('one identifier rule on every path', () => {
     const path =
       '/v1/profiles/details/by-username?username=amelia-hartmann&url=https%3A%2F%2Fwww.linkedin.com%2Fin%2Fx1';
     const body = await expectError(await harness.get(path, apiKey), 400, 'invalid_request');
-    expect(body.error.details).toEqual([expect.objectContaining({ code: 'identifier_count' })]);
+    expect(body.error.details).toEqual([
+      {
+        field: 'username',
+        code: 'identifier_count',
+        message: 'This path takes exactly one identifier, username; url was sent as well: remove it.',
+      },
+    ]);
+  });
+
+  it('answers the identifier of another path, named, with identifier_count', async () => {
+    const path = '/v1/profiles/details/by-username?publicId=ACoAAAbcdefghijklmnopqrstuvwx&url=x';
+    const body = await expectError(await harness.get(path, apiKey), 400, 'invalid_request');
+    expect(body.error.details).toContainEqual({
+      field: 'username',
+      code: 'identifier_count',
+      message:
+        'This path takes exactly one identifier, username, and received url and publicId instead: ' +
+        'send username (the other identifiers have paths of their own).',
+    });
+  });
+
+  it('answers no identifier with identifier_count, saying none was sent', async () => {
+    const body = await expectError(await harness.get('/v1/profiles/posts', apiKey), 400, 'invalid_request');
+    expect(body.error.details[0]?.message).toBe(
+      'This path takes exactly one identifier, username; none was sent.',
+    );
   });
 });
 
 describe('blank values', () => {
   it.each([
     ['keywords', '/v1/companies/search?keywords=%20'],
-    ['keywords', '/v1/search/people?keywords=%20%09'],
+    ['keywords', '/v1/search/people?keywords=%20+%20'],
     ['query', '/v1/search/typeahead?query=%20'],
     ['username', '/v1/profiles/posts?username=%20'],
     ['cursor', '/v1/profiles/posts?username=amelia-hartmann&cursor=%20'],

@@ -100,7 +100,12 @@ describe('tool errors', () => {
     expect(result.isError).toBe(true);
     const body = errorBodySchema.strict().parse(result.structuredContent);
     expect(body.error.details).toEqual([
-      expect.objectContaining({ field: 'username|url|publicId', code: 'identifier_count' }),
+      {
+        field: 'username|url|publicId',
+        code: 'identifier_count',
+        message:
+          'Send exactly one of username, url, publicId; received username and url: keep one and remove the others.',
+      },
     ]);
     const meta = lookupMeta(result);
     expect(meta.status).toBe(400);

@@ -151,6 +151,54 @@ describe('transport rules', () => {
   });
 
   it.each([
+    ['/api/v2/profiles/a', 'public_identifier'],
+    ['/api/v2/profiles/a/positions', 'public_identifier'],
+    ['/api/v2/profiles/id/ACoA-too-short', 'profile_id'],
+    ['/api/v2/companies/a%20b/posts', 'universal_name'],
+    ['/api/v2/companies/id/northwind', 'company_id'],
+    ['/api/v2/posts/7265401938275610624/comments', 'post_slug'],
+    ['/api/v2/search/hashtags/%20', 'hashtag'],
+  ])('names a bad path parameter of %s as the listing does: %s', async (path, field) => {
+    const body = await expectError(await v2(path), 400, 'invalid_request');
+    expect(body.error.details).toEqual([
+      { field, code: expect.any(String), message: expect.stringMatching(new RegExp(`^${field}[ :]`)) },
+    ]);
+    expect(body.error.details[0]?.message).not.toMatch(/\busername\b/);
+  });
+
+  it('names the path parameter and the extra identifier when the query sends another', async () => {
+    const url = encodeURIComponent(`https://www.linkedin.com/in/${username}/`);
+    const body = await expectError(
+      await v2(`/api/v2/profiles/${username}?url=${url}`),
+      400,
+      'invalid_request',
+    );
+    expect(body.error.details).toEqual([
+      {
+        field: 'public_identifier',
+        code: 'identifier_count',
+        message:
+          'This path takes exactly one identifier, public_identifier; url was sent as well: remove it.',
+      },
+    ]);
+  });
+
+  it('refuses the identifier in the query of a path that carries it, saying where it goes', async () => {
+    const body = await expectError(
+      await v2(`/api/v2/profiles/${username}?username=${username}`),
+      400,
+      'invalid_request',
+    );
+    expect(body.error.details).toEqual([
+      {
+        field: 'username',
+        code: 'unknown_parameter',
+        message: expect.stringContaining('{public_identifier}'),
+      },
+    ]);
+  });
+
+  it.each([
     '/api/v2',
     '/api/v2/profiles',
     `/api/v2/profiles/${username}/nothing-here`,
