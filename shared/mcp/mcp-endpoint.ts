@@ -17,12 +17,13 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Principal } from '../auth/authenticator.js';
-import { ApiError, InvalidRequestError, toApiError, UpstreamTimeoutError } from '../errors.js';
+import { ApiError, toApiError, UpstreamTimeoutError } from '../errors.js';
 import type { RestEnv } from '../http/create-app.js';
 import { toHttpResponse } from '../http/render.js';
 import type { Logger } from '../logger.js';
 import { errorResponse, printableField, quoteInput } from '../pipeline/public-response.js';
 import { SERVICE_VERSION } from '../version.js';
+import { InvalidParamsError, readToolCallParams, withParsableParams } from './tool-call-params.js';
 import type { ToolEntry } from './tool-catalog.js';
 import type { ToolDispatcher } from './tool-dispatch.js';
 import { filterTools } from './tool-filter.js';
@@ -143,25 +144,33 @@ async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise
     );
   }
 
-  const server = createServer(filtered.tools, options.serviceDomain, (name, args) =>
-    callTool(c, options, filtered.tools, { name, args, principal, requestId }),
-  );
+  // Read here, from the message as parsed: the SDK's parsing would drop a `__proto__` argument.
+  const toolCall = readToolCallParams(message);
+  const server = createServer(filtered.tools, options.serviceDomain, () => {
+    if (!toolCall?.ok)
+      throw toolCall?.error ?? new InvalidParamsError('Invalid params: tools/call needs params.');
+    const { name, arguments: args } = toolCall;
+    return callTool(c, options, filtered.tools, { name, args, principal, requestId });
+  });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(c.req.raw, { parsedBody: message });
+    const parsedBody =
+      toolCall?.ok === false ? withParsableParams(message as Record<string, unknown>) : message;
+    return await transport.handleRequest(c.req.raw, { parsedBody });
   } finally {
     await server.close();
   }
 }
 
+/** `call` answers the message's tools/call, whose params the adapter has read itself (tool-call-params.ts). */
 function createServer(
   tools: ReadonlyMap<string, ToolEntry>,
   serviceDomain: string,
-  call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>,
+  call: () => Promise<CallToolResult>,
 ): Server {
   const server = new Server(
     { name: 'lookup-service', title: 'Professional data lookup service', version: SERVICE_VERSION },
@@ -173,9 +182,7 @@ function createServer(
   );
   const list = [...tools.values()].map((entry) => entry.tool);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
-    call(request.params.name, request.params.arguments ?? {}),
-  );
+  server.setRequestHandler(CallToolRequestSchema, () => call());
   return server;
 }
 
@@ -193,27 +200,22 @@ async function callTool(
   { name, args, principal, requestId }: PendingCall,
 ): Promise<CallToolResult> {
   const entry = tools.get(name);
-  let outcome: ToolOutcome;
-  if (!entry) {
-    const unknown = InvalidRequestError.single(
-      'name',
-      'invalid_value',
-      `No tool ${quoteInput(printableField(name), 64)} on this connection; call tools/list for the tools it serves.`,
+  // A protocol error, not a tool result: the MCP spec lists unknown tools among them (-32602).
+  if (!entry)
+    throw new InvalidParamsError(
+      `Unknown tool ${quoteInput(name, 64)}: call tools/list for the tools this connection serves.`,
     );
-    outcome = { response: errorResponse(unknown, requestId), creditCost: 0 };
-  } else {
-    outcome = await withDeadline(
-      options.dispatcher.dispatch({ tool: name, arguments: args, principal, requestId }),
-      options.deadlineMs,
-      requestId,
-    );
-    c.set('lookup', {
-      operation: entry.operation.definition.id,
-      accountId: principal.account.accountId,
-      keyId: principal.key?.keyId,
-      creditCost: outcome.creditCost ?? 0,
-    });
-  }
+  const outcome = await withDeadline(
+    options.dispatcher.dispatch({ tool: name, arguments: args, principal, requestId }),
+    options.deadlineMs,
+    requestId,
+  );
+  c.set('lookup', {
+    operation: entry.operation.definition.id,
+    accountId: principal.account.accountId,
+    keyId: principal.key?.keyId,
+    creditCost: outcome.creditCost ?? 0,
+  });
   return toToolResult(outcome, options.serviceDomain);
 }
 

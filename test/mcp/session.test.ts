@@ -211,13 +211,16 @@ describe('tool filtering', () => {
     }
   });
 
-  it('refuses a call to a tool outside the filter with a tool error, free of charge', async () => {
+  it('refuses a call to a tool outside the filter as an unknown tool (-32602), free of charge', async () => {
     const narrowed = await connect('toolsets=jobs');
     const before = (await harness.repositories.ledger.state(accountId)).balance;
     try {
-      const result = await narrowed.callTool({ name: 'search_service_categories', arguments: {} });
-      expect(result.isError).toBe(true);
-      expect(result.structuredContent).toMatchObject({ error: { code: 'invalid_request' } });
+      await expect(
+        narrowed.callTool({ name: 'search_service_categories', arguments: {} }),
+      ).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Unknown tool "search_service_categories"'),
+      });
       expect((await harness.repositories.ledger.state(accountId)).balance).toBe(before);
     } finally {
       await narrowed.close();

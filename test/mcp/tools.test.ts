@@ -156,13 +156,94 @@ describe('tool errors', () => {
     expect(meta.headers['X-RateLimit-Remaining']).toBeDefined();
     expect((result.content[0] as { text: string }).text).toMatch(/refunded: nothing was charged/);
   });
+});
 
-  it('answers an unknown tool with a tool error, not a protocol error', async () => {
-    const result = await call('get_everything', {});
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({
-      error: { code: 'invalid_request', details: [{ field: 'name', code: 'invalid_value' }] },
+describe('tools/call params', () => {
+  const headers = () => ({ Authorization: `Bearer ${apiKey}`, 'MCP-Protocol-Version': '2025-06-18' });
+  let id = 1_000;
+
+  /** A tools/call with `params` spelled exactly as given (raw JSON text), over HTTP. */
+  async function rawCall(params: string | undefined, url = app.url) {
+    id += 1;
+    const requestId = id;
+    const body =
+      params === undefined
+        ? `{"jsonrpc":"2.0","id":${requestId},"method":"tools/call"}`
+        : `{"jsonrpc":"2.0","id":${requestId},"method":"tools/call","params":${params}}`;
+    const response = await postJsonRpc(url, body, headers());
+    const message = (await response.json()) as {
+      id: number;
+      result?: CallToolResult;
+      error?: { code: number; message: string; data?: unknown };
+    };
+    expect(message.id).toBe(requestId);
+    return { status: response.status, message };
+  }
+
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'refuses a %s argument as unknown_parameter, as REST does, free of charge',
+    async (name) => {
+      const before = (await harness.repositories.ledger.state(accountId)).balance;
+      const username = identifierValues.profiles?.username as string;
+      const { message } = await rawCall(
+        `{"name":"get_profile_details","arguments":{"username":"${username}","${name}":"x"}}`,
+      );
+      expect(message.result?.isError).toBe(true);
+      const body = errorBodySchema.strict().parse(message.result?.structuredContent);
+      expect(body.error.details).toEqual([
+        { field: name, code: 'unknown_parameter', message: `Unknown parameter ${name}.` },
+      ]);
+      expect(lookupMeta(message.result as CallToolResult).status).toBe(400);
+      expect((await harness.repositories.ledger.state(accountId)).balance).toBe(before);
+    },
+  );
+
+  it.each([
+    ['{"name":"get_profile_details","arguments":[]}', /arguments/],
+    ['{"name":"get_profile_details","arguments":"x"}', /arguments/],
+    ['{"name":"get_profile_details","arguments":null}', /arguments/],
+    ['{"name":"get_profile_details","arguments":42}', /arguments/],
+    ['{"arguments":{}}', /name/],
+    ['{"name":42,"arguments":{}}', /name/],
+    ['{"name":null}', /name/],
+    ['[]', /params/],
+    ['"get_profile_details"', /params/],
+    [undefined, /params/],
+    ['{"name":"get_profile_details","arguments":{},"_meta":"x"}', /_meta/],
+  ])('answers params %s with -32602 Invalid params and a short message', async (params, names) => {
+    const before = (await harness.repositories.ledger.state(accountId)).balance;
+    const { status, message } = await rawCall(params);
+    expect(status).toBe(200);
+    expect(message.result).toBeUndefined();
+    expect(message.error?.code).toBe(-32602);
+    expect(message.error?.message).toMatch(/^Invalid params: /);
+    expect(message.error?.message).toMatch(names);
+    // A short sentence for a person, not a dump of the schema's issues.
+    expect(message.error?.message.length).toBeLessThan(200);
+    expect(message.error?.message).not.toMatch(/expected|invalid_type|[[{]/);
+    expect((await harness.repositories.ledger.state(accountId)).balance).toBe(before);
+  });
+
+  it('answers an unknown tool with -32602, as the MCP spec says, naming tools/list', async () => {
+    const { message } = await rawCall('{"name":"get_everything","arguments":{}}');
+    expect(message.result).toBeUndefined();
+    expect(message.error).toEqual({
+      code: -32602,
+      message: 'Unknown tool "get_everything": call tools/list for the tools this connection serves.',
     });
+  });
+
+  it('answers a tool left out by ?tools= as unknown on that connection', async () => {
+    const { message } = await rawCall(
+      '{"name":"get_profile_details","arguments":{}}',
+      `${app.url}?tools=search_companies_by_keyword`,
+    );
+    expect(message.error?.code).toBe(-32602);
+    expect(message.error?.message).toMatch(/^Unknown tool "get_profile_details"/);
+  });
+
+  it('answers the SDK client with an error it throws, never a result', async () => {
+    await expect(client.callTool({ name: 'get_everything', arguments: {} })).rejects.toThrow(/Unknown tool/);
   });
 });
 
