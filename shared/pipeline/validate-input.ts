@@ -58,7 +58,7 @@ export function validateInput(
   const values = collectValues(operation, received, details, label);
   const reported = new Set(details.map((detail) => detail.field));
 
-  const identifierDetail = checkIdentifiers(operation, received, variant, label);
+  const identifierDetail = checkIdentifiers(operation, received, variant, label, raw.kind);
   if (identifierDetail) {
     details.push(identifierDetail);
     for (const name of operation.identifiers) reported.add(label(name));
@@ -175,6 +175,7 @@ function checkIdentifiers(
   received: Map<string, unknown[]>,
   variant: OperationVariant | undefined,
   label: Label,
+  kind: RawInput['kind'],
 ): ErrorDetail | undefined {
   const { identifiers } = operation;
   if (identifiers.length === 0) return undefined;
@@ -185,7 +186,7 @@ function checkIdentifiers(
     const only = expected ?? (identifiers[0] as string);
     const identifier = label(only);
     const others = present.filter((name) => name !== only).map(label);
-    const rule = `This path takes exactly one identifier, ${identifier}`;
+    const rule = `This ${kind === 'query' ? 'path' : 'tool'} takes exactly one identifier, ${identifier}`;
     const message =
       others.length === 0
         ? `${rule}; none was sent.`

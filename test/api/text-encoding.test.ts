@@ -180,6 +180,16 @@ describe('the details say what was wrong', () => {
     expect(page(await spaced.json())).toEqual(page(await escaped.json()));
   });
 
+  it.each([
+    ['{"keywords":"software","a\\u0000b":"1"}', 'a?b'],
+    ['{"keywords":"software","\\ud800":"1"}', '?'],
+  ])('names a tool argument %s that is not text printably, as unknown', async (args, field) => {
+    const body = await toolRefusal('search_companies_by_keyword', args);
+    expect(body.error.details).toEqual([
+      { field, code: 'unknown_parameter', message: `Unknown parameter ${field}.` },
+    ]);
+  });
+
   it('refuses a lone surrogate in a tool argument, saying so', async () => {
     const body = await toolRefusal('search_companies_by_keyword', '{"keywords":"\\ud800"}');
     expect(body.error.details).toEqual([

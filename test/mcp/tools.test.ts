@@ -118,6 +118,17 @@ describe('tool errors', () => {
     expect(text).toMatch(/Change the arguments/);
   });
 
+  it('says a tool of one identifier needs it when none was sent', async () => {
+    const result = await call('get_profile_posts', {});
+    expect(errorBodySchema.strict().parse(result.structuredContent).error.details).toEqual([
+      {
+        field: 'username',
+        code: 'identifier_count',
+        message: 'This tool takes exactly one identifier, username; none was sent.',
+      },
+    ]);
+  });
+
   it('reports no identifier as identifier_count', async () => {
     const result = await call('get_company_details', {});
     expect(result.isError).toBe(true);
