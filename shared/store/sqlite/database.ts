@@ -314,7 +314,7 @@ export class Database {
 const SQLITE_BUSY = 5;
 
 /** SQLITE_BUSY, with any extended code (BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT). */
-export function isLocked(error: unknown): boolean {
+function isLocked(error: unknown): boolean {
   const code = (error as { errcode?: unknown } | undefined)?.errcode;
   return typeof code === 'number' && (code & 0xff) === SQLITE_BUSY;
 }
