@@ -275,6 +275,9 @@ export class Database {
       this.statement('RELEASE queued_write').run();
       return () => resolve(result);
     } catch (error) {
+      // SQLite ends the whole transaction on some errors (a full disk or file, I/O): none of the
+      // batch can commit then, and it fails with that error.
+      if (!this.db.isTransaction) throw error;
       this.statement('ROLLBACK TO queued_write').run();
       this.statement('RELEASE queued_write').run();
       return () => reject(error);

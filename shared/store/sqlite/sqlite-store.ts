@@ -38,8 +38,11 @@ function heartbeat(database: Database): void {
   try {
     database.statement("INSERT INTO settings (name, value) VALUES ('health.room', ?)").run(HEARTBEAT_ROOM);
   } finally {
-    database.statement('ROLLBACK TO health_room').run();
-    database.statement('RELEASE health_room').run();
+    // A full file ends the whole transaction, savepoints included; the error then fails the write.
+    if (database.db.isTransaction) {
+      database.statement('ROLLBACK TO health_room').run();
+      database.statement('RELEASE health_room').run();
+    }
   }
   database
     .statement(
