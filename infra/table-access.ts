@@ -47,8 +47,8 @@ const domainFacts: TableGrant = {
   actions: ['GetItem', 'PutItem'],
   leadingKeys: ['EMAILDOMAIN#*'],
 };
-/** The store's ping (`/healthz` and start-up) reads an item that is never written. */
-const ping: TableGrant = { purpose: 'ping', actions: ['GetItem'], leadingKeys: ['PROBE'] };
+/** The store's ping (`/healthz`, and the CLI finding a running server) updates one heartbeat item. */
+const ping: TableGrant = { purpose: 'ping', actions: ['UpdateItem'], leadingKeys: ['PROBE'] };
 /** /mcp resolves an OAuth subject to its account (the operator links them with `npm run admin`). */
 const oauthLinks: TableGrant = { purpose: 'oauth-links', actions: ['GetItem'], leadingKeys: ['OAUTH#*'] };
 /** Reconcile reads every balance item (a filtered scan) and settles stale in-flight entries. */

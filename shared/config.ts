@@ -243,6 +243,8 @@ const configSchema = z.object({
    * operation deadline plus a minute. Shorter only where functions are known to be done sooner.
    */
   RECONCILE_AFTER_SECONDS: integer(1, 86_400).optional(),
+  /** How often `npm start` reconciles (it also does at start-up); AWS's schedule runs every 5 minutes. */
+  RECONCILE_INTERVAL_SECONDS: integer(1, 86_400).default(300),
 });
 
 /** DATA_SOURCE=upstream needs both of these; naming each missing one is what start-up reports. */

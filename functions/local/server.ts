@@ -25,6 +25,7 @@ import {
 import type { OpenedStore } from '../../shared/store/open-store.js';
 import { mountV2 } from '../../shared/v2/mount-v2.js';
 import { banner, baseUrlOf, issueDemoKey } from './demo-key.js';
+import { reconcileOnSchedule } from './reconcile-schedule.js';
 
 const { server, opened, demoKey, config } = await start().catch((error: unknown) => {
   const line = error instanceof StartUpFailure ? error.message : `npm start failed: ${causeText(error)}`;
@@ -48,6 +49,7 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
     mountMcp(service);
     mountV2(service);
     const demoKey = await issueDemoKey(service.repositories, config, 'npm start');
+    reconcileOnSchedule(service.repositories, config, service.logger);
     // createAdaptorServer without a createServer option builds a node:http server.
     const server = createAdaptorServer({ fetch: service.app.fetch }) as Server;
     answerClientErrors(server, service.logger);

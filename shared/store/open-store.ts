@@ -63,9 +63,15 @@ export async function openStore(config: Config, role: Role): Promise<OpenedStore
   };
 }
 
+/**
+ * How long an operator command waits for the server's (or anyone's) lock on the SQLite file: an
+ * operator at a terminal is better served by a wait than by a failure, and blocks nobody else.
+ */
+const CLI_LOCK_WAIT_MS = 15_000;
+
 /** The SQLite store; a server first takes the DATA_DIR lock (one server per folder, CLIs beside it). */
 async function openSqliteFor(config: Config, role: Role): Promise<OpenedStore> {
-  if (role === 'cli') return openSqlite(config);
+  if (role === 'cli') return openSqlite(config, { lockWaitMs: CLI_LOCK_WAIT_MS });
   const release = holdServerLock(config.DATA_DIR);
   try {
     const opened = await openSqlite(config);
@@ -83,9 +89,9 @@ async function openSqliteFor(config: Config, role: Role): Promise<OpenedStore> {
 }
 
 /** The SQLite store under DATA_DIR, refusing while unmigrated embedded-DynamoDB data sits beside it. */
-export async function openSqlite(config: Config, options: { migrating?: boolean } = {}) {
+export async function openSqlite(config: Config, options: { migrating?: boolean; lockWaitMs?: number } = {}) {
   const path = sqlitePath(config);
-  const store = createSqliteStore(path);
+  const store = createSqliteStore(path, { lockWaitMs: options.lockWaitMs });
   if (!options.migrating && existsSync(embeddedDynamoPath(config))) {
     if ((await store.settings.get(MIGRATION_SETTING)) === undefined) {
       await store.close();

@@ -20,6 +20,17 @@ export interface SettingStore {
   getOrCreate(name: string, candidate: string): Promise<string>;
 }
 
+/**
+ * The store could not take a write in time because another process held it (SQLite's write lock):
+ * nothing of the write happened, and it may be retried. Billing answers it 503 `service_unavailable`.
+ */
+export class StoreBusyError extends Error {
+  constructor(waitedMs: number, cause: unknown) {
+    super(`the store stayed locked by another process for ${waitedMs} ms; nothing was written`, { cause });
+    this.name = 'StoreBusyError';
+  }
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'dynamodb';
   readonly accounts: AccountStore;
@@ -30,7 +41,11 @@ export interface Store {
   readonly domains: DomainFactsStore;
   readonly hostSlots: HostSlotStore;
   readonly oauthLinks: OAuthLinkStore;
-  /** Resolves when the store answers a trivial read; throws when it cannot be reached. */
+  /**
+   * Resolves when the store can take the writes billing needs now, proved by writing (a heartbeat
+   * that must find room and the write lock on SQLite, a conditional write on DynamoDB); throws
+   * otherwise. It waits only briefly for a lock, so /healthz answers at once either way.
+   */
   ping(): Promise<void>;
   /** Deletes records whose `expiresAt` passed (cursors, domain facts, host slots); how many. */
   sweepExpired(now: number): Promise<number>;

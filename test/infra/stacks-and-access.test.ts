@@ -115,7 +115,14 @@ describe('least privilege', () => {
     );
     expect(new Set(prefixes)).toEqual(new Set(['APIKEY#*', 'ACCOUNT#*', 'PROBE']));
     const mcp = tableStatementsOf(MCP_FUNCTION).filter((s) => actionsOf(s)[0]?.startsWith('dynamodb:'));
-    expect(new Set(mcp.flatMap(actionsOf))).toEqual(new Set(['dynamodb:GetItem']));
+    expect(new Set(mcp.flatMap(actionsOf))).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem']));
+    // Its one write is the health check's heartbeat item.
+    const mcpWrites = mcp.filter((s) => actionsOf(s).includes('dynamodb:UpdateItem'));
+    expect(
+      mcpWrites.flatMap(
+        (s) => ((s.Condition as Json)['ForAllValues:StringLike'] as Json)['dynamodb:LeadingKeys'] as string[],
+      ),
+    ).toEqual(['PROBE']);
   });
 
   it('lets only the /mcp function invoke the tool-group functions', () => {

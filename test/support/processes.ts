@@ -107,6 +107,8 @@ export interface RunningServer {
   output(): string;
   /** SIGTERM, then the exit code once the server has closed its store. */
   stop(): Promise<number | null>;
+  /** SIGKILL to the whole process group (`kill -9`): a crash, with no chance to settle anything. */
+  crash(): Promise<void>;
 }
 
 /** `npm start` (or another server script that prints the same banner) on `dataDir`. */
@@ -138,6 +140,10 @@ export async function startServer(
       const code = await exited;
       clearTimeout(timer);
       return code;
+    },
+    async crash() {
+      killGroup(child);
+      await exited;
     },
   };
 }

@@ -3,8 +3,13 @@
  * each in its own savepoint, so a failing write rolls back only its own changes, and every promise
  * settles only once the commit is done.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Database } from '../../shared/store/sqlite/database.js';
+import { DatabaseSync } from '../../shared/store/sqlite/node-sqlite.js';
+import { StoreBusyError } from '../../shared/store/store.js';
 
 let database: Database;
 afterEach(() => database?.close());
@@ -58,5 +63,67 @@ describe('Database.write', () => {
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
     database.db.exec('ROLLBACK');
     expect([setting('a'), setting('b')]).toEqual([undefined, undefined]);
+  });
+
+  describe('while another connection holds the write lock', () => {
+    let folder: string;
+    let other: DatabaseSync;
+    afterEach(() => {
+      if (other?.isOpen) other.close();
+      rmSync(folder, { recursive: true, force: true });
+    });
+
+    function lockedDatabase(lockWaitMs: number): Database {
+      folder = mkdtempSync(join(tmpdir(), 'group-commit-'));
+      const path = join(folder, 'lookup.sqlite');
+      database = new Database(path, { lockWaitMs });
+      other = new DatabaseSync(path);
+      other.exec('BEGIN IMMEDIATE');
+      return database;
+    }
+
+    /** The longest the event loop went without a turn while `work` ran. */
+    async function longestStall(work: Promise<unknown>): Promise<number> {
+      let longest = 0;
+      let last = performance.now();
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+      }, 5);
+      await work.catch(() => undefined);
+      clearInterval(ticker);
+      return longest;
+    }
+
+    it('waits without blocking the event loop, and lands once the lock is let go', async () => {
+      lockedDatabase(2_000);
+      const written = database.write(() => put('waited', 'yes'));
+      setTimeout(() => other.exec('COMMIT'), 300);
+      // SQLite's own busy wait is a few ms per attempt; the wait for the lock happens on timers.
+      expect(await longestStall(written)).toBeLessThan(100);
+      await written;
+      expect(setting('waited')).toBe('yes');
+    });
+
+    it('fails a write with StoreBusyError once its wait is over, having written nothing', async () => {
+      lockedDatabase(300);
+      const started = performance.now();
+      const outcomes = await Promise.allSettled([
+        database.write(() => put('required', '1')),
+        database.write(() => put('best effort', '2'), 'bestEffort'),
+      ]);
+      const waited = performance.now() - started;
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      for (const outcome of outcomes)
+        expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(StoreBusyError);
+      expect(waited).toBeGreaterThanOrEqual(290);
+      expect(waited).toBeLessThan(1_500);
+      other.exec('ROLLBACK');
+      expect([setting('required'), setting('best effort')]).toEqual([undefined, undefined]);
+      // The lock is free again: the next write lands at once.
+      await database.write(() => put('later', '3'));
+      expect(setting('later')).toBe('3');
+    });
   });
 });

@@ -2,7 +2,7 @@
  * The DynamoDB adapter of the store port: one table (pk/sk, TTL attribute `expiresAt` in seconds),
  * key shapes from keys.ts, single-item conditional writes only.
  */
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '../store.js';
 import { DynamoAccountStore } from './dynamo-accounts.js';
 import { DynamoApiKeyStore } from './dynamo-api-keys.js';
@@ -36,9 +36,18 @@ export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<vo
     hostSlots: new DynamoHostSlotStore(table),
     oauthLinks: new DynamoOAuthLinkStore(table),
     async ping() {
-      await table.doc.send(new GetCommand({ TableName: table.table, Key: itemKeys.probe }), {
-        abortSignal: AbortSignal.timeout(2_000),
-      });
+      // What admission needs: an update of an item (admission's is conditional on the balance), which
+      // proves the table is there and writable by this role with capacity to spare; a read proves none
+      // of that. No condition here: two probes in the same millisecond must not fail each other.
+      await table.doc.send(
+        new UpdateCommand({
+          TableName: table.table,
+          Key: itemKeys.probe,
+          UpdateExpression: 'SET heartbeatAt = :now',
+          ExpressionAttributeValues: { ':now': new Date().toISOString() },
+        }),
+        { abortSignal: AbortSignal.timeout(2_000) },
+      );
     },
     /** DynamoDB's TTL deletes these on AWS; dynalite never does, so local processes sweep. */
     async sweepExpired(now) {

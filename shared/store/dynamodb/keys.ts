@@ -43,7 +43,7 @@ export const itemKeys = {
   oauthLink: (subject: string): ItemKey => ({ pk: `OAUTH#${subject}`, sk: 'OAUTH' }),
   /** Service-wide settings kept in the table (e.g. the generated cursor secret). */
   setting: (name: string): ItemKey => ({ pk: `SETTING#${name}`, sk: 'SETTING' }),
-  /** Never written: `ping` reads it to learn that the table answers. */
+  /** `ping`'s heartbeat: it holds no data (no `type`, so no scan or export ever sees it). */
   probe: { pk: 'PROBE', sk: 'PROBE' } as ItemKey,
 } as const;
 

@@ -1,14 +1,42 @@
 /**
  * Opens the SQLite database file: WAL (readers never block the writer, and the operator CLI can
- * use the file while the server runs), a busy timeout instead of immediate "database is locked",
- * and the schema, created or upgraded by `PRAGMA user_version`.
+ * use the file while the server runs) and the schema, created or upgraded by `PRAGMA user_version`;
+ * and queues every write (see `write`), so waiting for another process's lock never blocks the
+ * event loop: SQLite's own busy wait is synchronous, so it is kept to a few milliseconds, and longer
+ * waits are retried on timers, up to a bound, after which the write fails with StoreBusyError.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { StoreBusyError } from '../store.js';
 import { DatabaseSync } from './node-sqlite.js';
 
-/** How long a writer waits for another process's transaction (the CLI's are milliseconds long). */
-const BUSY_TIMEOUT_MS = 5_000;
+/**
+ * SQLite's synchronous busy wait for one attempt: absorbs the momentary locks of normal work (another
+ * process's commit, a checkpoint) and is too short for the event loop to notice.
+ */
+const LOCK_ATTEMPT_WAIT_MS = 5;
+/** While opening, before anything is served, a synchronous wait holds nobody up. */
+const OPEN_BUSY_TIMEOUT_MS = 5_000;
+/** Retries of a locked write start this soon and back off, doubling, to at most the last. */
+const RETRY_FIRST_DELAY_MS = 5;
+const RETRY_MAX_DELAY_MS = 100;
+
+/**
+ * How long a write waits, in all, for another process to let go of the lock. A billed admission that
+ * waits this long answers 503 (retryable, nothing charged): 2 s is far above any lock of normal work
+ * (the CLI's and the server's transactions last milliseconds) and below the patience of a client
+ * with a 5–10 s timeout, who is better served by a prompt 503 than by a hang. The operator CLI
+ * passes its own, longer wait (open-store.ts).
+ */
+export const DEFAULT_LOCK_WAIT_MS = 2_000;
+/**
+ * Writes whose loss costs nobody a credit (a free call's rate-window count and usage record, learned
+ * mail-host facts, the health check's heartbeat) wait at most this long: they never hold up an answer.
+ */
+export const BEST_EFFORT_LOCK_WAIT_MS = 100;
+
+/** `required`: waits up to the database's lock wait; `bestEffort`: see BEST_EFFORT_LOCK_WAIT_MS. */
+export type WriteUrgency = 'required' | 'bestEffort';
 
 const schema = [
   // Version 1.
@@ -111,24 +139,41 @@ interface QueuedWrite {
   work: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** `performance.now()` past which the write stops waiting for a lock. */
+  deadline: number;
+  waitMs: number;
+}
+
+export interface DatabaseOptions {
+  /** How long a required write waits for another process's lock (DEFAULT_LOCK_WAIT_MS). */
+  lockWaitMs?: number;
 }
 
 export class Database {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+  private readonly lockWaitMs: number;
   /** Writes waiting for the next group commit (see `write`). */
   private pending: QueuedWrite[] = [];
+  /** Cancels the next commit attempt, when one is scheduled. */
+  private cancelAttempt: (() => void) | undefined;
+  private retryDelayMs = RETRY_FIRST_DELAY_MS;
 
   /** `path` is a file, or `:memory:` for a database that lives as long as this object. */
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    options: DatabaseOptions = {},
+  ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+    this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+    this.db = new DatabaseSync(path, { timeout: OPEN_BUSY_TIMEOUT_MS });
     this.db.exec('PRAGMA journal_mode = WAL');
     // With WAL, NORMAL loses no committed transaction when the process crashes, only (possibly the
     // last ones) on power loss, and each commit then costs no fsync.
     this.db.exec('PRAGMA synchronous = NORMAL');
     this.db.exec('PRAGMA foreign_keys = ON');
     this.migrate();
+    this.db.exec(`PRAGMA busy_timeout = ${LOCK_ATTEMPT_WAIT_MS}`);
   }
 
   /** A prepared statement, prepared once per database. */
@@ -142,9 +187,10 @@ export class Database {
   }
 
   /**
-   * Runs `work` as one write transaction. BEGIN IMMEDIATE takes the write lock up front, so two
-   * processes never both read a balance and then both write it; the work is synchronous, so
-   * nothing else in this process runs in between either.
+   * Runs `work` as one write transaction, now: for opening and one-off commands, where nobody else
+   * is waiting (a locked database fails it after LOCK_ATTEMPT_WAIT_MS). BEGIN IMMEDIATE takes the
+   * write lock up front, so two processes never both read a balance and then both write it; the work
+   * is synchronous, so nothing else in this process runs in between either.
    */
   transaction<T>(work: () => T): T {
     this.db.exec('BEGIN IMMEDIATE');
@@ -165,54 +211,113 @@ export class Database {
    * (an account's balance, the ledger's last page): one commit for many halves a billed request's
    * cost (docs/benchmarks.md). Each promise settles after the COMMIT, so nothing is answered before
    * it is durable, exactly as with a transaction per write.
+   *
+   * While another process holds the lock, the batch is retried on a timer (writes queued meanwhile
+   * join it); a write still unwritten when its wait (`urgency`) runs out fails with StoreBusyError,
+   * having changed nothing.
    */
-  write<T>(work: () => T): Promise<T> {
+  write<T>(work: () => T, urgency: WriteUrgency = 'required'): Promise<T> {
+    const waitMs =
+      urgency === 'required' ? this.lockWaitMs : Math.min(BEST_EFFORT_LOCK_WAIT_MS, this.lockWaitMs);
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (this.pending.length === 1) setImmediate(() => this.commitPending());
+      const deadline = performance.now() + waitMs;
+      this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject, deadline, waitMs });
+      if (!this.cancelAttempt) this.scheduleAttempt();
     });
   }
 
+  /** Commits what is queued if the lock is free now; what cannot wait any longer fails. */
   close(): void {
-    if (this.pending.length > 0) this.commitPending();
+    this.cancelAttempt?.();
+    this.commitPending(true);
     this.statements.clear();
     this.db.close();
   }
 
-  private commitPending(): void {
+  /** The next commit attempt: in the next turn of the event loop, or after `delayMs`. */
+  private scheduleAttempt(delayMs?: number): void {
+    if (delayMs === undefined) {
+      const immediate = setImmediate(() => this.commitPending());
+      this.cancelAttempt = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(() => this.commitPending(), delayMs);
+      this.cancelAttempt = () => clearTimeout(timer);
+    }
+  }
+
+  private commitPending(closing = false): void {
+    this.cancelAttempt = undefined;
     const batch = this.pending.splice(0);
     if (batch.length === 0) return;
-    const outcomes: Array<() => void> = [];
+    let outcomes: Array<() => void>;
     try {
-      this.transaction(() => {
-        for (const { work, resolve, reject } of batch) {
-          this.statement('SAVEPOINT queued_write').run();
-          try {
-            const result = work();
-            this.statement('RELEASE queued_write').run();
-            outcomes.push(() => resolve(result));
-          } catch (error) {
-            this.statement('ROLLBACK TO queued_write').run();
-            this.statement('RELEASE queued_write').run();
-            outcomes.push(() => reject(error));
-          }
-        }
-      });
+      outcomes = this.transaction(() => batch.map((queued) => this.runQueued(queued)));
     } catch (error) {
-      // BEGIN or COMMIT failed (the database is locked too long, the disk is full): none happened.
-      for (const { reject } of batch) reject(error);
+      // BEGIN or COMMIT failed, so none of the batch happened.
+      if (isLocked(error) && !closing) {
+        this.waitForLock(batch, error);
+        return;
+      }
+      this.retryDelayMs = RETRY_FIRST_DELAY_MS;
+      for (const { reject, waitMs } of batch)
+        reject(isLocked(error) ? new StoreBusyError(waitMs, error) : error);
       return;
     }
+    this.retryDelayMs = RETRY_FIRST_DELAY_MS;
     for (const settle of outcomes) settle();
   }
 
+  /** One queued write in its own savepoint; how to settle its promise once the commit is done. */
+  private runQueued({ work, resolve, reject }: QueuedWrite): () => void {
+    this.statement('SAVEPOINT queued_write').run();
+    try {
+      const result = work();
+      this.statement('RELEASE queued_write').run();
+      return () => resolve(result);
+    } catch (error) {
+      // SQLite ends the whole transaction on some errors (a full disk or file, I/O): none of the
+      // batch can commit then, and it fails with that error.
+      if (!this.db.isTransaction) throw error;
+      this.statement('ROLLBACK TO queued_write').run();
+      this.statement('RELEASE queued_write').run();
+      return () => reject(error);
+    }
+  }
+
+  /** Fails the writes whose wait is over; the others try again after a growing delay. */
+  private waitForLock(batch: QueuedWrite[], lockError: unknown): void {
+    const now = performance.now();
+    const waiting = batch.filter((queued) => queued.deadline > now);
+    for (const queued of batch)
+      if (queued.deadline <= now) queued.reject(new StoreBusyError(queued.waitMs, lockError));
+    // Writes queued meanwhile wait behind the older ones, in order.
+    this.pending.unshift(...waiting);
+    if (this.pending.length === 0) {
+      this.retryDelayMs = RETRY_FIRST_DELAY_MS;
+      return;
+    }
+    const soonestDeadline = Math.min(...this.pending.map((queued) => queued.deadline));
+    const delay = Math.max(1, Math.min(this.retryDelayMs, Math.ceil(soonestDeadline - now)));
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_DELAY_MS);
+    this.scheduleAttempt(delay);
+  }
+
+  /** Takes the write lock only when the schema must change, so opening never waits on a lock otherwise. */
   private migrate(): void {
+    const version = () =>
+      (this.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+    if (version() === schema.length) return;
     this.transaction(() => {
-      const { user_version: version } = this.db.prepare('PRAGMA user_version').get() as {
-        user_version: number;
-      };
-      for (let next = version; next < schema.length; next += 1) this.db.exec(schema[next] as string);
+      for (let next = version(); next < schema.length; next += 1) this.db.exec(schema[next] as string);
       this.db.exec(`PRAGMA user_version = ${schema.length}`);
     });
   }
+}
+
+const SQLITE_BUSY = 5;
+
+/** SQLITE_BUSY, with any extended code (BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT). */
+function isLocked(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | undefined)?.errcode;
+  return typeof code === 'number' && (code & 0xff) === SQLITE_BUSY;
 }

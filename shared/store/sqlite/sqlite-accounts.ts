@@ -9,8 +9,8 @@ type Row = Record<string, unknown>;
 export class SqliteAccountStore implements AccountStore {
   constructor(private readonly database: Database) {}
 
-  async insert(account: Account): Promise<void> {
-    insertAccount(this.database, account);
+  insert(account: Account): Promise<void> {
+    return this.database.write(() => insertAccount(this.database, account));
   }
 
   async get(accountId: string): Promise<Account | undefined> {
@@ -25,11 +25,13 @@ export class SqliteAccountStore implements AccountStore {
       .map(toAccount);
   }
 
-  async setStatus(accountId: string, status: AccountStatus): Promise<Account | undefined> {
-    const row = this.database
-      .statement('UPDATE accounts SET status = ? WHERE account_id = ? RETURNING *')
-      .get(status, accountId);
-    return row ? toAccount(row) : undefined;
+  setStatus(accountId: string, status: AccountStatus): Promise<Account | undefined> {
+    return this.database.write(() => {
+      const row = this.database
+        .statement('UPDATE accounts SET status = ? WHERE account_id = ? RETURNING *')
+        .get(status, accountId);
+      return row ? toAccount(row) : undefined;
+    });
   }
 }
 

@@ -10,8 +10,8 @@ type Row = Record<string, unknown>;
 export class SqliteApiKeyStore implements ApiKeyStore {
   constructor(private readonly database: Database) {}
 
-  async insert(record: ApiKeyRecord): Promise<void> {
-    insertKey(this.database, record);
+  insert(record: ApiKeyRecord): Promise<void> {
+    return this.database.write(() => insertKey(this.database, record));
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
@@ -27,9 +27,11 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   }
 
   async setRevoked(record: ApiKeyRecord, revokedAt: string): Promise<void> {
-    this.database
-      .statement('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?')
-      .run(revokedAt, record.keyHash);
+    await this.database.write(() =>
+      this.database
+        .statement('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?')
+        .run(revokedAt, record.keyHash),
+    );
   }
 }
 

@@ -34,21 +34,25 @@ export class SqliteBillingStore implements BillingStore {
   constructor(private readonly database: Database) {}
 
   async open(accountId: string, credits: number): Promise<void> {
-    this.database
-      .statement('INSERT INTO balances (account_id, balance, granted) VALUES (?, ?, ?)')
-      .run(accountId, credits, credits);
+    await this.database.write(() =>
+      this.database
+        .statement('INSERT INTO balances (account_id, balance, granted) VALUES (?, ?, ?)')
+        .run(accountId, credits, credits),
+    );
   }
 
-  async grant(accountId: string, credits: number): Promise<number> {
-    const row = this.database
-      .statement(
-        `INSERT INTO balances (account_id, balance, granted) VALUES (?, ?, ?)
-         ON CONFLICT (account_id) DO UPDATE SET balance = balance + excluded.balance,
-           granted = granted + excluded.granted
-         RETURNING balance`,
-      )
-      .get(accountId, credits, credits);
-    return row?.balance as number;
+  grant(accountId: string, credits: number): Promise<number> {
+    return this.database.write(() => {
+      const row = this.database
+        .statement(
+          `INSERT INTO balances (account_id, balance, granted) VALUES (?, ?, ?)
+           ON CONFLICT (account_id) DO UPDATE SET balance = balance + excluded.balance,
+             granted = granted + excluded.granted
+           RETURNING balance`,
+        )
+        .get(accountId, credits, credits);
+      return row?.balance as number;
+    });
   }
 
   async state(accountId: string): Promise<BalanceState> {
@@ -60,56 +64,63 @@ export class SqliteBillingStore implements BillingStore {
     return { balance: row?.balance ?? 0, granted: row?.granted ?? 0, pending };
   }
 
+  /**
+   * A free call's admission only counts the rate window, which fails open: it waits for a lock only
+   * briefly, so a locked store never holds up a free answer.
+   */
   async admit(request: AdmissionRequest): Promise<Admission> {
     const { accountId, cost, rateLimit } = request;
-    return this.database.write((): Admission => {
-      const row = this.balanceRow(accountId);
-      const windowMs = rateLimit.windowSeconds * 1000;
-      let now = request.now;
-      let windowStart = windowStartAt(now, rateLimit);
-      if (row?.window_start != null && row.window_start > windowStart) {
-        // Another process's clock is ahead and opened a later window: count in that one.
-        windowStart = row.window_start;
-        now = Math.max(now, windowStart);
-      }
-      const sameWindow = row?.window_start === windowStart;
-      const previousCount = sameWindow
-        ? (row?.previous_count ?? 0)
-        : row?.window_start === windowStart - windowMs
-          ? (row?.window_count ?? 0)
-          : 0;
-      const base = { limit: rateLimit.limit, windowMs, windowStart, now, previousCount };
-      const window = { ...base, currentCount: sameWindow ? (row?.window_count ?? 0) : 0 };
-      if (window.currentCount >= currentAllowance(base)) return { outcome: 'rate_limited', window };
-      const balance = row?.balance ?? 0;
-      if (cost > 0 && balance < cost) return { outcome: 'insufficient_credits', window, balance };
+    return this.database.write(
+      (): Admission => {
+        const row = this.balanceRow(accountId);
+        const windowMs = rateLimit.windowSeconds * 1000;
+        let now = request.now;
+        let windowStart = windowStartAt(now, rateLimit);
+        if (row?.window_start != null && row.window_start > windowStart) {
+          // Another process's clock is ahead and opened a later window: count in that one.
+          windowStart = row.window_start;
+          now = Math.max(now, windowStart);
+        }
+        const sameWindow = row?.window_start === windowStart;
+        const previousCount = sameWindow
+          ? (row?.previous_count ?? 0)
+          : row?.window_start === windowStart - windowMs
+            ? (row?.window_count ?? 0)
+            : 0;
+        const base = { limit: rateLimit.limit, windowMs, windowStart, now, previousCount };
+        const window = { ...base, currentCount: sameWindow ? (row?.window_count ?? 0) : 0 };
+        if (window.currentCount >= currentAllowance(base)) return { outcome: 'rate_limited', window };
+        const balance = row?.balance ?? 0;
+        if (cost > 0 && balance < cost) return { outcome: 'insufficient_credits', window, balance };
 
-      this.database
-        .statement(
-          `INSERT INTO balances (account_id, balance, granted, window_start, window_count, previous_count)
+        this.database
+          .statement(
+            `INSERT INTO balances (account_id, balance, granted, window_start, window_count, previous_count)
            VALUES (?, 0, 0, ?, ?, ?)
            ON CONFLICT (account_id) DO UPDATE SET balance = balance - ?, window_start = excluded.window_start,
              window_count = excluded.window_count, previous_count = excluded.previous_count`,
-        )
-        .run(accountId, windowStart, window.currentCount + 1, previousCount, cost);
-      if (request.keyUse) {
-        this.database
-          .statement('UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND account_id = ?')
-          .run(request.keyUse.at, request.keyUse.keyId, accountId);
-      }
-      const admitted = { ...window, currentCount: window.currentCount + 1 };
-      if (cost === 0) return { outcome: 'admitted', window: admitted };
-      const entry: InflightEntry = {
-        requestId: request.requestId,
-        accountId,
-        operation: request.operation,
-        cost,
-        ...(request.transport ? { transport: request.transport } : {}),
-        createdAt: new Date(now).toISOString(),
-      };
-      insertInflight(this.database, entry);
-      return { outcome: 'admitted', window: admitted, balance: balance - cost, entry };
-    });
+          )
+          .run(accountId, windowStart, window.currentCount + 1, previousCount, cost);
+        if (request.keyUse) {
+          this.database
+            .statement('UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND account_id = ?')
+            .run(request.keyUse.at, request.keyUse.keyId, accountId);
+        }
+        const admitted = { ...window, currentCount: window.currentCount + 1 };
+        if (cost === 0) return { outcome: 'admitted', window: admitted };
+        const entry: InflightEntry = {
+          requestId: request.requestId,
+          accountId,
+          operation: request.operation,
+          cost,
+          ...(request.transport ? { transport: request.transport } : {}),
+          createdAt: new Date(now).toISOString(),
+        };
+        insertInflight(this.database, entry);
+        return { outcome: 'admitted', window: admitted, balance: balance - cost, entry };
+      },
+      cost === 0 ? 'bestEffort' : 'required',
+    );
   }
 
   async settle(entry: InflightEntry, settlement: Settlement): Promise<SettleResult> {
@@ -122,8 +133,9 @@ export class SqliteBillingStore implements BillingStore {
     });
   }
 
+  /** A free call's record: its loss costs nobody a credit, so it never holds up the answer. */
   recordUsage(entry: LedgerEntry): Promise<void> {
-    return this.database.write(() => insertLedger(this.database, entry, 'REPLACE'));
+    return this.database.write(() => insertLedger(this.database, entry, 'REPLACE'), 'bestEffort');
   }
 
   async entries(accountId: string, limit?: number): Promise<LedgerEntry[]> {

@@ -14,20 +14,22 @@ export class SqliteCursorStore implements CursorRecordStore {
   constructor(private readonly database: Database) {}
 
   async insert(record: CursorRecord): Promise<void> {
-    this.database
-      .statement(
-        `INSERT INTO cursors (id, operation, account_id, subject, position, issued_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        record.id,
-        record.operation,
-        record.accountId,
-        record.subject,
-        record.position,
-        record.issuedAt,
-        record.expiresAt,
-      );
+    await this.database.write(() =>
+      this.database
+        .statement(
+          `INSERT INTO cursors (id, operation, account_id, subject, position, issued_at, expires_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          record.id,
+          record.operation,
+          record.accountId,
+          record.subject,
+          record.position,
+          record.issuedAt,
+          record.expiresAt,
+        ),
+    );
   }
 
   async get(id: string): Promise<CursorRecord | undefined> {
@@ -80,13 +82,18 @@ export class SqliteDomainFactsStore implements DomainFactsStore {
     };
   }
 
+  // Learned facts are a cache: losing one to a locked store costs a later lookup some time, no more.
   async put(domain: string, facts: LearnedFacts): Promise<void> {
-    this.database
-      .statement(
-        `INSERT OR REPLACE INTO email_domains (domain, catch_all, mx, pattern, learned_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(domain, facts.catchAll ? 1 : 0, facts.mx, facts.pattern, facts.learnedAt, facts.expiresAt);
+    await this.database.write(
+      () =>
+        this.database
+          .statement(
+            `INSERT OR REPLACE INTO email_domains (domain, catch_all, mx, pattern, learned_at, expires_at)
+             VALUES (?, ?, ?, ?, ?, ?)`,
+          )
+          .run(domain, facts.catchAll ? 1 : 0, facts.mx, facts.pattern, facts.learnedAt, facts.expiresAt),
+      'bestEffort',
+    );
   }
 
   async getLockStepHost(host: string): Promise<LockStepHost | undefined> {
@@ -96,9 +103,13 @@ export class SqliteDomainFactsStore implements DomainFactsStore {
   }
 
   async putLockStepHost(host: string, record: LockStepHost): Promise<void> {
-    this.database
-      .statement('INSERT OR REPLACE INTO lock_step_hosts (host, learned_at, expires_at) VALUES (?, ?, ?)')
-      .run(host, record.learnedAt, record.expiresAt);
+    await this.database.write(
+      () =>
+        this.database
+          .statement('INSERT OR REPLACE INTO lock_step_hosts (host, learned_at, expires_at) VALUES (?, ?, ?)')
+          .run(host, record.learnedAt, record.expiresAt),
+      'bestEffort',
+    );
   }
 }
 
@@ -106,20 +117,24 @@ export class SqliteHostSlotStore implements HostSlotStore {
   constructor(private readonly database: Database) {}
 
   async take(claim: SlotClaim, now: number, leaseUntil: number): Promise<boolean> {
-    const { changes } = this.database
-      .statement(
-        `INSERT INTO host_slots (kind, host, slot, holder, lease_until) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (kind, host, slot) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until
-         WHERE host_slots.lease_until < ?`,
-      )
-      .run(claim.kind, claim.host, claim.slot, claim.holder, leaseUntil, now);
+    const { changes } = await this.database.write(() =>
+      this.database
+        .statement(
+          `INSERT INTO host_slots (kind, host, slot, holder, lease_until) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (kind, host, slot) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until
+           WHERE host_slots.lease_until < ?`,
+        )
+        .run(claim.kind, claim.host, claim.slot, claim.holder, leaseUntil, now),
+    );
     return changes === 1;
   }
 
   async give(claim: SlotClaim): Promise<void> {
-    this.database
-      .statement('DELETE FROM host_slots WHERE kind = ? AND host = ? AND slot = ? AND holder = ?')
-      .run(claim.kind, claim.host, claim.slot, claim.holder);
+    await this.database.write(() =>
+      this.database
+        .statement('DELETE FROM host_slots WHERE kind = ? AND host = ? AND slot = ? AND holder = ?')
+        .run(claim.kind, claim.host, claim.slot, claim.holder),
+    );
   }
 }
 
@@ -144,7 +159,9 @@ export class SqliteOAuthLinkStore implements OAuthLinkStore {
   }
 
   async unlink(subject: string): Promise<boolean> {
-    const { changes } = this.database.statement('DELETE FROM oauth_links WHERE subject = ?').run(subject);
+    const { changes } = await this.database.write(() =>
+      this.database.statement('DELETE FROM oauth_links WHERE subject = ?').run(subject),
+    );
     return Number(changes) > 0;
   }
 }
