@@ -105,6 +105,11 @@ const schema = [
     expires_at INTEGER NOT NULL
   ) STRICT;
   `,
+  // Version 4 (5 once merged after the other version 4 of this round): the catch-all probe a
+  // domain's greylisting has seen (emails/domain-memory.ts).
+  `
+  ALTER TABLE email_domains ADD COLUMN probe TEXT;
+  `,
 ];
 
 interface QueuedWrite {

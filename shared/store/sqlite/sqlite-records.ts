@@ -75,6 +75,7 @@ export class SqliteDomainFactsStore implements DomainFactsStore {
       catchAll: row.catch_all === 1,
       mx: row.mx as string | null,
       pattern: row.pattern as string | null,
+      probe: row.probe as string | null,
       learnedAt: row.learned_at as number,
       expiresAt: row.expires_at as number,
     };
@@ -83,10 +84,18 @@ export class SqliteDomainFactsStore implements DomainFactsStore {
   async put(domain: string, facts: LearnedFacts): Promise<void> {
     this.database
       .statement(
-        `INSERT OR REPLACE INTO email_domains (domain, catch_all, mx, pattern, learned_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO email_domains (domain, catch_all, mx, pattern, probe, learned_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(domain, facts.catchAll ? 1 : 0, facts.mx, facts.pattern, facts.learnedAt, facts.expiresAt);
+      .run(
+        domain,
+        facts.catchAll ? 1 : 0,
+        facts.mx,
+        facts.pattern,
+        facts.probe,
+        facts.learnedAt,
+        facts.expiresAt,
+      );
   }
 
   async getLockStepHost(host: string): Promise<LockStepHost | undefined> {
