@@ -11,8 +11,7 @@
 import type { VerificationReason, VerificationStatus } from '../../schemas/operations/emails.js';
 import { InvalidRequestError, UpstreamError, UpstreamTimeoutError } from '../errors.js';
 import { candidates, type NameParts, nameParts, nameSpellings } from './candidates.js';
-import type { Dialogue } from './mail-server.js';
-import { reachMailServer } from './mail-server.js';
+import { type Dialogue, reachMailServer } from './mail-server.js';
 import {
   type EmailCheckDependencies,
   probeFor,
@@ -77,7 +76,7 @@ export async function findEmail(
     progress.dialogues.push(dialogue);
     return tryCandidates(dialogue, `${probe}@${domain}`, list, groups, progress);
   });
-  for (const dialogue of progress.dialogues) await rememberGreylisting(deps, domain, known, dialogue, probe);
+  await rememberGreylisting(deps, domain, known, progress.dialogues, probe);
   // Every candidate the mail server answered, whether its answer was read or not (a pipelined
   // group's rest after a hit): what the server was asked about, not what we looked at.
   const checked = list.filter(({ address }) =>
@@ -184,7 +183,7 @@ function catchAll(base: { isDisposable: boolean }, mx: string | null): FindResul
  * `groupSize` as they fit in, of even sizes (16 candidates in groups of 10: 2, 7, 7). With the
  * probe's own group, a find of 16 candidates is EHLO, four groups and QUIT: 6 client flights.
  */
-export function candidateGroups(addresses: readonly string[], groupSize: number): string[][] {
+function candidateGroups(addresses: readonly string[], groupSize: number): string[][] {
   const leading = addresses.slice(0, Math.min(LEADING_GROUP, groupSize));
   const rest = addresses.slice(leading.length);
   const count = Math.ceil(rest.length / groupSize);

@@ -79,15 +79,16 @@ export function probeFor(known: DomainFacts | undefined): string {
   return known?.probe ?? randomLocalPart();
 }
 
-/** After a dialogue that met greylisting: keep its probe for the next checks of the domain. */
+/** After dialogues of which one met greylisting: keep their probe for the next checks of the domain. */
 export async function rememberGreylisting(
   deps: EmailCheckDependencies,
   domain: string,
   known: DomainFacts | undefined,
-  dialogue: Dialogue | null,
+  dialogues: readonly Dialogue[],
   probe: string,
 ): Promise<void> {
-  if (dialogue?.greylisted && known?.probe !== probe) await deps.memory.remember(domain, { probe });
+  const greylisted = dialogues.some((dialogue) => dialogue.greylisted);
+  if (greylisted && known?.probe !== probe) await deps.memory.remember(domain, { probe });
 }
 
 export async function verifyEmail(
@@ -107,12 +108,12 @@ export async function verifyEmail(
     return { ...base, mx: null, status: 'invalid', reason: 'rejected', isCatchAll: false };
   const known = await deps.memory.recall(email.domain);
   const probe = probeFor(known);
-  let asked: Dialogue | null = null;
+  const dialogues: Dialogue[] = [];
   const reach = await reachMailServer(deps, email.domain, startBudget(deps, signal), (dialogue) => {
-    asked = dialogue;
+    dialogues.push(dialogue);
     return askAbout(dialogue, `${probe}@${email.domain}`, `${base.user}@${email.domain}`);
   });
-  await rememberGreylisting(deps, email.domain, known, asked, probe);
+  await rememberGreylisting(deps, email.domain, known, dialogues, probe);
   switch (reach.kind) {
     case 'no_mx':
       return { ...base, mx: null, status: 'invalid', reason: 'no_mx', isCatchAll: false };
