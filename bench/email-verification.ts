@@ -4,10 +4,10 @@
  * SMTP round trip costs at least 20 ms, as it would to a nearby real mail server. Side by side in
  * one run, calls alternating: one `smtp-server` that advertises PIPELINING (the dialogue is
  * pipelined, RFC 2920) and the same server with PIPELINING hidden (lock-step), each with and without
- * STARTTLS. Reports time per call and SMTP round trips per call (write bursts the server received,
- * plus the banner) for a verification, a find that succeeds on its third candidate and one that
- * succeeds on its sixteenth (the last). Sequential calls (a mail host allows few sessions); bounded
- * counts; exits by itself.
+ * STARTTLS. Reports time per call, client flights (write bursts the server received), SMTP round
+ * trips (flights plus the banner) and RCPT commands the server received, for a verification, finds
+ * that succeed on their first, second and ninth candidate, and a find that checks all 16 and finds
+ * nothing. Sequential calls (a mail host allows few sessions); bounded counts; exits by itself.
  */
 
 import { createServer, Socket as NetSocket, type Server, type Socket } from 'node:net';
@@ -30,26 +30,49 @@ function candidateAddresses(firstName: string, lastName: string, domain: string)
   );
 }
 
-/** Local parts with a mailbox: the third candidate of Marieke Jansen, the sixteenth of Pieter Visser. */
+/** The names found, each with the rank (1-based) of its candidate that has a mailbox. */
+const HITS = {
+  findRank1: ['Anna', 'Bakker', 1],
+  findRank2: ['Sven', 'Dijkstra', 2],
+  findRank9: ['Lotte', 'Smit', 9],
+} as const;
+/** Local parts with a mailbox; Pieter Visser has none (the miss). */
 const MAILBOXES = new Set(
-  [candidateAddresses('Marieke', 'Jansen', 'x')[2], candidateAddresses('Pieter', 'Visser', 'x')[15]].map(
-    (address) => address?.slice(0, address.indexOf('@')),
-  ),
+  Object.values(HITS).map(([first, last, rank]) => {
+    const address = candidateAddresses(first, last, 'x')[rank - 1] as string;
+    return address.slice(0, address.indexOf('@'));
+  }),
 );
+const findPath = (first: string, last: string) => (domain: string) =>
+  `/v1/emails/find?firstName=${first}&lastName=${last}&domain=${domain}`;
 
 const CALLS_MEASURED = {
-  verify: (domain: string) => `/v1/emails/verify?email=mjansen%40${domain}`,
-  findThird: (domain: string) => `/v1/emails/find?firstName=Marieke&lastName=Jansen&domain=${domain}`,
-  findSixteenth: (domain: string) => `/v1/emails/find?firstName=Pieter&lastName=Visser&domain=${domain}`,
+  verify: (domain: string) => `/v1/emails/verify?email=anna.bakker%40${domain}`,
+  findRank1: findPath(HITS.findRank1[0], HITS.findRank1[1]),
+  findRank2: findPath(HITS.findRank2[0], HITS.findRank2[1]),
+  findRank9: findPath(HITS.findRank9[0], HITS.findRank9[1]),
+  findMiss: findPath('Pieter', 'Visser'),
 } as const;
 type CallName = keyof typeof CALLS_MEASURED;
+const EXPECTED_STATUS: Record<CallName, string> = {
+  verify: 'valid',
+  findRank1: 'found',
+  findRank2: 'found',
+  findRank9: 'found',
+  findMiss: 'not_found',
+};
 
 interface Counters {
   commands: number;
   connections: number;
+  rcpts: number;
 }
 
-function startSmtp(starttls: boolean, pipelining: boolean): Promise<{ server: SMTPServer; port: number }> {
+function startSmtp(
+  starttls: boolean,
+  pipelining: boolean,
+  counters: Counters,
+): Promise<{ server: SMTPServer; port: number }> {
   const server = new SMTPServer({
     logger: false,
     authOptional: true,
@@ -57,6 +80,7 @@ function startSmtp(starttls: boolean, pipelining: boolean): Promise<{ server: SM
     hideSTARTTLS: !starttls,
     hidePIPELINING: !pipelining,
     onRcptTo(address, _session, callback) {
+      counters.rcpts += 1;
       const local = address.address.toLowerCase().slice(0, address.address.indexOf('@'));
       if (MAILBOXES.has(local)) return callback();
       callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }));
@@ -111,18 +135,21 @@ function startLatencyProxy(
 interface Row {
   p50Ms: number;
   maxMs: number;
+  flights: number | undefined;
   roundTrips: number | undefined;
+  rcpts: number | undefined;
+  candidatesChecked: number | undefined;
   connections: number | undefined;
 }
 
 async function measure(starttls: boolean): Promise<Record<Dialogue, Record<CallName, Row>>> {
   const counters: Record<Dialogue, Counters> = {
-    pipelined: { commands: 0, connections: 0 },
-    lockStep: { commands: 0, connections: 0 },
+    pipelined: { commands: 0, connections: 0, rcpts: 0 },
+    lockStep: { commands: 0, connections: 0, rcpts: 0 },
   };
   const smtp = {
-    pipelined: await startSmtp(starttls, true),
-    lockStep: await startSmtp(starttls, false),
+    pipelined: await startSmtp(starttls, true, counters.pipelined),
+    lockStep: await startSmtp(starttls, false, counters.lockStep),
   };
   const pipelinedProxy = await startLatencyProxy(
     smtp.pipelined.port,
@@ -161,9 +188,9 @@ async function measure(starttls: boolean): Promise<Record<Dialogue, Record<CallN
     const before = { ...counters[dialogue] };
     const started = performance.now();
     const response = await service.app.request(path, { headers: { Authorization: `Bearer ${apiKey}` } });
-    const body = (await response.json()) as { data: { status: string } };
+    const body = (await response.json()) as { data: { status: string; candidatesChecked?: number } };
     if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
-    if (!['valid', 'found'].includes(body.data.status)) throw new Error(`${path}: ${JSON.stringify(body)}`);
+    if (body.data.status !== EXPECTED_STATUS[name]) throw new Error(`${path}: ${JSON.stringify(body)}`);
     const ms = performance.now() - started;
     // QUIT is not waited for: let it reach the relay before counting.
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -171,7 +198,10 @@ async function measure(starttls: boolean): Promise<Record<Dialogue, Record<CallN
     // One more per connection for the banner, which the server sends unasked.
     return {
       ms,
+      flights: after.commands - before.commands,
       roundTrips: after.commands - before.commands + (after.connections - before.connections),
+      rcpts: after.rcpts - before.rcpts,
+      candidatesChecked: body.data.candidatesChecked,
       connections: after.connections - before.connections,
     };
   };
@@ -189,7 +219,10 @@ async function measure(starttls: boolean): Promise<Record<Dialogue, Record<CallN
       rows[dialogue][name] = {
         p50Ms: Math.round(ms[Math.floor(ms.length / 2)] as number),
         maxMs: Math.round(ms.at(-1) as number),
+        flights: samples[dialogue][0]?.flights,
         roundTrips: samples[dialogue][0]?.roundTrips,
+        rcpts: samples[dialogue][0]?.rcpts,
+        candidatesChecked: samples[dialogue][0]?.candidatesChecked,
         connections: samples[dialogue][0]?.connections,
       };
     }
@@ -209,7 +242,7 @@ console.log(
   `SMTP through the pipeline, ${LATENCY_MS} ms added per server reply, ${CALLS} sequential calls each, alternating (node ${process.version})\n`,
 );
 console.log(
-  '  session    call            dialogue     p50 ms   max ms   round trips   connections   p50 ratio',
+  '  session    call         dialogue     p50 ms   max ms   flights   round trips   RCPTs   checked   connections   p50 ratio',
 );
 for (const [session, results] of [
   ['plain', plain],
@@ -220,13 +253,13 @@ for (const [session, results] of [
       const row = results[dialogue][name];
       const ratio = (row.p50Ms / results.lockStep[name].p50Ms).toFixed(2);
       console.log(
-        `  ${session.padEnd(9)}  ${name.padEnd(14)}  ${dialogue.padEnd(11)}  ${String(row.p50Ms).padStart(6)}   ${String(row.maxMs).padStart(6)}   ${String(row.roundTrips).padStart(11)}   ${String(row.connections).padStart(11)}   ${ratio.padStart(9)}`,
+        `  ${session.padEnd(9)}  ${name.padEnd(11)}  ${dialogue.padEnd(11)}  ${String(row.p50Ms).padStart(6)}   ${String(row.maxMs).padStart(6)}   ${String(row.flights).padStart(7)}   ${String(row.roundTrips).padStart(11)}   ${String(row.rcpts).padStart(5)}   ${String(row.candidatesChecked ?? '-').padStart(7)}   ${String(row.connections).padStart(11)}   ${ratio.padStart(9)}`,
       );
     }
   }
 }
 console.log(
-  '\nlock-step floor of a verification: 6 round trips (banner, EHLO, MAIL, RCPT probe, RCPT target, QUIT); aim with PIPELINING: at most 4, and at most 6 for a find on its sixteenth candidate',
+  '\nRCPTs include the catch-all probe; checked is the candidatesChecked answered. Aims with PIPELINING: a verification in at most 3 client flights, a find of 16 candidates in at most 6',
 );
 console.log(
   JSON.stringify({

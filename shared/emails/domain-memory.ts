@@ -2,8 +2,10 @@
  * What email checks learned about a domain and its mail hosts.
  *
  * Domain facts, kept for EMAIL_DOMAIN_CACHE_SECONDS: whether the domain is catch-all (the next find
- * answers without a session) and which address pattern was valid there (the next find tries it
- * first). Lock-step hosts, kept for SMTP_LOCK_STEP_MEMORY_SECONDS: mail hosts that advertised
+ * answers without a session), which address pattern was valid there (the next find tries it
+ * first), and the catch-all probe its mail server greylisted (the next check sends the same one:
+ * greylisting whitelists the sender, client and recipient it saw wait, and a new random probe would
+ * be greylisted all over again). Lock-step hosts, kept for SMTP_LOCK_STEP_MEMORY_SECONDS: mail hosts that advertised
  * PIPELINING but answered a pipelined group out of step, so the next checks talk to them one command
  * at a time from the start instead of failing a group again. Expiry is decided by timestamp, never
  * by the record still existing.
@@ -15,6 +17,8 @@ export interface DomainFacts {
   /** The mail host that answered, reported again when the facts are reused. */
   mx: string | null;
   pattern: string | null;
+  /** The local part of the probe this domain's greylisting has seen, sent again by every check. */
+  probe: string | null;
 }
 
 export interface LearnedFacts extends DomainFacts {
@@ -57,14 +61,22 @@ export class DomainMemory {
     if (ttlMs === 0) return undefined;
     const learned = await this.store.domains.get(domain);
     if (!learned || learned.learnedAt + ttlMs <= this.clock.now()) return undefined;
-    return { catchAll: learned.catchAll, mx: learned.mx, pattern: learned.pattern };
+    return { catchAll: learned.catchAll, mx: learned.mx, pattern: learned.pattern, probe: learned.probe };
   }
 
-  async remember(domain: string, facts: DomainFacts): Promise<void> {
+  /** Adds `facts` to what is remembered of `domain` (the rest is kept), for another full duration. */
+  async remember(domain: string, facts: Partial<DomainFacts>): Promise<void> {
     const ttlMs = this.durations.domainFactsMs;
     if (ttlMs === 0) return;
+    const known = await this.recall(domain);
     const learnedAt = this.clock.now();
-    await this.store.domains.put(domain, { ...facts, learnedAt, expiresAt: learnedAt + ttlMs });
+    await this.store.domains.put(domain, {
+      ...{ catchAll: false, mx: null, pattern: null, probe: null },
+      ...known,
+      ...facts,
+      learnedAt,
+      expiresAt: learnedAt + ttlMs,
+    });
   }
 
   /** True while `host` is remembered as answering pipelined groups out of step. */

@@ -6,6 +6,7 @@
  * limiting recipients (RSET, then a new connection). The dialogue pipelines MAIL FROM and RCPT TO
  * (RFC 2920) where the host allows it, and falls back to one command at a time, remembered per host
  * in domain memory, where a host answers a group out of step: the outcomes are the same either way.
+ * Greylisting that states a wait short enough for the budget is waited out once per recipient.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -15,7 +16,7 @@ import type { Logger } from '../logger.js';
 import { classifyDial } from '../net/address-policy.js';
 import type { DomainMemory } from './domain-memory.js';
 import type { MailHost, MxResolver } from './mx-resolver.js';
-import { classifyRcptReply, type RcptReason } from './reply-classifier.js';
+import { classifyRcptReply, greylistingOf, type RcptReason } from './reply-classifier.js';
 import {
   SmtpAbortedError,
   SmtpError,
@@ -65,15 +66,34 @@ export interface RcptOutcome {
   reply: SmtpReply;
 }
 
+/** The time of one check: the signal that ends it, and when (`performance.now()`) its budget does. */
+export interface Budget {
+  signal: AbortSignal;
+  endsAt: number;
+}
+
 /** Recipient checks inside an open dialogue. */
 export interface Dialogue {
   readonly mx: string;
   /**
-   * The outcome of each of `recipients`, in order, each as soon as it is known. Nothing is asked
-   * beyond what the consumer reads (stop reading and no further command or group is sent); a
-   * pipelined group may ask a few recipients whose outcomes are then never read.
+   * Every recipient the server answered an RCPT TO for, in any session of this dialogue, whether the
+   * consumer read that answer or not (the rest of a pipelined group). A command the server never
+   * answered (after a 421, or a dropped connection) is not counted: nothing says it was read.
    */
-  ask(recipients: readonly string[]): AsyncGenerator<RcptOutcome, void, undefined>;
+  readonly answered: ReadonlySet<string>;
+  /** True once a recipient was answered with greylisting (waited out or not). */
+  readonly greylisted: boolean;
+  /**
+   * The outcome of each recipient of `groups`, in order, each as soon as it is known. A group goes
+   * in one pipelined write where the host allows it (split at SMTP_PIPELINING_GROUP_SIZE), one
+   * command at a time elsewhere. Nothing is asked beyond what the consumer reads (stop reading and
+   * no further command or group is sent), except the rest of the group being read: a pipelined
+   * group asks it anyway, and a greylisted recipient's group is completed in lock-step too, so that
+   * greylisting sees each of its recipients once and one wait serves them all. A greylisting reply
+   * that states a wait the budget can afford is not read: the dialogue waits, opens a new
+   * connection and asks again from that recipient, once per recipient.
+   */
+  ask(groups: readonly (readonly string[])[]): AsyncGenerator<RcptOutcome, void, undefined>;
 }
 
 /** An unguessable local part for the catch-all probe (no real mailbox is named like this). */
@@ -89,9 +109,10 @@ export function randomLocalPart(): string {
 export async function reachMailServer<T>(
   deps: MailServerDependencies,
   domain: string,
-  signal: AbortSignal,
+  budget: Budget,
   talk: (dialogue: Dialogue) => Promise<T>,
 ): Promise<Reach<T>> {
+  const { signal } = budget;
   const mail = await deps.resolver.resolveMailHosts(domain, signal);
   if (mail.kind === 'null_mx' || mail.kind === 'no_mail_server') return { kind: 'no_mx' };
   if (mail.kind === 'dns_error') return { kind: 'dns_error' };
@@ -107,7 +128,7 @@ export async function reachMailServer<T>(
         return {
           kind: 'done',
           mx: host.exchange,
-          value: await converse(deps, host.exchange, address, signal, talk),
+          value: await converse(deps, host.exchange, address, budget, talk),
         };
       } catch (error) {
         if (!(error instanceof SmtpError || error instanceof NextHost)) throw error;
@@ -180,16 +201,20 @@ class NextHost extends Error {
  * answered are asked again one command at a time in a new session, so every outcome is one that
  * lock-step gave. The first 452 "too many recipients" also ends pipelining for the dialogue: from
  * that recipient on, the lock-step handling of recipient limits applies (RSET and a new transaction,
- * then a new connection).
+ * then a new connection). Greylisting that states its wait: when the wait, plus as long again as
+ * this session has taken, still ends inside the budget, the session ends, the wait is waited (the
+ * host's slot kept), and a new session asks again from the greylisted recipient; a recipient asked
+ * again after a wait is not waited for twice.
  */
 async function converse<T>(
   deps: MailServerDependencies,
   mx: string,
   address: string,
-  signal: AbortSignal,
+  budget: Budget,
   talk: (dialogue: Dialogue) => Promise<T>,
 ): Promise<T> {
   const { settings } = deps;
+  const { signal } = budget;
   /** Whether this dialogue's sessions talk one command at a time (read before the first one). */
   let lockStep = await deps.memory.isLockStepHost(mx);
   /** Whether the current session sends groups: lock-step not chosen, and PIPELINING advertised. */
@@ -197,7 +222,12 @@ async function converse<T>(
   /** Whether MAIL FROM was accepted in the current session. */
   let inTransaction = false;
   let lastGroupAt = Number.NEGATIVE_INFINITY;
+  let sessionOpenedAt = performance.now();
   let session!: SmtpSession;
+  const answered = new Set<string>();
+  /** Recipients asked again after a greylisting wait: never waited for twice. */
+  const waitedFor = new Set<string>();
+  let greylisted = false;
 
   const startTransaction = async (): Promise<void> => {
     acceptSender(await session.mailFrom(settings.mailFrom));
@@ -210,6 +240,7 @@ async function converse<T>(
     inTransaction = true;
   };
   const open = async (): Promise<void> => {
+    sessionOpenedAt = performance.now();
     session = await SmtpSession.open({
       address,
       port: settings.port,
@@ -236,7 +267,11 @@ async function converse<T>(
 
   /** One recipient, one command at a time, surviving recipient limits as lock-step always has. */
   const askOne = async (recipient: string): Promise<RcptOutcome> => {
-    const once = async (): Promise<RcptOutcome> => outcomeOf(await session.rcptTo(recipient));
+    const once = async (): Promise<RcptOutcome> => {
+      const reply = await session.rcptTo(recipient);
+      answered.add(recipient);
+      return outcomeOf(reply);
+    };
     let outcome = await once();
     if (!isTooManyRecipients(outcome.reply)) return outcome;
     // The server limits recipients per transaction: start a new one…
@@ -256,6 +291,10 @@ async function converse<T>(
     await pace(lastGroupAt + settings.pipeliningPacingMs - performance.now(), signal);
     const withSender = !inTransaction;
     lastGroupAt = performance.now();
+    const countAnswered = (replies: readonly SmtpReply[]): void => {
+      for (const recipient of recipients.slice(0, replies.length - (withSender ? 1 : 0)))
+        answered.add(recipient);
+    };
     let replies: SmtpReply[];
     try {
       replies = await session.sendGroup([
@@ -264,8 +303,10 @@ async function converse<T>(
       ]);
     } catch (error) {
       if (!(error instanceof SmtpError) || error instanceof SmtpAbortedError) throw error;
+      countAnswered(error.repliesBeforeFailure);
       return { kind: 'out_of_step', reason: error.message };
     }
+    countAnswered(replies);
     // A 421 closes the connection: whatever follows it in the group was never answered.
     const closing = replies.find((reply) => reply.code === 421);
     if (closing) return { kind: 'out_of_step', reason: `421 ${closing.text}` };
@@ -273,34 +314,78 @@ async function converse<T>(
     return { kind: 'answered', outcomes: replies.map(outcomeOf) };
   };
 
+  /** The wait a greylisting `outcome` of `recipient` asks for, when the budget affords it. */
+  const affordableWait = (recipient: string, outcome: RcptOutcome): number | null => {
+    const greylisting = greylistingOf(outcome.reply);
+    if (!greylisting) return null;
+    greylisted = true;
+    const waitMs = greylisting.retryAfterMs;
+    if (waitMs === null || waitedFor.has(recipient)) return null;
+    // The new session is assumed to take as long as this one has so far.
+    const retryMs = performance.now() - sessionOpenedAt;
+    return performance.now() + waitMs + retryMs <= budget.endsAt ? waitMs : null;
+  };
+
   await open();
   const dialogue: Dialogue = {
     mx,
-    async *ask(recipients) {
+    answered,
+    get greylisted() {
+      return greylisted;
+    },
+    async *ask(groups) {
+      // Each planned group cut at the group size, flattened: where each recipient's group ends.
+      const recipients: string[] = [];
+      const groupEnds: number[] = [];
+      for (const group of groups) {
+        for (let start = 0; start < group.length; start += settings.pipeliningGroupSize) {
+          const part = group.slice(start, start + settings.pipeliningGroupSize);
+          recipients.push(...part);
+          groupEnds.push(...part.map(() => recipients.length));
+        }
+      }
       let next = 0;
       while (next < recipients.length) {
-        if (!pipelined) {
-          yield await askOne(recipients[next] as string);
-          next += 1;
-          continue;
+        const groupEnd = groupEnds[next] as number;
+        let outcomes: RcptOutcome[];
+        if (pipelined) {
+          const answer = await askInGroup(recipients.slice(next, groupEnd));
+          if (answer.kind === 'out_of_step') {
+            deps.logger.info(
+              { mx, address, reason: answer.reason },
+              'mail host answered a pipelined group out of step; lock-step from now on',
+            );
+            await deps.memory.rememberLockStepHost(mx);
+            lockStep = true;
+            session.close();
+            await open();
+            continue;
+          }
+          outcomes = answer.outcomes;
+        } else {
+          outcomes = [await askOne(recipients[next] as string)];
+          // Greylisting starts its clock per recipient: the rest of the group is asked now, as a
+          // pipelined group would have, so that one wait serves them all.
+          if (greylistingOf((outcomes[0] as RcptOutcome).reply)) {
+            for (const recipient of recipients.slice(next + 1, groupEnd))
+              outcomes.push(await askOne(recipient));
+          }
         }
-        const answer = await askInGroup(recipients.slice(next, next + settings.pipeliningGroupSize));
-        if (answer.kind === 'out_of_step') {
-          deps.logger.info(
-            { mx, address, reason: answer.reason },
-            'mail host answered a pipelined group out of step; lock-step from now on',
-          );
-          await deps.memory.rememberLockStepHost(mx);
-          lockStep = true;
-          session.close();
-          await open();
-          continue;
-        }
-        for (const outcome of answer.outcomes) {
-          if (isTooManyRecipients(outcome.reply)) {
+        for (const outcome of outcomes) {
+          const recipient = recipients[next] as string;
+          if (pipelined && isTooManyRecipients(outcome.reply)) {
             // Not a broken server, a limit: not remembered, but this dialogue goes on in lock-step.
             lockStep = true;
             pipelined = false;
+            break;
+          }
+          const waitMs = affordableWait(recipient, outcome);
+          if (waitMs !== null) {
+            deps.logger.info({ mx, address, waitMs }, 'greylisted: waiting as asked, then asking again');
+            for (const again of recipients.slice(next, groupEnd)) waitedFor.add(again);
+            void session.quit();
+            await pace(waitMs, signal);
+            await open();
             break;
           }
           next += 1;

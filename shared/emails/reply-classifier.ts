@@ -410,3 +410,36 @@ export const RCPT_TEXT_PATTERNS_MARKDOWN: string = [
   patternList('greylist pattern', GREYLIST_PATTERNS),
   patternList('relay pattern', RELAY_PATTERNS),
 ].join('\n');
+
+/** A greylisting reply, and the wait it states (null when it names none). */
+export interface Greylisting {
+  readonly retryAfterMs: number | null;
+}
+
+/** Words greylisting servers use besides the greylist patterns ("grey listed", "retry in", "come back"). */
+const GREYLIST_WORDS = /\b(?:gr[ae]y[\s-]?list|try again|retry|come back)/i;
+/** A stated wait: "in 5 seconds", "for 2 minutes", "after 300 s", "in 00:04:59" (milter-greylist). */
+const STATED_WAIT =
+  /\b(?:in|for|after)\s+(?:(\d{1,6})\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\b|(\d{1,2}):(\d{2}):(\d{2})\b)/i;
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000 };
+
+/**
+ * Whether a reply to RCPT TO is greylisting ("not now, come back later"), and the wait it states.
+ * Only a `limited` reply can be: not 421 (the server is closing the connection, a failure of the
+ * dialogue) and not a recipient limit (452 / 4.5.3, answered by RSET and a new transaction). The
+ * wait is read only where the server writes it; Postgrey's default text ("Greylisted, see http://
+ * postgrey…") and "Please try again later" state none.
+ */
+export function greylistingOf(reply: SmtpReply): Greylisting | null {
+  if (classifyRcptReply(reply).reason !== 'limited') return null;
+  if (reply.code === 421 || reply.code === 452 || reply.enhancedCode === '4.5.3') return null;
+  const text = reply.text;
+  if (!matchesAny(GREYLIST_PATTERNS, text) && !GREYLIST_WORDS.test(text)) return null;
+  const wait = STATED_WAIT.exec(text);
+  if (!wait) return { retryAfterMs: null };
+  const [, amount, unit, hours, minutes, seconds] = wait;
+  if (amount !== undefined && unit !== undefined) {
+    return { retryAfterMs: Number(amount) * (UNIT_MS[unit.charAt(0).toLowerCase()] ?? 1_000) };
+  }
+  return { retryAfterMs: ((Number(hours) * 60 + Number(minutes)) * 60 + Number(seconds)) * 1_000 };
+}

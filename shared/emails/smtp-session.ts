@@ -113,6 +113,11 @@ export interface SmtpErrorOptions {
 /** Base of every failure of a session: always says in which step it happened. */
 export abstract class SmtpError extends Error {
   readonly step: SmtpStep;
+  /**
+   * The replies a pipelined group received before it failed, in order (the server processed those
+   * commands); empty for anything else.
+   */
+  repliesBeforeFailure: readonly SmtpReply[] = [];
 
   constructor(step: SmtpStep, message: string, options: SmtpErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -810,6 +815,7 @@ export class SmtpSession {
     if (pending) {
       this.pending = null;
       clearTimeout(pending.timer);
+      error.repliesBeforeFailure = [...pending.replies];
       pending.reject(error);
     }
   }

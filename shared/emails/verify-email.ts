@@ -15,12 +15,16 @@
  * All of these are 200s that keep the charge (the spec charges a 200 `unverifiable`). Failures on our
  * side are refunded errors: the unsupported provider (422), our concurrency limit (503), our egress.
  * The probe goes first in the same session; in lock-step a catch-all server is not asked about the
- * target at all, pipelined the two go in one group and the target's answer is then ignored.
+ * target at all, pipelined the two go in one group and the target's answer is then ignored. The
+ * probe is random, except at a domain whose greylisting has seen one: that one is sent again
+ * (domain-memory.ts), so the whitelisting its wait earned is kept.
  */
 import type { VerificationReason, VerificationStatus } from '../../schemas/operations/emails.js';
 import { EmailUnverifiableError } from '../errors.js';
 import type { DisposableDomains } from './disposable-domains.js';
+import type { DomainFacts } from './domain-memory.js';
 import {
+  type Budget,
   type Dialogue,
   type MailServerDependencies,
   randomLocalPart,
@@ -62,9 +66,29 @@ export function refuseUnsupported(deps: EmailCheckDependencies, domain: string):
   if (deps.unsupportedDomains.has(domain)) throw new EmailUnverifiableError(domain);
 }
 
-/** The request's deadline and the verification budget, whichever ends first. */
-export function budgetSignal(deps: EmailCheckDependencies, signal: AbortSignal): AbortSignal {
-  return AbortSignal.any([signal, AbortSignal.timeout(deps.budgetMs)]);
+/** The request's deadline and the verification budget, whichever ends first, from now. */
+export function startBudget(deps: EmailCheckDependencies, signal: AbortSignal): Budget {
+  return {
+    signal: AbortSignal.any([signal, AbortSignal.timeout(deps.budgetMs)]),
+    endsAt: performance.now() + deps.budgetMs,
+  };
+}
+
+/** The catch-all probe's local part for `domain`: the one its greylisting has seen, else a new one. */
+export function probeFor(known: DomainFacts | undefined): string {
+  return known?.probe ?? randomLocalPart();
+}
+
+/** After dialogues of which one met greylisting: keep their probe for the next checks of the domain. */
+export async function rememberGreylisting(
+  deps: EmailCheckDependencies,
+  domain: string,
+  known: DomainFacts | undefined,
+  dialogues: readonly Dialogue[],
+  probe: string,
+): Promise<void> {
+  const greylisted = dialogues.some((dialogue) => dialogue.greylisted);
+  if (greylisted && known?.probe !== probe) await deps.memory.remember(domain, { probe });
 }
 
 export async function verifyEmail(
@@ -82,9 +106,14 @@ export async function verifyEmail(
   // No mailbox is named by an empty local part: nothing to ask a server.
   if (base.user === null)
     return { ...base, mx: null, status: 'invalid', reason: 'rejected', isCatchAll: false };
-  const reach = await reachMailServer(deps, email.domain, budgetSignal(deps, signal), (dialogue) =>
-    askAbout(dialogue, `${base.user}@${email.domain}`, email.domain),
-  );
+  const known = await deps.memory.recall(email.domain);
+  const probe = probeFor(known);
+  const dialogues: Dialogue[] = [];
+  const reach = await reachMailServer(deps, email.domain, startBudget(deps, signal), (dialogue) => {
+    dialogues.push(dialogue);
+    return askAbout(dialogue, `${probe}@${email.domain}`, `${base.user}@${email.domain}`);
+  });
+  await rememberGreylisting(deps, email.domain, known, dialogues, probe);
   switch (reach.kind) {
     case 'no_mx':
       return { ...base, mx: null, status: 'invalid', reason: 'no_mx', isCatchAll: false };
@@ -97,9 +126,10 @@ export async function verifyEmail(
   }
 }
 
-async function askAbout(dialogue: Dialogue, target: string, domain: string) {
+async function askAbout(dialogue: Dialogue, probe: string, target: string) {
   let probed = false;
-  for await (const outcome of dialogue.ask([`${randomLocalPart()}@${domain}`, target])) {
+  // One group: pipelined, the probe and the target go in one write (a verification in 3 flights).
+  for await (const outcome of dialogue.ask([[probe, target]])) {
     if (probed) return { ...verdictOf(outcome.reason), isCatchAll: false };
     if (outcome.reason === 'accepted')
       return { status: 'unverifiable', reason: 'catch_all', isCatchAll: true } as const;

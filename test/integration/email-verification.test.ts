@@ -207,23 +207,40 @@ describe('GET /v1/emails/verify', () => {
 const find = (apiKey: string, parameters: Record<string, string>) =>
   harness.get(`/v1/emails/find?${new URLSearchParams(parameters)}`, apiKey);
 
+/** The recipients the real mail server receives while `run` runs: the probe first, then candidates. */
+async function received(run: () => Promise<void>): Promise<{ probes: string[]; candidates: string[] }> {
+  const before = mail.rcpts.length;
+  await run();
+  const rcpts = mail.rcpts.slice(before);
+  return {
+    probes: rcpts.filter((rcpt) => rcpt.startsWith('probe-')),
+    candidates: rcpts.filter((rcpt) => !rcpt.startsWith('probe-')),
+  };
+}
+
 describe('GET /v1/emails/find', () => {
-  it('finds the third candidate in one SMTP connection, charged 10', async () => {
+  it('finds the third candidate in one SMTP connection, charged 10, counting every candidate the server was asked about', async () => {
     const subject = await account();
     const before = mail.connections.smtp;
-    const response = await find(subject.apiKey, {
-      firstName: 'Marieke',
-      lastName: 'Jansen',
-      domain: 'accept.test',
+    let response!: Response;
+    const rcpts = await received(async () => {
+      response = await find(subject.apiKey, {
+        firstName: 'Marieke',
+        lastName: 'Jansen',
+        domain: 'accept.test',
+      });
     });
     expect(response.status).toBe(200);
+    // smtp-server pipelines: [probe], [candidates 1, 2], [candidates 3 to 9], answered whole.
+    expect(rcpts.probes).toHaveLength(1);
+    expect(rcpts.candidates).toHaveLength(9);
     expect(await response.json()).toEqual({
       data: {
         email: 'mjansen@accept.test',
         status: 'found',
         isCatchAll: false,
         isDisposable: false,
-        candidatesChecked: 3,
+        candidatesChecked: 9,
         verification: { mx: 'mx.accept.test', status: 'valid', reason: 'accepted' },
       },
       meta: { creditCost: 10 },
@@ -255,11 +272,12 @@ describe('GET /v1/emails/find', () => {
 
   it('answers a catch-all domain after one probe, with no address and no candidate checked', async () => {
     const subject = await account();
-    const response = await find(subject.apiKey, {
-      firstName: 'Jane',
-      lastName: 'Doe',
-      domain: 'catchall.test',
+    let response!: Response;
+    const rcpts = await received(async () => {
+      response = await find(subject.apiKey, { firstName: 'Jane', lastName: 'Doe', domain: 'catchall.test' });
     });
+    // The probe's acceptance answers the question: no candidate is sent to a catch-all domain.
+    expect(rcpts).toEqual({ probes: [expect.stringMatching(/@catchall\.test$/)], candidates: [] });
     expect(((await response.json()) as { data: unknown }).data).toEqual({
       email: null,
       status: 'catch_all',
@@ -284,16 +302,17 @@ describe('GET /v1/emails/find', () => {
     });
     expect(((await first.json()) as { data: unknown }).data).toMatchObject({
       email: 'mjansen@memory.test',
-      candidatesChecked: 3,
+      candidatesChecked: 9,
     });
-    const second = await find(subject.apiKey, {
-      firstName: 'Pieter',
-      lastName: 'Visser',
-      domain: 'memory.test',
+    let second!: Response;
+    const rcpts = await received(async () => {
+      second = await find(subject.apiKey, { firstName: 'Pieter', lastName: 'Visser', domain: 'memory.test' });
     });
+    // The remembered pattern (flast) leads the first group of two, with the most likely other.
+    expect(rcpts.candidates).toEqual(['pvisser@memory.test', 'pieter.visser@memory.test']);
     expect(((await second.json()) as { data: unknown }).data).toMatchObject({
       email: 'pvisser@memory.test',
-      candidatesChecked: 1,
+      candidatesChecked: 2,
     });
   });
 

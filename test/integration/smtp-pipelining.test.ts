@@ -6,7 +6,10 @@
  * byte (multi-line replies included) and closes after a 421, and `smtp-server` for the single-line
  * ones. Then hosts that advertise PIPELINING but answer a group out of step (a dropped connection, a
  * reply missing, a 421): they cost one lock-step retry with the lock-step verdict, and are
- * remembered as lock-step for SMTP_LOCK_STEP_MEMORY_SECONDS, which both store adapters keep. verify
+ * remembered as lock-step for SMTP_LOCK_STEP_MEMORY_SECONDS, which both store adapters keep. What
+ * the servers received: find's probe alone before any candidate (one RCPT at a catch-all domain),
+ * few recipients for a hit on the first patterns, `candidatesChecked` equal to the candidate RCPTs
+ * received in every dialogue shape, and greylisting that states a short wait waited out once. verify
  * and find run on their real dependencies: dns2 on loopback, the SQLite store, the domain memory,
  * the host slots.
  */
@@ -33,8 +36,14 @@ import { RCPT_REPLY_CASES, type RcptReplyCase } from '../support/rcpt-replies.js
 const MX = 'mx.table.test';
 const FIND_NAME = { firstName: 'Marieke', lastName: 'Jansen' };
 const UNKNOWN = '550 5.1.1 <x>: Recipient address rejected: User unknown in virtual mailbox table';
-/** Recipients a transaction of `limit.test` takes before it answers 452. */
-const LIMIT = 3;
+/** Recipients a transaction of `limit.test` takes before it answers 452 (mid-way through the third group). */
+const LIMIT = 5;
+/** The delay greylisting domains state: 2 seconds (waited out; one domain for verify, one for find) and 10 minutes (not). */
+const GREYLISTING: Readonly<Record<string, { ms: number; text: string }>> = {
+  'grey-2s.test': { ms: 2_000, text: '450 4.7.1 Greylisted, try again in 2 seconds' },
+  'grey-2s-find.test': { ms: 2_000, text: '451 4.7.1 Greylisted, please come back in 00:00:02' },
+  'grey-10m.test': { ms: 600_000, text: '450 4.7.1 Greylisted, try again in 10 minutes' },
+};
 
 /** The candidates find tries for FIND_NAME at `domain`, in order. */
 function findCandidates(domain: string): string[] {
@@ -45,15 +54,20 @@ function findCandidates(domain: string): string[] {
 /**
  * The reply to one recipient, by domain: `probe-N.test` answers case N to every recipient,
  * `target-N.test` refuses the probe as unknown and answers case N to the target, `find-N.test`
- * answers case N to the third candidate and refuses the others, `ok.test` has `jane` only, and
- * `limit.test` has the sixth candidate only and answers 452 past LIMIT recipients a transaction.
+ * answers case N to the third candidate and refuses the others, `rank-N.test` has the Nth candidate
+ * only, `catchall.test` accepts everyone, `ok.test` has `jane` (the greylisting domains also the
+ * first candidate), and `limit.test` has the sixth candidate only and answers 452 past LIMIT
+ * recipients a transaction.
  */
 function replyTo(recipient: string, recipientsInTransaction: number): string {
   const at = recipient.lastIndexOf('@');
   const local = recipient.slice(0, at);
   const domain = recipient.slice(at + 1);
-  const [, kind, index] = /^(probe|target|find)-(\d+)\.test$/.exec(domain) ?? [];
+  const [, kind, index] = /^(probe|target|find|rank)-(\d+)\.test$/.exec(domain) ?? [];
   const wire = RCPT_REPLY_CASES[Number(index)]?.wire ?? UNKNOWN;
+  if (kind === 'rank')
+    return recipient === findCandidates(domain)[Number(index) - 1] ? '250 2.1.5 Ok' : UNKNOWN;
+  if (domain === 'catchall.test') return '250 2.1.5 Ok';
   if (kind === 'probe') return wire;
   if (kind === 'target') return local.startsWith('probe-') ? UNKNOWN : wire;
   if (kind === 'find') return recipient === findCandidates(domain)[2] ? wire : UNKNOWN;
@@ -61,7 +75,23 @@ function replyTo(recipient: string, recipientsInTransaction: number): string {
     if (recipientsInTransaction > LIMIT) return '452 4.5.3 Too many recipients';
     return recipient === findCandidates(domain)[5] ? '250 2.1.5 Ok' : UNKNOWN;
   }
-  return local === 'jane' ? '250 2.1.5 Ok' : UNKNOWN;
+  const firstCandidate = domain in GREYLISTING && recipient === findCandidates(domain)[0];
+  return local === 'jane' || firstCandidate ? '250 2.1.5 Ok' : UNKNOWN;
+}
+
+/**
+ * Greylisting as Postgrey does it, one client and sender: a recipient first seen less than its
+ * domain's stated delay ago is answered with the greylisting text; afterwards as `replyTo` says.
+ */
+function greylister(): (recipient: string) => string | null {
+  const firstSeen = new Map<string, number>();
+  return (recipient) => {
+    const greylisting = GREYLISTING[recipient.slice(recipient.lastIndexOf('@') + 1)];
+    if (!greylisting) return null;
+    const seen = firstSeen.get(recipient) ?? performance.now();
+    firstSeen.set(recipient, seen);
+    return performance.now() - seen < greylisting.ms ? greylisting.text : null;
+  };
 }
 
 /** What a scripted host does with a group (a chunk carrying more than one command). */
@@ -69,6 +99,8 @@ type Misbehaviour = 'drop' | 'missing' | '421';
 
 interface ScriptedMx {
   port: number;
+  /** Every RCPT TO address received, in order. */
+  rcpts: string[];
   /** The command lines of each chunk received, with when it arrived (performance.now()). */
   chunks: { lines: string[]; at: number }[];
   connections: number;
@@ -82,7 +114,8 @@ interface ScriptedMx {
  */
 async function startScriptedMx(pipelining: boolean, misbehaviour?: Misbehaviour): Promise<ScriptedMx> {
   const sockets = new Set<net.Socket>();
-  const mx: ScriptedMx = { port: 0, chunks: [], connections: 0, close: async () => {} };
+  const mx: ScriptedMx = { port: 0, rcpts: [], chunks: [], connections: 0, close: async () => {} };
+  const greylisted = greylister();
   const server = net.createServer((socket) => {
     mx.connections += 1;
     sockets.add(socket);
@@ -114,10 +147,12 @@ async function startScriptedMx(pipelining: boolean, misbehaviour?: Misbehaviour)
           reply = '250 2.0.0 Ok';
         } else if (verb === 'RCPT') {
           recipients += 1;
+          const recipient = /<([^>]*)>/.exec(line)?.[1] ?? '';
+          mx.rcpts.push(recipient);
           reply =
             group && misbehaviour === '421'
               ? '421 4.3.2 Service shutting down'
-              : replyTo(/<([^>]*)>/.exec(line)?.[1] ?? '', recipients);
+              : (greylisted(recipient) ?? replyTo(recipient, recipients));
         } else if (verb === 'QUIT') reply = '221 2.0.0 Bye';
         else reply = '502 5.5.2 Error: command not recognized';
         socket.write(`${reply}\r\n`);
@@ -138,8 +173,11 @@ async function startScriptedMx(pipelining: boolean, misbehaviour?: Misbehaviour)
 }
 
 /** `smtp-server` answering by the same table (single-line replies only: it writes its own lines). */
-async function startSmtpServer(pipelining: boolean): Promise<{ port: number; close(): Promise<void> }> {
+async function startSmtpServer(
+  pipelining: boolean,
+): Promise<{ port: number; rcpts: string[]; close(): Promise<void> }> {
   const recipientCounts = new Map<string, number>();
+  const rcpts: string[] = [];
   const server = new SMTPServer({
     logger: false,
     authOptional: true,
@@ -154,6 +192,7 @@ async function startSmtpServer(pipelining: boolean): Promise<{ port: number; clo
     onRcptTo(address, session, callback) {
       const count = (recipientCounts.get(session.id) ?? 0) + 1;
       recipientCounts.set(session.id, count);
+      rcpts.push(address.address);
       const wire = replyTo(address.address, count);
       const code = Number(wire.slice(0, 3));
       if (code < 300) return callback();
@@ -163,6 +202,7 @@ async function startSmtpServer(pipelining: boolean): Promise<{ port: number; clo
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.server.address() as net.AddressInfo).port,
+    rcpts,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -172,7 +212,8 @@ const closers: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
   const zone: Zone = { [MX]: { a: ['127.0.0.1'] } };
-  const domains = ['ok.test', 'limit.test'];
+  const domains = ['ok.test', 'limit.test', 'catchall.test', 'rank-1.test', 'rank-2.test', 'rank-9.test'];
+  domains.push(...Object.keys(GREYLISTING));
   RCPT_REPLY_CASES.forEach((_, index) => {
     domains.push(`probe-${index}.test`, `target-${index}.test`, `find-${index}.test`);
   });
@@ -192,7 +233,12 @@ interface Checks {
 /** verify's and find's real dependencies against the mail server on `port`, with a fresh store. */
 function checksOn(
   port: number,
-  options: { settings?: Partial<SmtpSettings>; lockStepMs?: number; clock?: Clock } = {},
+  options: {
+    settings?: Partial<SmtpSettings>;
+    lockStepMs?: number;
+    domainFactsMs?: number;
+    clock?: Clock;
+  } = {},
 ): Checks {
   const store = createSqliteStore(':memory:');
   closers.push(() => store.close());
@@ -206,7 +252,10 @@ function checksOn(
       resolver: new MxResolver({ servers: [dns.address] }),
       // Enough slots for the concurrent cases: the per-MX limit is not under test here.
       capacity: new HostSlots(store, clock, 'smtp', 100, 60_000),
-      memory: new DomainMemory(store, clock, { domainFactsMs: 0, lockStepMs: options.lockStepMs ?? 0 }),
+      memory: new DomainMemory(store, clock, {
+        domainFactsMs: options.domainFactsMs ?? 0,
+        lockStepMs: options.lockStepMs ?? 0,
+      }),
       logger: createLogger('silent'),
       settings: {
         heloName: 'verifier.test',
@@ -231,6 +280,19 @@ const verify = (checks: Checks, address: string) =>
 const find = (checks: Checks, domain: string) =>
   findEmail(checks.deps, { ...FIND_NAME, domain }, AbortSignal.timeout(10_000));
 
+/** The distinct candidates (not the probe) a server received an RCPT for at `domain`. */
+function candidatesReceived(server: { rcpts: string[] }, domain: string): number {
+  const candidates = server.rcpts.filter(
+    (recipient) => recipient.endsWith(`@${domain}`) && !recipient.startsWith('probe-'),
+  );
+  return new Set(candidates).size;
+}
+
+/** A find's answer without `candidatesChecked`, which counts what each dialogue sent. */
+function verdictOfFind({ candidatesChecked: _, ...verdict }: Awaited<ReturnType<typeof findEmail>>) {
+  return verdict;
+}
+
 /** The verdicts lock-step has always given, from the classifier's reason for the reply. */
 function expected({ reason }: RcptReplyCase) {
   const notCatchAll = { isCatchAll: false };
@@ -252,6 +314,7 @@ describe.each([
   let pipelined: Checks;
   let lockStep: Checks;
   let scripted: ScriptedMx | undefined;
+  let received: { pipelined: { rcpts: string[] }; lockStep: { rcpts: string[] } };
 
   beforeAll(async () => {
     const servers =
@@ -261,6 +324,7 @@ describe.each([
     for (const server of servers) closers.push(() => server.close());
     const [withPipelining, without] = servers;
     scripted = kind === 'scripted' ? (withPipelining as ScriptedMx) : undefined;
+    received = { pipelined: withPipelining, lockStep: without };
     pipelined = checksOn(withPipelining.port);
     lockStep = checksOn(without.port);
   });
@@ -284,19 +348,25 @@ describe.each([
       expect(fast, role).toMatchObject({ mx: MX, ...want[role] });
     }
     const [fast, slow] = inFind;
-    expect(fast, 'find: pipelined vs lock-step').toEqual(slow);
+    expect(verdictOfFind(fast), 'find: pipelined vs lock-step').toEqual(verdictOfFind(slow));
+    // Truthful either way: the candidates each server was sent an RCPT for, whatever was read.
+    expect(fast.candidatesChecked, 'pipelined').toBe(
+      candidatesReceived(received.pipelined, `find-${index}.test`),
+    );
+    expect(slow.candidatesChecked, 'lock-step').toBe(
+      candidatesReceived(received.lockStep, `find-${index}.test`),
+    );
     if (reply.reason === 'accepted') {
-      expect(fast).toMatchObject({
-        status: 'found',
-        email: findCandidates(`find-${index}.test`)[2],
-        candidatesChecked: 3,
-      });
+      expect(fast).toMatchObject({ status: 'found', email: findCandidates(`find-${index}.test`)[2] });
+      // The third candidate opens the third group ([probe], [1, 2], [3…9]): lock-step stops there.
+      expect([fast.candidatesChecked, slow.candidatesChecked]).toEqual([9, 3]);
     } else {
       expect(fast).toMatchObject({
         status: 'not_found',
-        candidatesChecked: reply.reason === 'rejected' ? 16 : 3,
         verification: { mx: MX, ...verdictOf(reply.reason) },
       });
+      if (reply.reason === 'rejected')
+        expect([fast.candidatesChecked, slow.candidatesChecked]).toEqual([16, 16]);
     }
   });
 
@@ -318,12 +388,192 @@ describe.each([
 
   it('stops pipelining at the first 452, and goes on as lock-step does (RSET, a new transaction)', async () => {
     const [fast, slow] = [await find(pipelined, 'limit.test'), await find(lockStep, 'limit.test')];
-    expect(fast).toEqual(slow);
-    expect(fast).toMatchObject({
-      status: 'found',
-      email: findCandidates('limit.test')[5],
-      candidatesChecked: 6,
-    });
+    expect(verdictOfFind(fast)).toEqual(verdictOfFind(slow));
+    expect(fast).toMatchObject({ status: 'found', email: findCandidates('limit.test')[5] });
+    // Pipelined, the third group (candidates 3 to 9) was sent whole, 452 from its third on.
+    expect([fast.candidatesChecked, slow.candidatesChecked]).toEqual([9, 6]);
+    expect(fast.candidatesChecked).toBe(candidatesReceived(received.pipelined, 'limit.test'));
+    expect(slow.candidatesChecked).toBe(candidatesReceived(received.lockStep, 'limit.test'));
+  });
+});
+
+describe('what the mail server receives for a find, pipelined and in lock-step', () => {
+  const servers: Partial<Record<'pipelined' | 'lockStep', ScriptedMx>> = {};
+  const checks: Partial<Record<'pipelined' | 'lockStep', Checks>> = {};
+
+  beforeAll(async () => {
+    for (const [name, pipelining] of [
+      ['pipelined', true],
+      ['lockStep', false],
+    ] as const) {
+      const mx = await startScriptedMx(pipelining);
+      closers.push(() => mx.close());
+      servers[name] = mx;
+      checks[name] = checksOn(mx.port);
+    }
+  });
+
+  /** Finds FIND_NAME at `domain` both ways, one after the other, with what each server received. */
+  async function findBothWays(domain: string) {
+    const seen = [];
+    for (const name of ['pipelined', 'lockStep'] as const) {
+      const mx = servers[name] as ScriptedMx;
+      const [rcpts, chunks] = [mx.rcpts.length, mx.chunks.length];
+      const result = await find(checks[name] as Checks, domain);
+      // QUIT is sent, not waited for: it reaches the server just after the answer.
+      await vi.waitFor(() => expect(mx.chunks.at(-1)?.lines).toEqual(['QUIT']));
+      seen.push({ result, rcpts: mx.rcpts.slice(rcpts), flights: mx.chunks.length - chunks });
+    }
+    const [fast, slow] = seen as [(typeof seen)[0], (typeof seen)[0]];
+    expect(verdictOfFind(fast.result), 'the same answer both ways').toEqual(verdictOfFind(slow.result));
+    for (const { result, rcpts } of [fast, slow]) {
+      const candidates = rcpts.filter((recipient) => !recipient.startsWith('probe-'));
+      // The probe first, alone, and no other: then candidates, each once, in order.
+      expect(rcpts.filter((recipient) => recipient.startsWith('probe-'))).toEqual([rcpts[0]]);
+      expect(result.candidatesChecked).toBe(new Set(candidates).size);
+    }
+    return { fast, slow };
+  }
+
+  it.for([
+    { rank: 1, pipelined: 2, lockStep: 1 },
+    { rank: 2, pipelined: 2, lockStep: 2 },
+    { rank: 9, pipelined: 9, lockStep: 9 },
+  ])(
+    'a hit at rank $rank: the probe and $pipelined candidates pipelined, $lockStep in lock-step',
+    async (hit) => {
+      const domain = `rank-${hit.rank}.test`;
+      const { fast, slow } = await findBothWays(domain);
+      expect(fast.result).toMatchObject({ status: 'found', email: findCandidates(domain)[hit.rank - 1] });
+      expect(fast.rcpts).toEqual([fast.rcpts[0], ...findCandidates(domain).slice(0, hit.pipelined)]);
+      expect(slow.rcpts).toEqual([slow.rcpts[0], ...findCandidates(domain).slice(0, hit.lockStep)]);
+      expect([fast.result.candidatesChecked, slow.result.candidatesChecked]).toEqual([
+        hit.pipelined,
+        hit.lockStep,
+      ]);
+    },
+  );
+
+  it('a catch-all domain: exactly one RCPT, the probe, both ways', async () => {
+    const { fast, slow } = await findBothWays('catchall.test');
+    expect(fast.result).toMatchObject({ status: 'catch_all', email: null, candidatesChecked: 0 });
+    expect(fast.rcpts).toHaveLength(1);
+    expect(slow.rcpts).toHaveLength(1);
+    // EHLO, MAIL FROM with the probe, QUIT.
+    expect(fast.flights).toBe(3);
+  });
+
+  it('a miss: all 16 candidates once, in at most 6 client flights when pipelined', async () => {
+    const { fast, slow } = await findBothWays('ok.test');
+    expect(fast.result).toMatchObject({ status: 'not_found', candidatesChecked: 16 });
+    expect(fast.rcpts).toEqual([fast.rcpts[0], ...findCandidates('ok.test')]);
+    expect(slow.rcpts).toEqual([slow.rcpts[0], ...findCandidates('ok.test')]);
+    // EHLO, [MAIL, probe], [2], [7], [7], QUIT; lock-step: EHLO, MAIL, 17 RCPTs, QUIT.
+    expect([fast.flights, slow.flights]).toEqual([6, 20]);
+  });
+
+  it('a 452 mid-group: the whole group counted as sent, the rest asked again in lock-step', async () => {
+    const { fast, slow } = await findBothWays('limit.test');
+    expect(fast.result).toMatchObject({ status: 'found', email: findCandidates('limit.test')[5] });
+    const list = findCandidates('limit.test');
+    // Pipelined: [probe], [1, 2], [3…9] with 452 from the fifth on; then RSET, the fifth again, the sixth.
+    expect(fast.rcpts).toEqual([fast.rcpts[0], ...list.slice(0, 9), list[4], list[4], list[5]]);
+    expect(slow.rcpts).toEqual([slow.rcpts[0], ...list.slice(0, 5), list[4], list[5]]);
+    expect([fast.result.candidatesChecked, slow.result.candidatesChecked]).toEqual([9, 6]);
+  });
+
+  it('a verification: the probe and the target in one group, 3 client flights', async () => {
+    const mx = servers.pipelined as ScriptedMx;
+    const before = mx.chunks.length;
+    await verify(checks.pipelined as Checks, 'jane@ok.test');
+    await vi.waitFor(() => expect(mx.chunks.at(-1)?.lines).toEqual(['QUIT']));
+    expect(mx.chunks.length - before).toBe(3);
+  });
+});
+
+describe('greylisting that states its wait', () => {
+  const servers: Partial<Record<'pipelined' | 'lockStep', ScriptedMx>> = {};
+
+  beforeAll(async () => {
+    for (const [name, pipelining] of [
+      ['pipelined', true],
+      ['lockStep', false],
+    ] as const) {
+      const mx = await startScriptedMx(pipelining);
+      closers.push(() => mx.close());
+      servers[name] = mx;
+    }
+  });
+
+  /** Runs `check` against both servers at once, each with a fresh store; RCPTs at `domain` each received. */
+  async function bothWays<T>(domain: string, check: (checks: Checks) => Promise<T>, reuse?: Checks[]) {
+    const names = ['pipelined', 'lockStep'] as const;
+    const stores =
+      reuse ??
+      names.map((name) => checksOn((servers[name] as ScriptedMx).port, { domainFactsMs: 3_600_000 }));
+    const before = names.map((name) => (servers[name] as ScriptedMx).rcpts.length);
+    const started = performance.now();
+    const results = await Promise.all(stores.map(check));
+    const ms = performance.now() - started;
+    const rcpts = names.map((name, index) =>
+      (servers[name] as ScriptedMx).rcpts.slice(before[index]).filter((rcpt) => rcpt.endsWith(`@${domain}`)),
+    );
+    return { results, rcpts, ms, stores };
+  }
+
+  it.concurrent('a 2-second wait is waited out once within the budget: valid; the next check reuses the remembered probe and waits for nothing', async ({
+    expect,
+  }) => {
+    const domain = 'grey-2s.test';
+    const first = await bothWays(domain, (checks) => verify(checks, `jane@${domain}`));
+    for (const result of first.results) expect(result).toMatchObject({ status: 'valid', reason: 'accepted' });
+    expect(first.ms).toBeGreaterThanOrEqual(2_000);
+    expect(first.ms).toBeLessThan(8_000);
+    for (const [index, rcpts] of first.rcpts.entries()) {
+      const probe = rcpts[0] as string;
+      // Both greylisted in the first session, both asked again with the same probe after the wait.
+      expect(rcpts).toEqual([probe, `jane@${domain}`, probe, `jane@${domain}`]);
+      const memory = (first.stores[index] as Checks).deps.memory;
+      expect((await memory.recall(domain))?.probe).toBe(probe.slice(0, probe.indexOf('@')));
+    }
+    const next = await bothWays(domain, (checks) => verify(checks, `jane@${domain}`), first.stores);
+    for (const result of next.results) expect(result).toMatchObject({ status: 'valid', reason: 'accepted' });
+    expect(next.ms).toBeLessThan(1_500);
+    expect(next.rcpts).toEqual(first.rcpts.map((rcpts) => rcpts.slice(0, 2)));
+  });
+
+  it.concurrent('a find waits out the probe, then the first candidates, once each', async ({ expect }) => {
+    const domain = 'grey-2s-find.test';
+    const { results, rcpts, ms } = await bothWays(domain, (checks) => find(checks, domain));
+    const [first, second] = findCandidates(domain) as [string, string];
+    for (const result of results) {
+      expect(result).toMatchObject({ status: 'found', email: first, candidatesChecked: 2 });
+    }
+    expect(ms).toBeGreaterThanOrEqual(4_000);
+    const [pipelinedRcpts, lockStepRcpts] = rcpts as [string[], string[]];
+    const [probe] = pipelinedRcpts;
+    expect(pipelinedRcpts).toEqual([probe, probe, first, second, first, second]);
+    const [lockStepProbe] = lockStepRcpts;
+    // Lock-step completes the greylisted group as a pipelined one would: one wait serves both.
+    expect(lockStepRcpts).toEqual([lockStepProbe, lockStepProbe, first, second, first]);
+  });
+
+  it.concurrent("a 10-minute wait does not fit: limited at once, the probe remembered for the client's retry", async ({
+    expect,
+  }) => {
+    const domain = 'grey-10m.test';
+    const first = await bothWays(domain, (checks) => verify(checks, `jane@${domain}`));
+    for (const result of first.results) {
+      expect(result).toMatchObject({ status: 'unverifiable', reason: 'limited', isCatchAll: false });
+    }
+    expect(first.ms).toBeLessThan(1_500);
+    const next = await bothWays(domain, (checks) => verify(checks, `jane@${domain}`), first.stores);
+    for (const [index, rcpts] of first.rcpts.entries()) {
+      // The probe and the target each asked once (lock-step completes the group), and the next
+      // verification sends the same probe, whose greylisting clock is already running.
+      expect(rcpts).toEqual([rcpts[0], `jane@${domain}`]);
+      expect(next.rcpts[index]).toEqual(rcpts);
+    }
   });
 });
 
@@ -335,8 +585,9 @@ describe('groups', () => {
     const result = await find(checks, 'ok.test');
     expect(result).toMatchObject({ status: 'not_found', candidatesChecked: 16 });
     const groups = mx.chunks.filter((chunk) => chunk.lines.some((line) => line.startsWith('RCPT')));
-    // The probe and 16 candidates: 4 + 4 + 4 + 4 + 1, MAIL FROM with the first group.
-    expect(groups.map((chunk) => chunk.lines.length)).toEqual([5, 4, 4, 4, 1]);
+    // MAIL FROM and the probe alone, then the 16 candidates: 2 first, the other 14 in as few
+    // groups of at most 4 as they fit in, even sizes.
+    expect(groups.map((chunk) => chunk.lines.length)).toEqual([2, 2, 4, 4, 3, 3]);
     for (const [index, group] of groups.entries()) {
       if (index > 0) expect(group.at - (groups[index - 1]?.at ?? 0)).toBeGreaterThanOrEqual(140);
     }
@@ -371,6 +622,33 @@ describe.each([
   });
 });
 
+describe.each(storeKinds)('domain facts on the %s store', (kind) => {
+  it('keep the probe a greylisting domain has seen through later facts, for their whole duration', async () => {
+    const opened = await openTestStore({ store: kind });
+    closers.push(() => opened.close());
+    const clock = new ManualClock();
+    const memory = new DomainMemory(opened.store, clock, { domainFactsMs: 120_000, lockStepMs: 0 });
+    const probe = 'probe-0123456789abcdef01234567';
+    await memory.remember('grey.test', { probe });
+    expect(await memory.recall('grey.test')).toEqual({ catchAll: false, mx: null, pattern: null, probe });
+    // What a later find learns is added, not put in the probe's place.
+    clock.advance(60_000);
+    await memory.remember('grey.test', { catchAll: false, mx: MX, pattern: 'first.last' });
+    expect(await memory.recall('grey.test')).toEqual({
+      catchAll: false,
+      mx: MX,
+      pattern: 'first.last',
+      probe,
+    });
+    expect(await opened.store.domains.get('grey.test')).toMatchObject({
+      probe,
+      expiresAt: clock.now() + 120_000,
+    });
+    clock.advance(120_000);
+    expect(await memory.recall('grey.test')).toBeUndefined();
+  });
+});
+
 describe.each(storeKinds)('lock-step hosts on the %s store', (kind) => {
   it('are kept beside the domain facts of the same name, expire by timestamp, and are swept', async () => {
     const opened = await openTestStore({ store: kind });
@@ -379,16 +657,16 @@ describe.each(storeKinds)('lock-step hosts on the %s store', (kind) => {
     const memory = new DomainMemory(opened.store, clock, { domainFactsMs: 120_000, lockStepMs: 60_000 });
     expect(await memory.isLockStepHost(MX)).toBe(false);
     // A domain that is its own mail host (implicit MX) has both records under one name.
-    await memory.remember(MX, { catchAll: true, mx: MX, pattern: null });
+    await memory.remember(MX, { catchAll: true, mx: MX, pattern: null, probe: null });
     await memory.rememberLockStepHost(MX);
     expect(await memory.isLockStepHost(MX)).toBe(true);
     expect(await memory.isLockStepHost(`other.${MX}`)).toBe(false);
-    expect(await memory.recall(MX)).toEqual({ catchAll: true, mx: MX, pattern: null });
+    expect(await memory.recall(MX)).toEqual({ catchAll: true, mx: MX, pattern: null, probe: null });
 
     clock.advance(60_000);
     expect(await memory.isLockStepHost(MX)).toBe(false);
     expect(await opened.store.sweepExpired(clock.now() + 1_000)).toBe(1);
     expect(await opened.store.domains.getLockStepHost(MX)).toBeUndefined();
-    expect(await memory.recall(MX)).toEqual({ catchAll: true, mx: MX, pattern: null });
+    expect(await memory.recall(MX)).toEqual({ catchAll: true, mx: MX, pattern: null, probe: null });
   });
 });

@@ -3,7 +3,8 @@
  * different loopback addresses: a real `smtp-server` whose answers depend on the recipient's domain
  * (127.0.0.1), one that accepts connections and never greets (127.0.0.2), and one that drops the
  * connection at the first RCPT (127.0.0.3), and one that refuses us in its banner as blocklisted
- * (127.0.0.4). Each counts the connections it received.
+ * (127.0.0.4). Each counts the connections it received; the real one also keeps every recipient
+ * it was asked about.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
@@ -65,12 +66,15 @@ export interface MailServers {
   /** UNSAFE_SMTP_ALLOW_HOSTS for these servers. */
   allowHosts: string;
   connections: { smtp: number; stall: number; drop: number; banned: number };
+  /** Every RCPT TO address the real server received, lower case, in order. */
+  rcpts: string[];
   close(): Promise<void>;
 }
 
 export async function startMailServers(): Promise<MailServers> {
   const port = await freePort();
   const connections = { smtp: 0, stall: 0, drop: 0, banned: 0 };
+  const rcpts: string[] = [];
   const sockets = new Set<Socket>();
   /** RCPT commands per session since its last MAIL FROM (RSET is followed by a new MAIL FROM). */
   const rcptCounts = new Map<string, number>();
@@ -90,6 +94,7 @@ export async function startMailServers(): Promise<MailServers> {
     onRcptTo(address: SMTPServerAddress, session, callback) {
       const count = (rcptCounts.get(session.id) ?? 0) + 1;
       rcptCounts.set(session.id, count);
+      rcpts.push(address.address.toLowerCase());
       const answer = answerFor(address.address.toLowerCase(), count);
       if (answer === 'ok') return callback();
       const error = Object.assign(new Error(answer.message), { responseCode: answer.code });
@@ -136,6 +141,7 @@ export async function startMailServers(): Promise<MailServers> {
       .map((address) => `${address}:${port}`)
       .join(','),
     connections,
+    rcpts,
     async close() {
       for (const socket of sockets) socket.destroy();
       await Promise.all([

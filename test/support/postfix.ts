@@ -2,9 +2,9 @@
  * A private Postfix instance on loopback for tests: Debian's `postfix` package (which .ci/run installs,
  * unconfigured, when it is missing) with its own configuration, queue and data folders in a temp
  * folder, and two smtpd listeners on 127.0.0.1: one advertising PIPELINING, one with it discarded
- * from its EHLO reply, so the same server answers pipelined and lock-step dialogues. Postfix accepts
- * for one virtual mailbox domain, answers 550 5.1.1 at RCPT for anyone not in its mailbox list, and
- * never delivers anything (no DATA is ever sent, and the transport discards). The master runs in the
+ * from its EHLO reply, so the same server answers pipelined and lock-step dialogues. Postfix accepts for one
+ * virtual mailbox domain, answers 550 5.1.1 at RCPT for anyone not in its mailbox list, accepts
+ * everyone at an optional catch-all domain, and never delivers anything (no DATA is ever sent, and the transport discards). The master runs in the
  * foreground as our child and is stopped with `postfix stop`; every wait is bounded.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -44,11 +44,17 @@ export interface PostfixOptions {
   domain: string;
   /** Local parts of the mailboxes that exist. */
   mailboxes: readonly string[];
+  /** A second virtual domain where every address exists. */
+  catchAllDomain?: string;
 }
 
 const run = promisify(execFile);
 
-export async function startPostfix({ domain, mailboxes }: PostfixOptions): Promise<PostfixHandle> {
+export async function startPostfix({
+  domain,
+  mailboxes,
+  catchAllDomain,
+}: PostfixOptions): Promise<PostfixHandle> {
   const root = await mkdtemp(join(tmpdir(), 'postfix-'));
   // Postfix's daemons drop to the postfix user: the folder must be traversable, data/ theirs.
   await chmod(root, 0o755);
@@ -77,7 +83,7 @@ export async function startPostfix({ domain, mailboxes }: PostfixOptions): Promi
       'mydestination =',
       'relay_domains =',
       'mynetworks = 127.0.0.0/8',
-      `virtual_mailbox_domains = ${domain}`,
+      `virtual_mailbox_domains = ${[domain, catchAllDomain].filter(Boolean).join(', ')}`,
       `virtual_mailbox_maps = texthash:${join(etc, 'mailboxes')}`,
       'virtual_transport = discard:',
       // No reverse DNS of the client, and no tarpit: a find refuses up to 16 candidates, beyond
@@ -92,7 +98,10 @@ export async function startPostfix({ domain, mailboxes }: PostfixOptions): Promi
       '',
     ].join('\n'),
   );
-  await writeFile(join(etc, 'mailboxes'), mailboxes.map((local) => `${local}@${domain} ok\n`).join(''));
+  const entries = mailboxes.map((local) => `${local}@${domain}`);
+  // `@domain` is the catch-all lookup of virtual_mailbox_maps.
+  if (catchAllDomain) entries.push(`@${catchAllDomain}`);
+  await writeFile(join(etc, 'mailboxes'), entries.map((entry) => `${entry} ok\n`).join(''));
   await writeFile(
     join(etc, 'master.cf'),
     [

@@ -1,11 +1,13 @@
 /**
  * The RCPT reply classifier against replies as real servers send them (wire format, parsed by
- * the session's own parser), and the published table in docs/email-verification.md.
+ * the session's own parser), the greylisting reading (and the wait a reply states), and the
+ * published table in docs/email-verification.md.
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import {
   classifyRcptReply,
+  greylistingOf,
   RCPT_REPLY_RULES,
   RCPT_REPLY_TABLE_MARKDOWN,
   RCPT_TEXT_PATTERNS_MARKDOWN,
@@ -43,6 +45,37 @@ describe('classifyRcptReply', () => {
       expect(rule.code.length).toBeGreaterThan(0);
     }
     expect(RCPT_REPLY_RULES.at(-1)?.code).toBe('anything else');
+  });
+});
+
+describe('greylistingOf', () => {
+  it.each([
+    ['450 4.7.1 Greylisted, try again in 5 seconds', 5_000],
+    ['451 4.7.1 Greylisting in action, please come back in 00:04:59', 299_000],
+    ['451 4.2.0 You have been grey listed, retry in 300 seconds', 300_000],
+    ['450 4.2.0 Greylisted for 2 minutes', 120_000],
+    ['451 4.7.1 Please try again after 30 secs', 30_000],
+    ['450 4.7.1 Greylisted, try again in 1 hour', 3_600_000],
+    // Postgrey's default text and the plain "later" state no wait.
+    [
+      '450 4.2.0 <a@example.org>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.org.html',
+      null,
+    ],
+    ['451 4.7.1 Please try again later', null],
+    ['550 5.7.1 Greylisted, please try again later', null],
+  ])('reads %j as greylisting, waiting %j ms', (wire, retryAfterMs) => {
+    expect(greylistingOf(parseSmtpReply(wire))).toEqual({ retryAfterMs });
+  });
+
+  it.each([
+    // Not "later" but "no", "yes", a closing connection, a recipient limit, a rate limit.
+    '550 5.1.1 User unknown; try again in 5 seconds will not help',
+    '250 2.1.5 Ok, retry in 5 seconds',
+    '421 4.7.0 Try again later, closing connection. - gsmtp',
+    '452 4.5.3 Too many recipients, try again in 60 seconds',
+    '450 4.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered',
+  ])('does not read %j as greylisting', (wire) => {
+    expect(greylistingOf(parseSmtpReply(wire))).toBeNull();
   });
 });
 

@@ -19,6 +19,8 @@ export class DynamoDomainFactsStore implements DomainFactsStore {
       catchAll: Item.catchAll as boolean,
       mx: (Item.mx as string | null | undefined) ?? null,
       pattern: (Item.pattern as string | null | undefined) ?? null,
+      // Absent from items written before probes were remembered.
+      probe: (Item.probe as string | null | undefined) ?? null,
       learnedAt: Item.learnedAt as number,
       expiresAt: (Item.expiresAt as number) * 1000,
     };

@@ -133,6 +133,10 @@ const schema = [
     expires_at INTEGER NOT NULL
   ) STRICT;
   `,
+  // Version 4: the catch-all probe a domain's greylisting has seen (emails/domain-memory.ts).
+  `
+  ALTER TABLE email_domains ADD COLUMN probe TEXT;
+  `,
 ];
 
 interface QueuedWrite {

@@ -77,6 +77,7 @@ export class SqliteDomainFactsStore implements DomainFactsStore {
       catchAll: row.catch_all === 1,
       mx: row.mx as string | null,
       pattern: row.pattern as string | null,
+      probe: row.probe as string | null,
       learnedAt: row.learned_at as number,
       expiresAt: row.expires_at as number,
     };
@@ -88,10 +89,18 @@ export class SqliteDomainFactsStore implements DomainFactsStore {
       () =>
         this.database
           .statement(
-            `INSERT OR REPLACE INTO email_domains (domain, catch_all, mx, pattern, learned_at, expires_at)
-             VALUES (?, ?, ?, ?, ?, ?)`,
+            `INSERT OR REPLACE INTO email_domains (domain, catch_all, mx, pattern, probe, learned_at, expires_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)`,
           )
-          .run(domain, facts.catchAll ? 1 : 0, facts.mx, facts.pattern, facts.learnedAt, facts.expiresAt),
+          .run(
+            domain,
+            facts.catchAll ? 1 : 0,
+            facts.mx,
+            facts.pattern,
+            facts.probe,
+            facts.learnedAt,
+            facts.expiresAt,
+          ),
       'bestEffort',
     );
   }
