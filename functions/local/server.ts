@@ -40,7 +40,7 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
   const config = loadConfigOrExplain();
   const opened = await openStoreOrExplain(config, 'server');
   // One process serves every request here: a broad dataset search must not hold up the others.
-  readDatasetsOnThreads();
+  readDatasetsOnThreads(config.DATASET_READER_THREADS);
   try {
     const service = createService({
       config,
