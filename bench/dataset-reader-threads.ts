@@ -1,7 +1,7 @@
 /**
  * Benchmark (`npm run bench`): does a broad dataset search hold up unrelated requests in `npm start`?
  * One dataset, three `npm start` servers side by side: DATASET_READER_THREADS=0 (every query on the
- * event loop, as before reader threads), 1, and the default (one per core). For each, in rounds that
+ * event loop, as before reader threads), 1, and one per core. For each, in rounds that
  * rotate the order of the servers:
  *
  * - *alone*: the broad search one request at a time, nothing else running (its own latency);
@@ -23,14 +23,14 @@
  * Prints tables and a JSON summary. Results: docs/benchmarks.md.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { DatabaseDatasetReader } from '../shared/sources/dataset/database/database-reader.js';
 import { DatasetSource } from '../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures as fx } from '../shared/sources/dataset/fixtures.js';
-import { defaultReaderThreads, pooledDataSource, ReaderPool } from '../shared/sources/dataset/reader-pool.js';
+import { pooledDataSource, ReaderPool } from '../shared/sources/dataset/reader-pool.js';
 import { BROAD_JOB_KEYWORD, buildBroadJobsDataset } from '../test/support/broad-jobs-dataset.js';
 import {
   cleanUpProcesses,
@@ -57,7 +57,7 @@ interface BroadSearch {
 const modes = [
   { name: 'in-thread (0)', threads: '0' },
   { name: '1 reader thread', threads: '1' },
-  { name: `default (${defaultReaderThreads()})`, threads: '' },
+  { name: `${availableParallelism()} reader threads`, threads: String(availableParallelism()) },
 ] as const;
 
 interface Samples {

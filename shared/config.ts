@@ -123,7 +123,7 @@ const configSchema = z.object({
   DATASET: z.string().min(1).optional(),
   /**
    * `npm start`: threads reading the dataset database, so a broad search never holds up other requests;
-   * 0 reads on the event loop. Unset: one per core, at most 4. Lambda always reads in-thread.
+   * 0 reads on the event loop. Unset: one per core but one (at least 1, at most 4). Lambda reads in-thread.
    */
   DATASET_READER_THREADS: integer(0, 64).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -32,9 +32,13 @@ import {
 /** How long a thread may go on with a call its caller gave up on before it is replaced. */
 export const ABANDONED_GRACE_MS = 1_000;
 
-/** One reader thread per core, at least one and at most four (each holds a page cache of its own). */
+/**
+ * One reader thread per core but one, which stays the event loop's (with as many threads as cores, a
+ * health check waited longer behind broad searches: docs/benchmarks.md); at least one, and at most
+ * four, since each holds a page cache of its own.
+ */
 export function defaultReaderThreads(): number {
-  return Math.min(4, availableParallelism());
+  return Math.min(4, Math.max(1, availableParallelism() - 1));
 }
 
 export interface ReaderPoolOptions {
