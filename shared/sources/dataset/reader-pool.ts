@@ -9,7 +9,10 @@
  * starts; one aborted while running is answered with the signal's reason at once, and its thread may
  * finish it for ABANDONED_GRACE_MS before it is terminated and replaced (termination takes effect when
  * SQLite next hands control back to JavaScript, so a thread is never held for longer than its query).
- * A thread that dies fails its call and is replaced when the next call needs it.
+ * Threads start when calls need them, up to the pool's size: a server that reads no dataset starts
+ * none, and one stopped right after its start is not busy loading modules (under tsx, a stop signal
+ * the process is too busy to acknowledge within 30 ms ends it with exit code 143). A thread that dies
+ * fails its call and is replaced the same way.
  *
  * Lambda keeps reading in-thread (open-dataset.ts): one request per environment leaves nothing to
  * hold up, and a thread would add its start-up to every cold start (docs/benchmarks.md).
@@ -86,8 +89,6 @@ export class ReaderPool {
     private readonly options: ReaderPoolOptions,
   ) {
     this.graceMs = options.abandonedGraceMs ?? ABANDONED_GRACE_MS;
-    // Started now, so the first calls do not wait for a thread to load its modules.
-    for (let i = 0; i < options.threads; i += 1) this.idle.push(this.startThread());
   }
 
   /** Threads started so far, replacements included (for tests and the benchmark). */
