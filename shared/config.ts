@@ -121,6 +121,11 @@ const configSchema = z.object({
   /** pino level of the request log: fatal, error, warn, info, debug, trace or silent. */
   /** The dataset database to serve (built by `npm run data -- import`); the generated sample when unset. */
   DATASET: z.string().min(1).optional(),
+  /**
+   * `npm start`: threads reading the dataset database, so a broad search never holds up other requests;
+   * 0 reads on the event loop. Unset: one per core but one (at least 1, at most 4). Lambda reads in-thread.
+   */
+  DATASET_READER_THREADS: integer(0, 64).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long an API key (and its account) is cached per process; a revoked key passes this long. */
   KEY_CACHE_SECONDS: integer(0, 300).default(10),

@@ -14,6 +14,7 @@ import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import { createService } from '../../shared/service.js';
 import { DatasetFileError } from '../../shared/sources/dataset/database/database-reader.js';
+import { readDatasetsOnThreads } from '../../shared/sources/dataset/open-dataset.js';
 import {
   causeText,
   datasetFailure,
@@ -39,6 +40,8 @@ printBanner(server.address() as AddressInfo, opened, demoKey, config);
 async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: string; config: Config }> {
   const config = loadConfigOrExplain();
   const opened = await openStoreOrExplain(config, 'server');
+  // One process serves every request here: a broad dataset search must not hold up the others.
+  readDatasetsOnThreads(config.DATASET_READER_THREADS);
   try {
     const service = createService({
       config,
