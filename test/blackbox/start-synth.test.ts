@@ -26,6 +26,7 @@ import {
   freshDataDir,
   type RunningServer,
   runCli,
+  runFailingServer,
   startServer,
 } from '../support/processes.js';
 import { identifierValues } from '../support/sample-inputs.js';
@@ -210,6 +211,32 @@ describe('timeouts, crashes and restarts', () => {
       expect(usage.balance).toBe(7);
       const names = (await cli<{ name: string }[]>(dataDir, 'accounts', 'list')).map(({ name }) => name);
       expect(names.sort()).toEqual(['Made by the CLI', 'demo']);
+    }, 60_000);
+
+    it('keeps npm start off the DATA_DIR it serves, as one npm start keeps another', async () => {
+      const second = await runFailingServer(dataDir);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toBe(
+        `Another server (npm start or npm run start:synth) is using DATA_DIR=${dataDir}: stop it, or set DATA_DIR to another folder.\n`,
+      );
+    });
+
+    it('refuses to guess while npm start on the embedded DynamoDB (which takes no lock) serves the DATA_DIR too', async () => {
+      const embedded = await startServer(dataDir, { STORE: 'dynamodb' });
+      try {
+        const result = await runCli(dataDir, ['accounts', 'list']);
+        expect(result).toMatchObject({ code: 1, stdout: '' });
+        expect(JSON.parse(result.stderr)).toEqual({
+          error: {
+            code: 'store_unavailable',
+            message: `Both npm start and npm run start:synth are serving DATA_DIR=${dataDir}, each with its own store: stop one of them, or run them on separate DATA_DIRs.`,
+          },
+        });
+      } finally {
+        expect(await embedded.stop()).toBe(0);
+      }
+      // With npm start gone, its record goes with it: the CLI is back on start:synth's table.
+      expect((await runCli(dataDir, ['accounts', 'list'])).code).toBe(0);
     }, 60_000);
 
     it("is the operator to start:synth's DynamoDB, which refuses an access key it does not know", async () => {
