@@ -130,6 +130,16 @@ export class LookupServiceStack extends Stack {
       value: this.table.tableName,
       description: 'DYNAMODB_TABLE for `STORE=dynamodb npm run admin` against this deployment',
     });
+    new CfnOutput(this, 'AdminEnvironment', {
+      value: [
+        'STORE=dynamodb',
+        `DYNAMODB_ENDPOINT=https://dynamodb.${this.region}.${this.urlSuffix}`,
+        `DYNAMODB_TABLE=${this.table.tableName}`,
+        `AWS_REGION=${this.region}`,
+      ].join(' '),
+      description:
+        'The settings of `npm run admin` against this deployment: `env <this> npm run admin -- ...`',
+    });
   }
 
   private createTable(settings: Settings): dynamodb.Table {

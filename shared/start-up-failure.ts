@@ -5,7 +5,12 @@
  */
 import type { Config } from './config.js';
 import { ConfigError, loadConfig } from './config.js';
-import { type OpenedStore, openStore, UnmigratedDataError } from './store/open-store.js';
+import {
+  AmbiguousDataDirError,
+  type OpenedStore,
+  openStore,
+  UnmigratedDataError,
+} from './store/open-store.js';
 import { DataDirInUseError } from './store/sqlite/server-lock.js';
 
 export type StartUpFailureCode =
@@ -65,11 +70,9 @@ export async function openStoreOrExplain(config: Config, role: 'server' | 'cli')
 }
 
 function storeFailureMessage(config: Config, error: unknown): string {
-  // These two already say what to do.
-  if (error instanceof UnmigratedDataError) return error.message;
-  if (error instanceof DataDirInUseError) {
-    return `Another npm start is using DATA_DIR=${config.DATA_DIR}: stop it, or set DATA_DIR to another folder.`;
-  }
+  // These already say what to do.
+  if (error instanceof UnmigratedDataError || error instanceof AmbiguousDataDirError) return error.message;
+  if (error instanceof DataDirInUseError) return dataDirInUseMessage(config);
   if (config.DYNAMODB_ENDPOINT) {
     return (
       `Cannot open the store at DYNAMODB_ENDPOINT=${config.DYNAMODB_ENDPOINT} (${causeText(error)}). ` +
@@ -81,6 +84,11 @@ function storeFailureMessage(config: Config, error: unknown): string {
     'Stop any other npm start using that folder, check that it is a folder you may write to, ' +
     'or set DATA_DIR to another folder.'
   );
+}
+
+/** One server per DATA_DIR: `npm start` and `npm run start:synth` hold the same lock. */
+export function dataDirInUseMessage(config: Config): string {
+  return `Another server (npm start or npm run start:synth) is using DATA_DIR=${config.DATA_DIR}: stop it, or set DATA_DIR to another folder.`;
 }
 
 /** The reason `server.listen` failed, told with the HOST or PORT to change. */

@@ -33,10 +33,10 @@ const MAX_RATE_WINDOW_SECONDS = 86_400;
 /** Printed under every help page: what the CLI reads besides its arguments. */
 const SETTINGS_HELP = `
 Settings (environment variables, as for npm start):
-  DATA_DIR      folder of the local store (default: .data); a running npm start on the same
-                folder is used through it
+  DATA_DIR      folder of the local store (default: .data); the store of a running npm start or
+                npm run start:synth on the same folder is used through it, whatever STORE says
   the store     STORE: sqlite by default, or dynamodb with DYNAMODB_ENDPOINT (and DYNAMODB_TABLE,
-                AWS_REGION)
+                AWS_REGION; https://dynamodb.<region>.amazonaws.com with your AWS credentials)
   DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS
                 rate limit of accounts created without --rate-limit / --rate-window-seconds
 

@@ -1,5 +1,6 @@
 /**
- * How every CLI command runs and fails: open the store the way `npm start` shares it (STORE), act
+ * How every CLI command runs and fails: open the store of the server running on DATA_DIR, or the
+ * one STORE names (shared/store/open-store.ts), say which on a terminal, act
  * on the repositories, print the result as JSON on stdout, and close the store whatever happened. A
  * failure is one JSON line on stderr, `{"error":{"code","message"}}`, and exit code 1.
  */
@@ -19,6 +20,9 @@ export interface CommandContext {
 export async function runCommand(action: (context: CommandContext) => Promise<unknown>): Promise<void> {
   const config = loadConfigOrExplain();
   const opened = await openStoreOrExplain(config, 'cli');
+  // Which store the command acts on, for the person at the terminal (scripts read stdout's JSON and
+  // an empty stderr on success): the running server's when one serves DATA_DIR.
+  if (process.stderr.isTTY) process.stderr.write(`store: ${opened.location}\n`);
   try {
     printResult(await action({ repositories: createRepositories(opened.store), config }));
   } finally {

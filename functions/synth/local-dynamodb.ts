@@ -4,17 +4,20 @@
  * (`dynamodb:GetItem`, ...), the table's ARN, and the partition keys the request touches as
  * `dynamodb:LeadingKeys` (infra scopes every grant to key prefixes). A refusal is DynamoDB's own
  * AccessDeniedException (400), so a grant the templates forgot or scoped too narrowly fails here,
- * not on AWS. Callers are known by their SigV4 access key id, as in local-aws.ts; requests not signed
- * by a function (the operator's tools) pass through.
+ * not on AWS. Callers are known by their SigV4 access key id, as in local-aws.ts (signatures are not
+ * verified: every caller is a process of this machine): a function's role, or the operator, an
+ * identity allowed every DynamoDB action on the tables, as an administrator's credentials are on AWS
+ * (the operator CLI, through the record start-synth.ts writes for it). Any other key is refused with
+ * DynamoDB's UnrecognizedClientException, so no tool reaches the table by accident.
  */
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { buffer } from 'node:stream/consumers';
 import type { Logger } from '../../shared/logger.js';
-import type { DeployedTable, Deployment } from './deployment-model.js';
+import type { DeployedTable, Deployment, PolicyStatement } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';
 import { isAllowed } from './iam.js';
-import { type LoopbackEndpoint, listenOnLoopback } from './loopback.js';
+import { type LoopbackEndpoint, listenOnLoopback, signingKeyId } from './loopback.js';
 
 type AttributeValue = Record<string, unknown>;
 
@@ -29,14 +32,37 @@ interface DynamoRequest {
 
 export type LocalDynamo = LoopbackEndpoint;
 
+/** Who signed a request, with the policy its requests are checked against. */
+interface Caller {
+  name: string;
+  roleArn: string;
+  policy: readonly PolicyStatement[];
+}
+
 export async function startLocalDynamo(options: {
   deployment: Deployment;
   host: FunctionHost;
   /** The embedded DynamoDB's endpoint. */
   upstream: string;
+  /** The operator's access key id. */
+  operatorAccessKeyId: string;
   logger: Logger;
 }): Promise<LocalDynamo> {
   const upstream = new URL(options.upstream);
+  const { accountId } = options.deployment;
+  const operator: Caller = {
+    name: 'operator',
+    roleArn: `arn:aws:iam::${accountId}:user/operator`,
+    policy: [
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:*',
+        Resource: options.deployment.tables.flatMap((table) => [table.arn, `${table.arn}/index/*`]),
+      },
+    ],
+  };
+  const callerOf = (req: IncomingMessage): Caller | undefined =>
+    options.host.callerOf(req) ?? (signingKeyId(req) === options.operatorAccessKeyId ? operator : undefined);
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       options.logger.error({ err: error }, 'local DynamoDB proxy failed');
@@ -47,26 +73,28 @@ export async function startLocalDynamo(options: {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await buffer(req);
-    const caller = options.host.callerOf(req);
-    if (caller) {
-      const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-      const parsed = JSON.parse(body.toString('utf8') || '{}') as DynamoRequest;
-      const table = options.deployment.tables.find((candidate) => candidate.name === parsed.TableName);
-      const resource =
-        table?.arn ??
-        `arn:aws:dynamodb:${options.deployment.region}:${options.deployment.accountId}:table/${parsed.TableName}`;
-      const action = `dynamodb:${operation}`;
-      const leadingKeys = table ? partitionKeysOf(parsed, table) : [];
-      if (!isAllowed(caller.policy, action, resource, new Map([['dynamodb:LeadingKeys', leadingKeys]]))) {
-        options.logger.warn({ function: caller.name, action, resource, leadingKeys }, 'access denied');
-        res.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' }).end(
-          JSON.stringify({
-            __type: 'com.amazon.coral.service#AccessDeniedException',
-            message: `User: ${caller.roleArn} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`,
-          }),
-        );
-        return;
-      }
+    const caller = callerOf(req);
+    if (!caller) {
+      options.logger.warn({ accessKeyId: signingKeyId(req) ?? null }, 'unknown caller refused');
+      refuse(res, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
+      return;
+    }
+    const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+    const parsed = JSON.parse(body.toString('utf8') || '{}') as DynamoRequest;
+    const table = options.deployment.tables.find((candidate) => candidate.name === parsed.TableName);
+    const resource =
+      table?.arn ??
+      `arn:aws:dynamodb:${options.deployment.region}:${options.deployment.accountId}:table/${parsed.TableName}`;
+    const action = `dynamodb:${operation}`;
+    const leadingKeys = table ? partitionKeysOf(parsed, table) : [];
+    if (!isAllowed(caller.policy, action, resource, new Map([['dynamodb:LeadingKeys', leadingKeys]]))) {
+      options.logger.warn({ function: caller.name, action, resource, leadingKeys }, 'access denied');
+      refuse(
+        res,
+        'AccessDeniedException',
+        `User: ${caller.roleArn} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`,
+      );
+      return;
     }
     const forwarded = httpRequest({
       host: upstream.hostname,
@@ -82,6 +110,13 @@ export async function startLocalDynamo(options: {
   }
 
   return listenOnLoopback(server);
+}
+
+/** DynamoDB's answer to a request it refuses before acting: 400 with the error's type. */
+function refuse(res: ServerResponse, type: string, message: string): void {
+  res
+    .writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' })
+    .end(JSON.stringify({ __type: `com.amazon.coral.service#${type}`, message }));
 }
 
 /**

@@ -7,9 +7,12 @@
  * enforcing the templates' IAM, and the scheduled rules run on their schedules. It builds first when
  * dist/ is missing and synthesizes when cdk.out is missing or older than the build or infra/, and
  * says so. Settings: PORT, HOST, DATA_DIR, LOG_LEVEL and the ones passed to every function
- * (PASSED_SETTINGS); README.md lists them.
+ * (PASSED_SETTINGS); README.md lists them. It holds DATA_DIR as `npm start` does (one server per
+ * folder) and records its table, with an operator's access key, for `npm run admin` on the same
+ * DATA_DIR (shared/store/open-store.ts follows it).
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -22,13 +25,16 @@ import { createLogger } from '../../shared/logger.js';
 import { createRepositories } from '../../shared/service.js';
 import {
   causeText,
+  dataDirInUseMessage,
   listenFailure,
   loadConfigOrExplain,
   StartUpFailure,
 } from '../../shared/start-up-failure.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
-import { startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
+import { endpointFile, startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
 import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
+import { synthStatePath } from '../../shared/store/open-store.js';
+import { DataDirInUseError, holdServerLock } from '../../shared/store/sqlite/server-lock.js';
 import { banner, baseUrlOf, issueDemoKey } from '../local/demo-key.js';
 import { apiGateway } from './api-gateway.js';
 import { readDeployment } from './cloud-assembly.js';
@@ -119,10 +125,11 @@ async function main() {
     throw new StartUpFailure('invalid_configuration', `Invalid configuration: ${issues.join('; ')}.`);
   }
   const settings = parsed.data;
+  const releaseDataDir = holdDataDir();
   const cdkOut = settings.START_SYNTH_CDK_OUT ?? CDK_OUT;
   if (!settings.START_SYNTH_CDK_OUT) ensureSynthesized();
   const deployment = readDeployment(cdkOut);
-  const state = resolve(config.DATA_DIR, 'synth');
+  const state = resolve(synthStatePath(config));
   const work = join(state, 'work');
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
@@ -170,8 +177,26 @@ async function main() {
     logger,
   });
   localAwsUrl = localAws.url;
-  const localDynamo = await startLocalDynamo({ deployment, host, upstream: dynamo.endpoint, logger });
+  // The operator's key to the table (the CLI's), known to this run only, as an AWS access key is.
+  const operator = {
+    accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`,
+    secretAccessKey: randomBytes(30).toString('base64url'),
+  };
+  const localDynamo = await startLocalDynamo({
+    deployment,
+    host,
+    upstream: dynamo.endpoint,
+    operatorAccessKeyId: operator.accessKeyId,
+    logger,
+  });
   localDynamoUrl = localDynamo.url;
+  await endpointFile.write(state, {
+    server: 'npm run start:synth',
+    endpoint: localDynamo.url,
+    table: table.name,
+    region: deployment.region,
+    credentials: operator,
+  });
   const serve = apiGateway({
     deployment,
     host,
@@ -222,7 +247,7 @@ async function main() {
     banner({
       title: 'Lookup service (synthesized AWS app)',
       base,
-      state: `${state} (embedded DynamoDB, table ${table.name})`,
+      state: `${state} (embedded DynamoDB, table ${table.name}; npm run admin on this DATA_DIR writes to it)`,
       data: `${deployment.functions.length} functions from ${cdkOut}, stage ${deployment.api.stage}`,
       demoKey,
     }),
@@ -234,6 +259,7 @@ async function main() {
       if (stopping) return;
       stopping = true;
       for (const timer of timers) clearInterval(timer);
+      await endpointFile.remove(state);
       server.close();
       server.closeAllConnections();
       await host.close();
@@ -241,8 +267,20 @@ async function main() {
       await localDynamo.close();
       await store.close();
       await dynamo.close();
+      releaseDataDir();
       process.exit(0);
     });
+  }
+}
+
+/** One server per DATA_DIR, as for `npm start`: the operator CLI must know whose store to write to. */
+function holdDataDir(): () => void {
+  try {
+    return holdServerLock(config.DATA_DIR);
+  } catch (error) {
+    if (error instanceof DataDirInUseError)
+      throw new StartUpFailure('store_unavailable', dataDirInUseMessage(config), { cause: error });
+    throw error;
   }
 }
 

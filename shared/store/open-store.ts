@@ -3,19 +3,26 @@
  *
  * - `sqlite` (default): DATA_DIR/lookup.sqlite, shared by the server and the CLI through WAL; one
  *   server per DATA_DIR (sqlite/server-lock.ts).
- * - `dynamodb`: `DYNAMODB_ENDPOINT` when set; otherwise the embedded DynamoDB (dynalite) under
- *   DATA_DIR/dynamodb, served by the running server if there is one (its endpoint file), or
- *   started by this process when there is not (LevelDB lets one process hold the folder).
+ * - `dynamodb`: `DYNAMODB_ENDPOINT` when set (AWS's own endpoint, `https://dynamodb.<region>.amazonaws.com`,
+ *   is signed with the SDK's AWS credentials and its table must exist: the CDK stack owns it);
+ *   otherwise the embedded DynamoDB (dynalite) under DATA_DIR/dynamodb, served by the running
+ *   server if there is one (its endpoint file), or started by this process when there is not
+ *   (LevelDB lets one process hold the folder).
+ *
+ * The CLI without DYNAMODB_ENDPOINT first follows a server running on DATA_DIR, whatever STORE says:
+ * `npm run start:synth` (its table, through its DynamoDB as the operator, by the record it keeps in
+ * DATA_DIR/synth) or `npm start` on the embedded DynamoDB; both at once is refused as ambiguous.
  *
  * A DATA_DIR that still holds embedded-DynamoDB data from before SQLite was the default is refused
  * under `sqlite` until `npm run admin -- migrate` has copied it, so nothing is silently left behind.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { Config } from '../config.js';
 import { createDynamoStore, type DynamoStore } from './dynamodb/dynamodb-store.js';
 import { endpointFile, startEmbeddedDynamo } from './dynamodb/embedded-dynamodb.js';
-import { createDynamoTable, ensureTable } from './dynamodb/table.js';
+import { createDynamoTable, type DynamoTable, ensureTable, isAwsEndpoint } from './dynamodb/table.js';
 import { MIGRATION_SETTING } from './migration.js';
 import { holdServerLock } from './sqlite/server-lock.js';
 import { createSqliteStore, type SqliteStore } from './sqlite/sqlite-store.js';
@@ -35,6 +42,8 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export const sqlitePath = (config: Config) => join(config.DATA_DIR, 'lookup.sqlite');
 export const embeddedDynamoPath = (config: Config) => join(config.DATA_DIR, 'dynamodb');
+/** `npm run start:synth`'s state: its embedded DynamoDB, secrets and the record of its table. */
+export const synthStatePath = (config: Config) => join(config.DATA_DIR, 'synth');
 
 export class UnmigratedDataError extends Error {
   constructor(config: Config) {
@@ -46,7 +55,19 @@ export class UnmigratedDataError extends Error {
   }
 }
 
+/** Two servers answer on one DATA_DIR (npm start on the embedded DynamoDB and start:synth). */
+export class AmbiguousDataDirError extends Error {
+  constructor(config: Config, servers: string[]) {
+    super(
+      `Both ${servers.join(' and ')} are serving DATA_DIR=${config.DATA_DIR}, each with its own store: ` +
+        'stop one of them, or run them on separate DATA_DIRs.',
+    );
+  }
+}
+
 export async function openStore(config: Config, role: Role): Promise<OpenedStore> {
+  const running = role === 'cli' && !config.DYNAMODB_ENDPOINT ? await openRunningServer(config) : undefined;
+  if (running) return running;
   const opened =
     config.STORE === 'dynamodb' ? await openDynamo(config, role) : await openSqliteFor(config, role);
   if (role !== 'server') return opened;
@@ -111,25 +132,32 @@ export async function openDynamo(config: Config, role: Role): Promise<OpenedStor
 
   if (config.DYNAMODB_ENDPOINT) {
     const table = open(config.DYNAMODB_ENDPOINT);
-    await ensureTable(table);
+    if (isAwsEndpoint(config.DYNAMODB_ENDPOINT)) await requireTable(table, config);
+    else await ensureTable(table);
     const store = createDynamoStore(table);
-    return { store, location: config.DYNAMODB_ENDPOINT, close: () => store.close() };
+    return {
+      store,
+      location: `${config.DYNAMODB_ENDPOINT}, table ${config.DYNAMODB_TABLE}`,
+      close: () => store.close(),
+    };
   }
 
   if (role === 'cli') {
-    const running = await endpointFile.read(config.DATA_DIR);
-    if (running) {
-      const store = createDynamoStore(open(running));
-      if (await answers(store))
-        return { store, location: `${running} (served by the running server)`, close: () => store.close() };
-      await store.close();
-    }
+    const running = await openRecorded(config.DATA_DIR);
+    if (running) return running;
   }
 
   const embedded = await startEmbeddedDynamo({ path: embeddedDynamoPath(config) });
   const table = open(embedded.endpoint);
   await ensureTable(table);
-  if (role === 'server') await endpointFile.write(config.DATA_DIR, embedded.endpoint);
+  if (role === 'server') {
+    await endpointFile.write(config.DATA_DIR, {
+      server: 'npm start',
+      endpoint: embedded.endpoint,
+      table: config.DYNAMODB_TABLE,
+      region: config.AWS_REGION,
+    });
+  }
   const store = createDynamoStore(table, async () => {
     if (role === 'server') await endpointFile.remove(config.DATA_DIR);
     await embedded.close();
@@ -139,6 +167,61 @@ export async function openDynamo(config: Config, role: Role): Promise<OpenedStor
     location: `${embeddedDynamoPath(config)} (embedded DynamoDB, ${embedded.endpoint})`,
     close: () => store.close(),
   };
+}
+
+/** The table a server running on DATA_DIR serves: start:synth's or npm start's embedded DynamoDB. */
+async function openRunningServer(config: Config): Promise<OpenedStore | undefined> {
+  const running = (
+    await Promise.all([openRecorded(config.DATA_DIR), openRecorded(synthStatePath(config))])
+  ).filter((opened) => opened !== undefined);
+  if (running.length > 1) {
+    await Promise.all(running.map((opened) => opened.close()));
+    throw new AmbiguousDataDirError(
+      config,
+      running.map((opened) => opened.server),
+    );
+  }
+  return running[0];
+}
+
+/** The table recorded in `folder` by the server running there, if that server still answers. */
+async function openRecorded(
+  folder: string,
+): Promise<(OpenedStore<DynamoStore> & { server: string }) | undefined> {
+  const served = await endpointFile.read(folder);
+  if (!served) return undefined;
+  const store = createDynamoStore(
+    createDynamoTable({
+      endpoint: served.endpoint,
+      region: served.region,
+      table: served.table,
+      signAs: served.credentials ?? 'placeholder',
+    }),
+  );
+  if (!(await answers(store))) {
+    // A record left by a server that ended without removing it (killed): nothing serves there.
+    await store.close();
+    return undefined;
+  }
+  return {
+    store,
+    server: served.server,
+    location: `${served.endpoint}, table ${served.table} (served by the running ${served.server})`,
+    close: () => store.close(),
+  };
+}
+
+/** On AWS the stack owns the table: a missing one is a wrong DYNAMODB_TABLE or region, never created here. */
+async function requireTable(table: DynamoTable, config: Config): Promise<void> {
+  try {
+    await table.doc.send(new DescribeTableCommand({ TableName: table.table }));
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+    throw new Error(
+      `no table ${config.DYNAMODB_TABLE} in ${config.AWS_REGION}: set DYNAMODB_TABLE to the stack's TableName output and AWS_REGION to its region`,
+      { cause: error },
+    );
+  }
 }
 
 async function answers(store: Store): Promise<boolean> {

@@ -5,19 +5,30 @@
  * starts a fresh environment (a cold start, logged); and a template edited to drop a route, API
  * Gateway's invoke permission or /mcp's permission on a tool-group function fails here, as it would
  * on AWS, whatever the catalog says. The black-box suite (service.test.ts) covers the traffic both
- * servers must answer alike.
+ * servers must answer alike. And the operator CLI on the DATA_DIR start:synth serves writes to
+ * start:synth's own table (through its local DynamoDB, as the operator), not to the SQLite store
+ * beside it: the keys it creates work at once.
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { builtFunctions } from '../support/built-functions.js';
 import { connectClient } from '../support/mcp-server.js';
 import { ROOT } from '../support/process-group.js';
-import { cleanUpProcesses, freshDataDir, type RunningServer, startServer } from '../support/processes.js';
+import {
+  cleanUpProcesses,
+  cli,
+  freshDataDir,
+  type RunningServer,
+  runCli,
+  runFailingServer,
+  startServer,
+} from '../support/processes.js';
 import { identifierValues } from '../support/sample-inputs.js';
 import { startWebServer, type WebServer } from '../support/web-servers.js';
 
@@ -89,9 +100,14 @@ function processesOf(functionName: string): number[] {
 
 describe('timeouts, crashes and restarts', () => {
   let service: RunningServer;
+  let dataDir: string;
   beforeAll(async () => {
+    dataDir = await freshDataDir();
+    // An SQLite store already in the folder, as `npm run admin` on the default store leaves it.
+    const sqlite = await runCli(dataDir, ['accounts', 'create', '--name', 'Only in SQLite']);
+    expect(sqlite.code, sqlite.stderr).toBe(0);
     service = await startServer(
-      await freshDataDir(),
+      dataDir,
       {
         LOG_LEVEL: 'info',
         UNSAFE_WEBSITE_ALLOW_HOSTS: site.hostPort,
@@ -162,6 +178,91 @@ describe('timeouts, crashes and restarts', () => {
     await eventually(async () => processesOf('lookup-dev-jobs-details').length === 0, 5_000);
     expect((await lookup()).status).toBe(200);
   }, 60_000);
+
+  describe('the operator CLI on the same DATA_DIR', () => {
+    interface CreatedAccount {
+      accountId: string;
+      apiKey: string;
+    }
+
+    it("writes to start:synth's table, not the SQLite store beside it: the key it prints works at once", async () => {
+      const created = await cli<CreatedAccount>(
+        dataDir,
+        'accounts',
+        'create',
+        '--name',
+        'Made by the CLI',
+        '--credits',
+        '10',
+      );
+      const v1 = await fetch(
+        `${service.url}/v1/profiles/details/by-username?username=${fx.richProfile.username}`,
+        { headers: { Authorization: `Bearer ${created.apiKey}` } },
+      );
+      expect(v1.status).toBe(200);
+      expect(v1.headers.get('x-credits-remaining')).toBe(String(10 - 2));
+      const v2 = await fetch(`${service.url}/api/v2/companies/${fx.richCompany.slug}`, {
+        headers: { 'X-API-Key': created.apiKey },
+      });
+      expect(v2.status).toBe(200);
+      expect(v2.headers.get('x-credits-remaining')).toBe(String(8 - 1));
+      // Every other command reads the same table: the usage the server recorded, the accounts it has.
+      const usage = await cli<{ balance: number }>(dataDir, 'usage', created.accountId);
+      expect(usage.balance).toBe(7);
+      const names = (await cli<{ name: string }[]>(dataDir, 'accounts', 'list')).map(({ name }) => name);
+      expect(names.sort()).toEqual(['Made by the CLI', 'demo']);
+    }, 60_000);
+
+    it('keeps npm start off the DATA_DIR it serves, as one npm start keeps another', async () => {
+      const second = await runFailingServer(dataDir);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toBe(
+        `Another server (npm start or npm run start:synth) is using DATA_DIR=${dataDir}: stop it, or set DATA_DIR to another folder.\n`,
+      );
+    });
+
+    it('refuses to guess while npm start on the embedded DynamoDB (which takes no lock) serves the DATA_DIR too', async () => {
+      const embedded = await startServer(dataDir, { STORE: 'dynamodb' });
+      try {
+        const result = await runCli(dataDir, ['accounts', 'list']);
+        expect(result).toMatchObject({ code: 1, stdout: '' });
+        expect(JSON.parse(result.stderr)).toEqual({
+          error: {
+            code: 'store_unavailable',
+            message: `Both npm start and npm run start:synth are serving DATA_DIR=${dataDir}, each with its own store: stop one of them, or run them on separate DATA_DIRs.`,
+          },
+        });
+      } finally {
+        expect(await embedded.stop()).toBe(0);
+      }
+      // With npm start gone, its record goes with it: the CLI is back on start:synth's table.
+      expect((await runCli(dataDir, ['accounts', 'list'])).code).toBe(0);
+    }, 60_000);
+
+    it("is the operator to start:synth's DynamoDB, which refuses an access key it does not know", async () => {
+      const served = JSON.parse(readFileSync(join(dataDir, 'synth', 'dynamodb-endpoint'), 'utf8')) as {
+        endpoint: string;
+        table: string;
+        region: string;
+        credentials: { accessKeyId: string };
+      };
+      const describeAs = (accessKeyId: string) => {
+        const client = new DynamoDBClient({
+          endpoint: served.endpoint,
+          region: served.region,
+          credentials: { accessKeyId, secretAccessKey: 'unused' },
+          maxAttempts: 1,
+        });
+        return client
+          .send(new DescribeTableCommand({ TableName: served.table }))
+          .finally(() => client.destroy());
+      };
+      expect((await describeAs(served.credentials.accessKeyId)).Table?.TableName).toBe(served.table);
+      await expect(describeAs('AKIAUNKNOWNCALLER000')).rejects.toMatchObject({
+        name: 'UnrecognizedClientException',
+      });
+    });
+  });
 });
 
 describe('a template edited to drop a route and three permissions', () => {

@@ -64,6 +64,31 @@ describe('table', () => {
   });
 });
 
+describe('outputs', () => {
+  /** An output's value with each Ref written `<name>` (Fn::Join flattened). */
+  function outputText(name: string): string {
+    const output = (dev.main.toJSON().Outputs as Json)[name] as { Value: unknown } | undefined;
+    const text = (value: unknown): string => {
+      if (typeof value === 'string') return value;
+      const ref = (value as { Ref?: string }).Ref;
+      if (ref) return `<${ref}>`;
+      const [separator, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+      return parts.map(text).join(separator);
+    };
+    return text(output?.Value);
+  }
+  const table = Object.keys(dev.main.findResources('AWS::DynamoDB::Table'))[0];
+  const api = Object.keys(dev.main.findResources('AWS::ApiGateway::RestApi'))[0];
+
+  it('names the API URL and the table, and the settings `npm run admin` needs against them', () => {
+    expect(outputText('ApiUrl')).toBe(`https://<${api}>.execute-api.<AWS::Region>.<AWS::URLSuffix>/dev`);
+    expect(outputText('TableName')).toBe(`<${table}>`);
+    expect(outputText('AdminEnvironment')).toBe(
+      `STORE=dynamodb DYNAMODB_ENDPOINT=https://dynamodb.<AWS::Region>.<AWS::URLSuffix> DYNAMODB_TABLE=<${table}> AWS_REGION=<AWS::Region>`,
+    );
+  });
+});
+
 describe('least privilege', () => {
   const all = statements(dev);
 

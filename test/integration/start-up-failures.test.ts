@@ -76,7 +76,8 @@ it('names HOST when it is not an address of this machine', async () => {
 it.each([
   [
     'sqlite',
-    (dataDir: string) => `^Another npm start is using DATA_DIR=${dataDir}: stop it, or set DATA_DIR`,
+    (dataDir: string) =>
+      `^Another server \\(npm start or npm run start:synth\\) is using DATA_DIR=${dataDir}: stop it, or set DATA_DIR`,
   ],
   [
     'dynamodb',

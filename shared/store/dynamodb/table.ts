@@ -22,20 +22,35 @@ export interface DynamoTableOptions {
   /** Unset on AWS: the SDK finds DynamoDB itself. */
   endpoint?: string;
   /**
-   * Whom requests to `endpoint` are signed as: `placeholder` (the default: the embedded DynamoDB
-   * ignores credentials, and a developer's machine may have none) or `environment` (a Lambda
-   * function's role, which start:synth's DynamoDB checks against the templates' grants).
+   * Whom requests to `endpoint` are signed as: `placeholder` (the default for any endpoint but
+   * AWS's own: the embedded DynamoDB ignores credentials, and a developer's machine may have none),
+   * `environment` (the SDK's own credentials: a Lambda function's role, which start:synth's DynamoDB
+   * checks against the templates' grants, or an operator's AWS credentials; always so against
+   * AWS's own endpoints), or a given access key (the operator of start:synth's DynamoDB).
    */
-  signAs?: 'placeholder' | 'environment';
+  signAs?: 'placeholder' | 'environment' | { accessKeyId: string; secretAccessKey: string };
+}
+
+/** DynamoDB's own endpoints (`https://dynamodb.<region>.amazonaws.com`, FIPS, China): real AWS. */
+export function isAwsEndpoint(endpoint: string): boolean {
+  return /(^|\.)amazonaws\.com(\.cn)?$/.test(new URL(endpoint).hostname);
+}
+
+const PLACEHOLDER_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+function credentialsFor(options: DynamoTableOptions) {
+  const signAs = options.signAs ?? 'placeholder';
+  if (typeof signAs === 'object') return signAs;
+  if (!options.endpoint || signAs === 'environment' || isAwsEndpoint(options.endpoint)) return undefined;
+  return PLACEHOLDER_CREDENTIALS;
 }
 
 export function createDynamoTable(options: DynamoTableOptions): DynamoTable {
+  const credentials = credentialsFor(options);
   const client = new DynamoDBClient({
     region: options.region,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.endpoint && options.signAs !== 'environment'
-      ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...(credentials ? { credentials } : {}),
     // Billing decisions must not wait through SDK back-off: fail fast, answer 503.
     maxAttempts: 2,
   });

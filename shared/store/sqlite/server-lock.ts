@@ -1,6 +1,7 @@
 /**
- * One `npm start` per DATA_DIR. The CLI shares the database with a running server, but a second
- * server would rotate the first one's demo key and double the expiry sweeps, so the server holds an
+ * One server per DATA_DIR. The CLI shares the database with a running server, but a second
+ * server would rotate the first one's demo key and double the expiry sweeps, and the CLI must know
+ * which server's store to write to (`npm run start:synth` takes the same lock), so the server holds an
  * exclusive SQLite lock on DATA_DIR/server.lock for as long as it runs. The operating system drops
  * the lock when the process ends, however it ends: no stale lock file to clean up after a crash.
  */
@@ -10,7 +11,7 @@ import { DatabaseSync } from './node-sqlite.js';
 
 export class DataDirInUseError extends Error {
   constructor(readonly dataDir: string) {
-    super(`another npm start is using DATA_DIR=${dataDir}`);
+    super(`another server is using DATA_DIR=${dataDir}`);
     this.name = 'DataDirInUseError';
   }
 }
