@@ -100,6 +100,14 @@ const configSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   /** Port `npm start` listens on. */
   PORT: integer(0, 65_535).default(8787),
+  /** Connections `npm start` holds at once; more are closed as they arrive. */
+  HTTP_MAX_CONNECTIONS: integer(1, 1_000_000).default(1_000),
+  /** How long `npm start` keeps an idle kept-alive connection open for a next request. */
+  HTTP_KEEP_ALIVE_SECONDS: integer(1, 600).default(5),
+  /** Time a request line and headers get to arrive (a new connection's first request too), then 408. */
+  HTTP_HEADERS_TIMEOUT_SECONDS: integer(1, 600).default(10),
+  /** Time a whole request (headers and body) gets to arrive, then 408; at least the headers' time. */
+  HTTP_REQUEST_TIMEOUT_SECONDS: integer(1, 3_600).default(30),
   /**
    * The public base URL clients use (scheme, host and any path prefix before `/v1`), published as
    * the OpenAPI document's server; unset: the listening address `http://HOST:PORT`.
@@ -270,6 +278,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const settings = parsed.data;
+  if (settings.HTTP_REQUEST_TIMEOUT_SECONDS < settings.HTTP_HEADERS_TIMEOUT_SECONDS)
+    throw new ConfigError(
+      'Invalid configuration: HTTP_REQUEST_TIMEOUT_SECONDS: must be at least HTTP_HEADERS_TIMEOUT_SECONDS',
+    );
   if (settings.DATA_SOURCE === 'upstream') {
     const missing = UPSTREAM_REQUIRED.filter((name) => settings[name] === undefined);
     if (missing.length > 0)
