@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { toolGroupFunctionVariable } from '../schemas/functions.js';
+import { normalHostName } from './http/host-name.js';
 import { parseAllowHosts } from './net/address-policy.js';
 
 /** One message for every way a number can be wrong, so start-up names the range to pick from. */
@@ -214,8 +215,17 @@ const configSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
-  /** Host names refused on /mcp with 403 (the marketplace proxy's), comma-separated, any case. */
-  MCP_REJECTED_HOSTS: list.default([]).transform((hosts) => hosts.map((host) => host.toLowerCase())),
+  /**
+   * Host names refused on /mcp with 403 (the marketplace proxy's), comma-separated; compared in
+   * normal form (any case, with or without a trailing dot or a port).
+   */
+  MCP_REJECTED_HOSTS: list.default([]).transform((hosts, ctx) =>
+    hosts.map((host) => {
+      const name = normalHostName(host);
+      if (name === undefined) ctx.addIssue({ code: 'custom', message: `"${host}" is not a host name` });
+      return name ?? host;
+    }),
+  ),
   /**
    * Issuer (`iss`) of the OAuth access tokens /mcp accepts besides API keys. Unset: OAuth is off,
    * and no protected resource metadata is served.
