@@ -4,7 +4,13 @@
  * Lambda function (its own operation only).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { InternalError, ResourceNotFoundError } from '../errors.js';
+import {
+  type ApiError,
+  InternalError,
+  InvalidApiKeyError,
+  misplacedKeyMessages,
+  ResourceNotFoundError,
+} from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse, newRequestId } from '../pipeline/public-response.js';
@@ -70,7 +76,7 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
       registerOperationDocs(app, operation, variant);
       app.all(variant.path, async (c) => {
         const requestId = c.get('requestId');
-        const refusal = checkProtocol(c.req.raw);
+        const refusal = checkProtocol(c.req.raw) ?? v2KeyHeaderOnV1(c.req.raw.headers);
         if (refusal) return toHttpResponse(errorResponse(refusal, requestId));
         const outcome = await pipeline.run({
           operation,
@@ -102,6 +108,12 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
     return toHttpResponse(errorResponse(new InternalError(error), c.get('requestId')));
   });
   return app;
+}
+
+/** A v1 request whose key came the /api/v2 way (X-API-Key) and not as a bearer token: said so. */
+function v2KeyHeaderOnV1(headers: Headers): ApiError | undefined {
+  if (headers.has('authorization') || !headers.has('x-api-key')) return undefined;
+  return new InvalidApiKeyError(false, 'bearer', [], misplacedKeyMessages.v2HeaderOnV1);
 }
 
 /**
