@@ -133,6 +133,13 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long an API key (and its account) is cached per process; a revoked key passes this long. */
   KEY_CACHE_SECONDS: integer(0, 300).default(10),
+  /**
+   * Refused credentials (a 401 to a request carrying a key or token) one client address may cause
+   * per AUTH_FAILURE_WINDOW_SECONDS before its requests are answered 429; 0 turns the throttle off.
+   */
+  AUTH_FAILURE_LIMIT: integer(0, 1_000_000).default(20),
+  /** The sliding window of AUTH_FAILURE_LIMIT, in seconds. */
+  AUTH_FAILURE_WINDOW_SECONDS: integer(1, 86_400).default(60),
   /** Requests per rolling window for accounts created without `--rate-limit`. */
   DEFAULT_RATE_LIMIT: integer(1, 1_000_000).default(60),
   /** Length of the rolling window in seconds for accounts created without `--rate-window-seconds`. */

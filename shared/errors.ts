@@ -169,6 +169,17 @@ export class RateLimitExceededError extends ApiError {
   }
 }
 
+/** The spec's 429 for a client address refused after repeated authentication failures. */
+export class AuthFailuresThrottledError extends ApiError {
+  constructor(retryAfterSeconds: number) {
+    super('rate_limit_exceeded', {
+      message: `Too many requests from this address were refused for a wrong or inactive API key; retry after ${retryAfterSeconds} s with a valid key.`,
+      retryable: true,
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    });
+  }
+}
+
 export class InternalError extends ApiError {
   constructor(cause?: unknown, options: { retryable?: boolean; message?: string } = {}) {
     super('internal_error', {

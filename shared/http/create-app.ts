@@ -6,6 +6,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import {
   type ApiError,
+  AuthFailuresThrottledError,
   InternalError,
   InvalidApiKeyError,
   misplacedKeyMessages,
@@ -16,6 +17,8 @@ import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse, newRequestId } from '../pipeline/public-response.js';
 import type { LookupPipeline } from '../pipeline/run-lookup.js';
 import { SERVICE_VERSION } from '../version.js';
+import { AuthFailureThrottle, type AuthFailureThrottleSettings } from './auth-failure-throttle.js';
+import { clientAddress } from './client-address.js';
 import { compression } from './compression.js';
 import { registerOperationDocs, serveDocumentation } from './openapi.js';
 import { checkProtocol } from './protocol-checks.js';
@@ -39,6 +42,8 @@ export interface RestAppOptions {
   publicBaseUrl?: string;
   /** Serve GET /healthz with this probe of the store: it resolves when the store answers. */
   storeProbe?: () => Promise<void>;
+  /** Refuse a client address with 429 after this many refused credentials per window. */
+  authFailures?: AuthFailureThrottleSettings;
 }
 
 /** How long /healthz waits for the store before calling it unreachable. */
@@ -69,6 +74,7 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
       'request',
     );
   });
+  if (options.authFailures) throttleAuthFailures(app, new AuthFailureThrottle(options.authFailures), logger);
   app.use('*', compression());
 
   for (const operation of options.operations) {
@@ -108,6 +114,29 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
     return toHttpResponse(errorResponse(new InternalError(error), c.get('requestId')));
   });
   return app;
+}
+
+/**
+ * Before anything else (a store lookup above all), an address with too many refused credentials
+ * is answered 429; afterwards a 401 to a request that carried a credential counts against it. A
+ * request without any is not counted: it costs nothing and is usually a first try.
+ */
+function throttleAuthFailures(app: OpenAPIHono<RestEnv>, throttle: AuthFailureThrottle, logger: Logger) {
+  app.use('*', async (c, next) => {
+    const address = clientAddress(c.env);
+    const retryAfter = throttle.retryAfterSeconds(address);
+    if (retryAfter !== undefined) {
+      logger.info(
+        { requestId: c.get('requestId'), address, retryAfter },
+        'authentication failures throttled',
+      );
+      return toHttpResponse(errorResponse(new AuthFailuresThrottledError(retryAfter), c.get('requestId')));
+    }
+    await next();
+    const credentialSent =
+      c.req.header('authorization') !== undefined || c.req.header('x-api-key') !== undefined;
+    if (c.res.status === 401 && credentialSent) throttle.recordFailure(address);
+  });
 }
 
 /** A v1 request whose key came the /api/v2 way (X-API-Key) and not as a bearer token: said so. */
