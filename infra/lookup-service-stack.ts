@@ -1,6 +1,6 @@
 /**
  * The service on AWS: the main stack holds the single DynamoDB table, the secrets, the REST API (its
- * mounts, the /mcp and pages routes, deployment, stage, access logs, custom domain), the reconcile
+ * mounts, the /mcp and pages routes, deployment, stage, access logs, WAF web ACL, custom domain), the reconcile
  * schedule and the alarms. The functions live in one nested stack per family (plus `mcp` and
  * `service`), the other routes in one nested stack per route group, so every stack stays far below
  * CloudFormation's 500 resources.
@@ -27,6 +27,7 @@ import { integrations, RouteStack } from './route-stack.js';
 import { addRoutes } from './route-tree.js';
 import { apiRoutes, groupRoutes, MOUNTS } from './routes.js';
 import type { Settings } from './settings.js';
+import { protectStage } from './web-acl.js';
 
 /** The custom CloudWatch metric the reconcile function emits (EMF) for every entry it settles. */
 export const RECONCILE_METRIC = { namespace: METRICS_NAMESPACE, metricName: 'ReconcileSettled' } as const;
@@ -120,6 +121,7 @@ export class LookupServiceStack extends Stack {
       this.routeStacks.set(group, routeStack);
     }
     const stage = this.deploy(settings, routes, methods);
+    protectStage(this, stage, settings);
     if (settings.domainName && settings.certificateArn) this.customDomain(settings, stage);
 
     this.scheduleReconcile(functions.get(RECONCILE_FUNCTION) as lambda.IFunction);

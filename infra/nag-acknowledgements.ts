@@ -12,11 +12,6 @@ const acknowledged: readonly { id: string; reason: string }[] = [
       'Every function validates its own query against the catalog schema and answers 400 with error.details[]; API Gateway request validation would answer in another shape.',
   },
   {
-    id: 'AwsSolutions-APIG3',
-    reason:
-      'WAF is an operator choice (cost, rules); stage throttling and per-account rate limits are built in.',
-  },
-  {
     id: 'AwsSolutions-APIG4',
     reason:
       'Authorization is the service itself: API keys (and OAuth tokens on /mcp) are checked by every function against the table, per account and scope; the pages are public by design.',

@@ -65,6 +65,8 @@ const settingsSchema = z
       .default(30),
     throttleRateLimit: positive(100_000).default(100),
     throttleBurstLimit: positive(100_000).default(200),
+    // WAF's range for a rate-based rule's limit.
+    wafRateLimit: z.coerce.number().int().min(10).max(2_000_000_000).default(3_000),
     tracing: z.enum(['true', 'false']).default('false'),
     reservedConcurrency: jsonObject(z.record(z.string(), z.number().int().min(0))).default({}),
     functionEnvironment: jsonObject(z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string())).default({}),
@@ -134,6 +136,8 @@ export const settingDocs: Readonly<Record<SettingName, string>> = {
   logRetentionDays: 'Retention of every log group, in days (a CloudWatch Logs value). Default 30.',
   throttleRateLimit: 'Stage throttling: steady requests per second. Default 100.',
   throttleBurstLimit: 'Stage throttling: burst. Default 200.',
+  wafRateLimit:
+    'The AWS WAF rate-based rule on the stage: requests one client IP may send per 5 minutes before WAF answers it 429 (10 or more). Default 3000 (10 per second on average).',
   tracing: '`true` turns on X-Ray tracing for the functions and the API stage. Default `false`.',
   reservedConcurrency:
     'JSON object of function name to reserved concurrency, e.g. `{"websites-text":10}`. Default `{}` (none: see docs/aws.md).',

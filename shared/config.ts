@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { toolGroupFunctionVariable } from '../schemas/functions.js';
+import { normalHostName } from './http/host-name.js';
 import { parseAllowHosts } from './net/address-policy.js';
 
 /** One message for every way a number can be wrong, so start-up names the range to pick from. */
@@ -100,6 +101,14 @@ const configSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   /** Port `npm start` listens on. */
   PORT: integer(0, 65_535).default(8787),
+  /** Connections `npm start` holds at once; more are closed as they arrive. */
+  HTTP_MAX_CONNECTIONS: integer(1, 1_000_000).default(1_000),
+  /** How long `npm start` keeps an idle kept-alive connection open for a next request. */
+  HTTP_KEEP_ALIVE_SECONDS: integer(1, 600).default(5),
+  /** Time a request line and headers get to arrive (a new connection's first request too), then 408. */
+  HTTP_HEADERS_TIMEOUT_SECONDS: integer(1, 600).default(10),
+  /** Time a whole request (headers and body) gets to arrive, then 408; at least the headers' time. */
+  HTTP_REQUEST_TIMEOUT_SECONDS: integer(1, 3_600).default(30),
   /**
    * The public base URL clients use (scheme, host and any path prefix before `/v1`), published as
    * the OpenAPI document's server; unset: the listening address `http://HOST:PORT`.
@@ -129,6 +138,13 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long an API key (and its account) is cached per process; a revoked key passes this long. */
   KEY_CACHE_SECONDS: integer(0, 300).default(10),
+  /**
+   * Refused credentials (a 401 to a request carrying a key or token) one client address may cause
+   * per AUTH_FAILURE_WINDOW_SECONDS before its requests are answered 429; 0 turns the throttle off.
+   */
+  AUTH_FAILURE_LIMIT: integer(0, 1_000_000).default(20),
+  /** The sliding window of AUTH_FAILURE_LIMIT, in seconds. */
+  AUTH_FAILURE_WINDOW_SECONDS: integer(1, 86_400).default(60),
   /** Requests per rolling window for accounts created without `--rate-limit`. */
   DEFAULT_RATE_LIMIT: integer(1, 1_000_000).default(60),
   /** Length of the rolling window in seconds for accounts created without `--rate-window-seconds`. */
@@ -211,8 +227,17 @@ const configSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
-  /** Host names refused on /mcp with 403 (the marketplace proxy's), comma-separated, any case. */
-  MCP_REJECTED_HOSTS: list.default([]).transform((hosts) => hosts.map((host) => host.toLowerCase())),
+  /**
+   * Host names refused on /mcp with 403 (the marketplace proxy's), comma-separated; compared in
+   * normal form (any case, with or without a trailing dot or a port).
+   */
+  MCP_REJECTED_HOSTS: list.default([]).transform((hosts, ctx) =>
+    hosts.map((host) => {
+      const name = normalHostName(host);
+      if (name === undefined) ctx.addIssue({ code: 'custom', message: `"${host}" is not a host name` });
+      return name ?? host;
+    }),
+  ),
   /**
    * Issuer (`iss`) of the OAuth access tokens /mcp accepts besides API keys. Unset: OAuth is off,
    * and no protected resource metadata is served.
@@ -277,6 +302,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const settings = parsed.data;
+  if (settings.HTTP_REQUEST_TIMEOUT_SECONDS < settings.HTTP_HEADERS_TIMEOUT_SECONDS)
+    throw new ConfigError(
+      'Invalid configuration: HTTP_REQUEST_TIMEOUT_SECONDS: must be at least HTTP_HEADERS_TIMEOUT_SECONDS',
+    );
   if (settings.DATA_SOURCE === 'upstream') {
     const missing = UPSTREAM_REQUIRED.filter((name) => settings[name] === undefined);
     if (missing.length > 0)

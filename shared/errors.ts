@@ -80,20 +80,38 @@ export type KeyScheme = 'bearer' | 'header';
 const API_KEY_CHALLENGE = 'ApiKey realm="lookup-service", header="X-API-Key"';
 
 export class InvalidApiKeyError extends ApiError {
-  /** RFC 6750 § 3.1: the bearer challenge names `invalid_token` only when a key was sent. */
-  constructor(keySent = true, scheme: KeyScheme = 'bearer', details: ErrorDetail[] = []) {
+  /**
+   * RFC 6750 § 3.1: the bearer challenge names `invalid_token` only when a key was sent. `misplaced`
+   * says what arrived instead of a key where the transport reads it (misplacedKeyMessages).
+   */
+  constructor(keySent = true, scheme: KeyScheme = 'bearer', details: ErrorDetail[] = [], misplaced?: string) {
     const missing =
       scheme === 'bearer'
         ? 'No API key was sent; use Authorization: Bearer <API_KEY>.'
         : 'No API key was sent; use X-API-Key: <API_KEY>.';
     const bearerChallenge = keySent ? `${BEARER_CHALLENGE}, error="invalid_token"` : BEARER_CHALLENGE;
     super('invalid_api_key', {
-      message: keySent ? 'The API key is wrong or no longer active.' : missing,
+      message: keySent ? 'The API key is wrong or no longer active.' : (misplaced ?? missing),
       details,
       headers: { 'WWW-Authenticate': scheme === 'bearer' ? bearerChallenge : API_KEY_CHALLENGE },
     });
   }
 }
+
+/** What arrived instead of a key where the transport reads it, and how to send it there. */
+export const misplacedKeyMessages = {
+  /** `scheme`: the first word of the Authorization header, when it reads as a scheme name. */
+  withoutBearer: (scheme?: string) =>
+    scheme
+      ? `The Authorization header uses the ${scheme} scheme; send Authorization: Bearer <API_KEY>.`
+      : 'The Authorization header holds a value without the Bearer scheme; send Authorization: Bearer <API_KEY>.',
+  v2HeaderOnV1:
+    'No Authorization header was sent, but an X-API-Key header was: X-API-Key is for /api/v2; on /v1 send Authorization: Bearer <API_KEY>.',
+  authorizationOnV2: (apiKeySent: boolean) =>
+    apiKeySent
+      ? 'Both X-API-Key and Authorization were sent; /api/v2 reads only X-API-Key: send the key there and no Authorization header.'
+      : 'An Authorization header was sent; /api/v2 takes the key as X-API-Key: <API_KEY> instead.',
+} as const;
 
 /** "1 credit", "2 credits". */
 export function creditCount(credits: number): string {
@@ -145,6 +163,17 @@ export class RateLimitExceededError extends ApiError {
   constructor(retryAfterSeconds: number) {
     super('rate_limit_exceeded', {
       message: `The account is over its request ceiling; retry after ${retryAfterSeconds} s.`,
+      retryable: true,
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    });
+  }
+}
+
+/** The spec's 429 for a client address refused after repeated authentication failures. */
+export class AuthFailuresThrottledError extends ApiError {
+  constructor(retryAfterSeconds: number) {
+    super('rate_limit_exceeded', {
+      message: `Too many requests from this address were refused for a wrong or inactive API key; retry after ${retryAfterSeconds} s with a valid key.`,
       retryable: true,
       headers: { 'Retry-After': String(retryAfterSeconds) },
     });

@@ -79,6 +79,11 @@ export function createService(options: ServiceOptions) {
     documentation: options.documentation,
     publicBaseUrl: options.config.PUBLIC_BASE_URL,
     storeProbe: () => options.store.ping(),
+    authFailures: {
+      limit: options.config.AUTH_FAILURE_LIMIT,
+      windowMs: options.config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
+      clock,
+    },
   });
   return { app, pipeline, operations, repositories, authenticator, config: options.config, logger, clock };
 }

@@ -7,9 +7,8 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
 import type { Config } from '../../shared/config.js';
-import { answerClientErrors } from '../../shared/http/client-error.js';
+import { createNodeServer } from '../../shared/http/node-server.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllRunners } from '../../shared/operations/index.js';
 import { createService } from '../../shared/service.js';
@@ -53,9 +52,7 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
     mountV2(service);
     const demoKey = await issueDemoKey(service.repositories, config, 'npm start');
     reconcileOnSchedule(service.repositories, config, service.logger);
-    // createAdaptorServer without a createServer option builds a node:http server.
-    const server = createAdaptorServer({ fetch: service.app.fetch }) as Server;
-    answerClientErrors(server, service.logger);
+    const server = createNodeServer(service.app, service.logger, config);
     server.listen(config.PORT, config.HOST);
     await once(server, 'listening').catch((error: unknown) => {
       throw listenFailure(config, error);

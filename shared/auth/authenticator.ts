@@ -10,6 +10,7 @@ import {
   InsufficientScopeError,
   InvalidApiKeyError,
   type KeyScheme,
+  misplacedKeyMessages,
   ServiceUnavailableError,
 } from '../errors.js';
 import {
@@ -56,8 +57,15 @@ export class Authenticator {
 
   /** Reads the key from `Authorization: Bearer <key>`. */
   authenticateBearer(authorization: string | undefined): Promise<Principal> {
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
-    return this.authenticateKey(match?.[1]);
+    const value = authorization?.trim() ?? '';
+    if (value === '') return this.authenticateKey(undefined);
+    const bearer = /^Bearer(?:\s+(.*))?$/i.exec(value);
+    if (bearer) return this.authenticateKey(bearer[1]);
+    // Only a word that reads as a scheme name is echoed: a bare key must never be.
+    const scheme = /^([A-Za-z][A-Za-z0-9-]{0,19})\s+\S/.exec(value)?.[1];
+    return Promise.reject(
+      new InvalidApiKeyError(false, 'bearer', [], misplacedKeyMessages.withoutBearer(scheme)),
+    );
   }
 
   /** Checks a key however it was sent; `scheme` only shapes the answer to a refused one. */

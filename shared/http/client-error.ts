@@ -3,8 +3,9 @@
  * not know, a request line or headers over its size limit, bytes that are not HTTP). Node would send
  * a bare status line; these answers are the service's own error envelope instead, rendered by the one
  * error renderer, on a connection that is then closed because the parser cannot go on reading it.
+ * Requests parsed before the bad bytes on the same connection are answered first.
  */
-import { type Server, STATUS_CODES } from 'node:http';
+import { type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError, InvalidRequestError, MethodNotAllowedError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -26,13 +27,13 @@ const REQUEST_TIMEOUT = 408;
 /** How long an answered connection may stay open for the client to read the answer and close. */
 const LINGER_MS = 5_000;
 
-type ParserError = Error & { code?: string; rawPacket?: Buffer };
+type ParserError = Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number };
 
 /** The public answer to a parser error: status, headers and the error body. */
 export function clientErrorResponse(error: ParserError, requestId: string): PublicResponse {
   switch (error.code) {
     case 'HPE_INVALID_METHOD': {
-      const method = METHOD_TOKEN.exec(error.rawPacket?.toString('latin1') ?? '')?.[0];
+      const method = METHOD_TOKEN.exec(failingRequestLine(error))?.[0];
       if (method) return errorResponse(new MethodNotAllowedError(quoted(method)), requestId);
       return errorResponse(notHttp(), requestId);
     }
@@ -61,6 +62,16 @@ export function clientErrorResponse(error: ParserError, requestId: string): Publ
     default:
       return errorResponse(notHttp(), requestId);
   }
+}
+
+/**
+ * The bytes from the start of the line the parser failed on: the packet may begin with requests
+ * pipelined before it, and the parser stops inside the method token, so its line starts there.
+ */
+function failingRequestLine({ rawPacket, bytesParsed = 0 }: ParserError): string {
+  if (!rawPacket) return '';
+  const lineStart = rawPacket.lastIndexOf(0x0a, Math.max(0, bytesParsed - 1)) + 1;
+  return rawPacket.subarray(lineStart).toString('latin1');
 }
 
 function notHttp(): InvalidRequestError {
@@ -92,11 +103,7 @@ export function answerClientErrors(server: Server, logger?: Logger): void {
   const answered = new WeakSet<Duplex>();
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     if (answered.has(socket)) return;
-    // Answer only on a connection no response is being written to (a pipelined request still in
-    // flight owns the bytes: the same condition Node's own default handler uses); a connection
-    // that is reset or in flight is dropped.
-    const inFlight = (socket as { _httpMessage?: unknown })._httpMessage;
-    if (error.code === 'ECONNRESET' || !socket.writable || inFlight) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
@@ -105,9 +112,38 @@ export function answerClientErrors(server: Server, logger?: Logger): void {
     const response = clientErrorResponse(error, requestId);
     logger?.info({ requestId, status: response.status, reason: error.code }, 'unparsable request');
     void rawHttpMessage(response).then((message) =>
-      // Closing at once could reset the connection before the client has read the answer; a
-      // client that keeps sending instead of closing is cut off after a grace period.
-      socket.end(message, () => setTimeout(() => socket.destroy(), LINGER_MS).unref()),
+      // HTTP/1.1 answers in order: the requests parsed before the bad bytes (a billed lookup among
+      // them) are answered first, then this, then the connection closes.
+      afterAnswersInFlight(socket, () => {
+        if (!socket.writable) return;
+        // Closing at once could reset the connection before the client has read the answer; a
+        // client that keeps sending instead of closing is cut off after a grace period.
+        socket.end(message, () => setTimeout(() => socket.destroy(), LINGER_MS).unref());
+      }),
     );
   });
+}
+
+/** The response Node is writing to a socket; the ones queued behind it take its place in turn. */
+type SocketWithResponse = Duplex & { _httpMessage?: ServerResponse | null };
+
+/**
+ * Calls `then` once no response is being written to the socket: Node assigns the next queued
+ * response of a pipelined connection when the current one finishes, before this sees 'finish'.
+ */
+function afterAnswersInFlight(socket: SocketWithResponse, then: () => void): void {
+  const current = socket._httpMessage;
+  if (!current || socket.destroyed) {
+    then();
+    return;
+  }
+  let settled = false;
+  const next = () => {
+    if (settled) return;
+    settled = true;
+    afterAnswersInFlight(socket, then);
+  };
+  current.once('finish', next);
+  // A response that ends without finishing went with its socket.
+  current.once('close', next);
 }

@@ -4,12 +4,21 @@
  * Lambda function (its own operation only).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { InternalError, ResourceNotFoundError } from '../errors.js';
+import {
+  type ApiError,
+  AuthFailuresThrottledError,
+  InternalError,
+  InvalidApiKeyError,
+  misplacedKeyMessages,
+  ResourceNotFoundError,
+} from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse, newRequestId } from '../pipeline/public-response.js';
 import type { LookupPipeline } from '../pipeline/run-lookup.js';
 import { SERVICE_VERSION } from '../version.js';
+import { AuthFailureThrottle, type AuthFailureThrottleSettings } from './auth-failure-throttle.js';
+import { clientAddress } from './client-address.js';
 import { compression } from './compression.js';
 import { registerOperationDocs, serveDocumentation } from './openapi.js';
 import { checkProtocol } from './protocol-checks.js';
@@ -33,6 +42,8 @@ export interface RestAppOptions {
   publicBaseUrl?: string;
   /** Serve GET /healthz with this probe of the store: it resolves when the store answers. */
   storeProbe?: () => Promise<void>;
+  /** Refuse a client address with 429 after this many refused credentials per window. */
+  authFailures?: AuthFailureThrottleSettings;
 }
 
 /** How long /healthz waits for the store before calling it unreachable. */
@@ -63,6 +74,7 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
       'request',
     );
   });
+  if (options.authFailures) throttleAuthFailures(app, new AuthFailureThrottle(options.authFailures), logger);
   app.use('*', compression());
 
   for (const operation of options.operations) {
@@ -70,7 +82,7 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
       registerOperationDocs(app, operation, variant);
       app.all(variant.path, async (c) => {
         const requestId = c.get('requestId');
-        const refusal = checkProtocol(c.req.raw);
+        const refusal = checkProtocol(c.req.raw) ?? v2KeyHeaderOnV1(c.req.raw.headers);
         if (refusal) return toHttpResponse(errorResponse(refusal, requestId));
         const outcome = await pipeline.run({
           operation,
@@ -102,6 +114,35 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
     return toHttpResponse(errorResponse(new InternalError(error), c.get('requestId')));
   });
   return app;
+}
+
+/**
+ * Before anything else (a store lookup above all), an address with too many refused credentials
+ * is answered 429; afterwards a 401 to a request that carried a credential counts against it. A
+ * request without any is not counted: it costs nothing and is usually a first try.
+ */
+function throttleAuthFailures(app: OpenAPIHono<RestEnv>, throttle: AuthFailureThrottle, logger: Logger) {
+  app.use('*', async (c, next) => {
+    const address = clientAddress(c.env);
+    const retryAfter = throttle.retryAfterSeconds(address);
+    if (retryAfter !== undefined) {
+      logger.info(
+        { requestId: c.get('requestId'), address, retryAfter },
+        'authentication failures throttled',
+      );
+      return toHttpResponse(errorResponse(new AuthFailuresThrottledError(retryAfter), c.get('requestId')));
+    }
+    await next();
+    const credentialSent =
+      c.req.header('authorization') !== undefined || c.req.header('x-api-key') !== undefined;
+    if (c.res.status === 401 && credentialSent) throttle.recordFailure(address);
+  });
+}
+
+/** A v1 request whose key came the /api/v2 way (X-API-Key) and not as a bearer token: said so. */
+function v2KeyHeaderOnV1(headers: Headers): ApiError | undefined {
+  if (headers.has('authorization') || !headers.has('x-api-key')) return undefined;
+  return new InvalidApiKeyError(false, 'bearer', [], misplacedKeyMessages.v2HeaderOnV1);
 }
 
 /**

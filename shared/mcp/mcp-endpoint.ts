@@ -19,6 +19,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Principal } from '../auth/authenticator.js';
 import { ApiError, toApiError, UpstreamTimeoutError } from '../errors.js';
 import type { RestEnv } from '../http/create-app.js';
+import { normalHostName } from '../http/host-name.js';
 import { toHttpResponse } from '../http/render.js';
 import type { Logger } from '../logger.js';
 import { errorResponse, printableField, quoteInput } from '../pipeline/public-response.js';
@@ -36,7 +37,7 @@ export interface McpEndpointOptions {
   /** Authenticates the Authorization header of every request (API key or OAuth token). */
   authenticate: (authorization: string | undefined) => Promise<Principal>;
   enabled: boolean;
-  /** Lower-case host names refused with 403. */
+  /** Host names refused with 403, in normal form (http/host-name.ts). */
   rejectedHosts: readonly string[];
   serviceDomain: string;
   /** Where the protected resource metadata is, when OAuth is configured: named in 401 challenges. */
@@ -99,7 +100,7 @@ async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise
   if (c.req.header('origin') !== undefined) {
     return jsonRpcError(403, 'Browser origins are not supported on this endpoint.');
   }
-  const host = hostName(c.req.header('host'));
+  const host = normalHostName(c.req.header('host') ?? '') ?? '';
   if (options.rejectedHosts.includes(host)) {
     return jsonRpcError(403, `This endpoint is not served through ${quoteInput(host, 64)}.`);
   }
@@ -283,13 +284,4 @@ function jsonRpcError(
 function withNoStore(response: Response): Response {
   response.headers.set('Cache-Control', 'private, no-store');
   return response;
-}
-
-/** The host name of a Host header, lower-case and without its port. */
-function hostName(host: string | undefined): string {
-  try {
-    return new URL(`http://${host ?? ''}`).hostname;
-  } catch {
-    return '';
-  }
 }

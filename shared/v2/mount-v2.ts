@@ -7,7 +7,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { type V2Route, v2Routes, variantOf } from '../../schemas/v2-routes.js';
-import { type ApiError, InvalidApiKeyError } from '../errors.js';
+import { type ApiError, InvalidApiKeyError, misplacedKeyMessages } from '../errors.js';
 import type { RestEnv } from '../http/create-app.js';
 import { checkProtocol } from '../http/protocol-checks.js';
 import { toHttpResponse } from '../http/render.js';
@@ -25,14 +25,19 @@ export interface V2Service {
 }
 
 /** v2 takes its key in X-API-Key only; a bearer token sent here is refused, never tried. */
-function authorizationRefused(): ApiError {
-  return new InvalidApiKeyError(false, 'header', [
-    {
-      field: 'Authorization',
-      code: 'unknown_parameter',
-      message: '/api/v2 does not accept an Authorization header; send the key as X-API-Key: <API_KEY>.',
-    },
-  ]);
+function authorizationRefused(apiKeySent: boolean): ApiError {
+  return new InvalidApiKeyError(
+    false,
+    'header',
+    [
+      {
+        field: 'Authorization',
+        code: 'unknown_parameter',
+        message: '/api/v2 does not accept an Authorization header; send the key as X-API-Key: <API_KEY>.',
+      },
+    ],
+    misplacedKeyMessages.authorizationOnV2(apiKeySent),
+  );
 }
 
 /** `/profiles/{public_identifier}` → `/profiles/:public_identifier`, Hono's spelling. */
@@ -52,7 +57,9 @@ export function mountV2(service: V2Service): void {
       const requestId = c.get('requestId');
       const refusal =
         checkProtocol(c.req.raw) ??
-        (c.req.header('authorization') === undefined ? undefined : authorizationRefused());
+        (c.req.header('authorization') === undefined
+          ? undefined
+          : authorizationRefused(c.req.header('x-api-key') !== undefined));
       if (refusal) return toHttpResponse(errorResponse(refusal, requestId));
       const outcome = await pipeline.run({
         operation,

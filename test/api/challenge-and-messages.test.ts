@@ -91,3 +91,66 @@ describe('messages', () => {
     expect(message).toContain(`https://linkedin.com/${shape}`);
   });
 });
+
+describe('a key sent the wrong way', () => {
+  const V1 = '/v1/profiles/details/by-username?username=amelia-hartmann';
+  const V2 = '/api/v2/profiles/amelia-hartmann';
+  let apiKey: string;
+  beforeAll(async () => {
+    ({ apiKey } = await harness.provision({ credits: 10 }));
+  });
+  const refusal = async (path: string, headers: Record<string, string>, init: RequestInit = {}) => {
+    const response = await harness.app.request(path, { ...init, headers: { ...init.headers, ...headers } });
+    const body = await expectError(response, 401, 'invalid_api_key');
+    expect(body.error.message).not.toContain(apiKey);
+    return body;
+  };
+
+  it('says a key in Authorization lacks the Bearer scheme, and how to send it', async () => {
+    const body = await refusal(V1, { Authorization: apiKey });
+    expect(body.error.message).toBe(
+      'The Authorization header holds a value without the Bearer scheme; send Authorization: Bearer <API_KEY>.',
+    );
+  });
+
+  it('names another scheme that was sent instead of Bearer', async () => {
+    const body = await refusal(V1, { Authorization: 'Basic dXNlcjpwYXNz' });
+    expect(body.error.message).toBe(
+      'The Authorization header uses the Basic scheme; send Authorization: Bearer <API_KEY>.',
+    );
+  });
+
+  it('says the same on /mcp', async () => {
+    const body = await refusal(
+      '/mcp',
+      { Authorization: apiKey },
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      },
+    );
+    expect(body.error.message).toMatch(/without the Bearer scheme; send Authorization: Bearer <API_KEY>\.$/);
+  });
+
+  it('says X-API-Key belongs to /api/v2 when a v1 path gets it', async () => {
+    const body = await refusal(V1, { 'X-API-Key': apiKey });
+    expect(body.error.message).toBe(
+      'No Authorization header was sent, but an X-API-Key header was: X-API-Key is for /api/v2; on /v1 send Authorization: Bearer <API_KEY>.',
+    );
+  });
+
+  it('says which header /api/v2 reads when both were sent', async () => {
+    const body = await refusal(V2, { 'X-API-Key': apiKey, Authorization: `Bearer ${apiKey}` });
+    expect(body.error.message).toBe(
+      'Both X-API-Key and Authorization were sent; /api/v2 reads only X-API-Key: send the key there and no Authorization header.',
+    );
+  });
+
+  it('says /api/v2 takes X-API-Key when only Authorization was sent', async () => {
+    const body = await refusal(V2, { Authorization: `Bearer ${apiKey}` });
+    expect(body.error.message).toBe(
+      'An Authorization header was sent; /api/v2 takes the key as X-API-Key: <API_KEY> instead.',
+    );
+  });
+});

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../shared/auth/api-keys.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { createAllRunners } from '../../shared/operations/index.js';
@@ -169,6 +170,27 @@ describe('the emails.disposable bundle behind API Gateway', () => {
     const answer = await expectSameAnswer(request);
     expect(answer.status).toBe(401);
     expect(answer.body).toMatchObject({ error: { code: 'invalid_api_key' } });
+  });
+
+  it('throttles refused keys per API Gateway source IP, never per X-Forwarded-For', async () => {
+    const from = (sourceIp: string, key: string) => {
+      const event = restApiEvent(
+        client({ headers: { Authorization: `Bearer ${key}`, 'X-Forwarded-For': `203.0.113.${key.length}` } }),
+      );
+      const { identity } = event.requestContext;
+      return handler({
+        ...event,
+        requestContext: { ...event.requestContext, identity: { ...identity, sourceIp } },
+      });
+    };
+    for (let attempt = 0; attempt < 20; attempt++)
+      expect((await from('198.51.100.7', generateApiKey())).status, `attempt ${attempt + 1}`).toBe(401);
+    const throttled = await from('198.51.100.7', generateApiKey());
+    expect(throttled.status).toBe(429);
+    expect(JSON.parse(throttled.text)).toMatchObject({
+      error: { code: 'rate_limit_exceeded', retryable: true },
+    });
+    expect((await from('198.51.100.8', apiKey)).status).toBe(200);
   });
 
   it('answers a POST with 405 and Allow: GET', async () => {

@@ -47,7 +47,7 @@ beforeAll(async () => {
       OAUTH_ISSUER: ISSUER,
       OAUTH_JWKS_URL: jwksUrl,
       PUBLIC_BASE_URL,
-      MCP_REJECTED_HOSTS: `other.example, ${REJECTED_HOST.toUpperCase()}`,
+      MCP_REJECTED_HOSTS: `other.example., ${REJECTED_HOST.toUpperCase()}`,
     },
   });
   app = await listen(harness);
@@ -200,6 +200,18 @@ describe('refusals', () => {
     expect(status).toBe(403);
     expect(JSON.parse(body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
     expect((await postWithHost('lookup.example')).status).toBe(200);
+  });
+
+  it.each([
+    `${REJECTED_HOST}.`,
+    `${REJECTED_HOST}.:443`,
+    `${REJECTED_HOST.toUpperCase()}.:443`,
+    'OTHER.example.',
+    'Other.Example:443',
+  ])('refuses a configured host name however either spells the trailing dot: %s', async (host) => {
+    const { status, body } = await postWithHost(host);
+    expect(status).toBe(403);
+    expect(JSON.parse(body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
   });
 });
 
