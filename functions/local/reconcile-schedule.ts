@@ -10,11 +10,9 @@ import type { Logger } from '../../shared/logger.js';
 import type { Repositories } from '../../shared/service.js';
 import { DEFAULT_RECONCILE_AGE_SECONDS, reconcile } from '../cli/commands.js';
 
-/** Starts the schedule (its first run now); the returned function stops it. */
-export function reconcileOnSchedule(repositories: Repositories, config: Config, logger: Logger): () => void {
+/** Starts the schedule (its first run now); its timer never holds the process open. */
+export function reconcileOnSchedule(repositories: Repositories, config: Config, logger: Logger): void {
   const olderThanSeconds = config.RECONCILE_AFTER_SECONDS ?? DEFAULT_RECONCILE_AGE_SECONDS;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
   const run = async () => {
     try {
       const { settled, entries } = await reconcile({ repositories, config }, olderThanSeconds);
@@ -26,11 +24,7 @@ export function reconcileOnSchedule(repositories: Repositories, config: Config, 
       logger.warn({ err: error }, 'reconcile failed; the next run tries again');
     }
     // The next run is timed from the end of this one, so two never overlap.
-    if (!stopped) timer = setTimeout(run, config.RECONCILE_INTERVAL_SECONDS * 1000).unref();
+    setTimeout(run, config.RECONCILE_INTERVAL_SECONDS * 1000).unref();
   };
   void run();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
 }
