@@ -16,6 +16,7 @@ import { revokeKey } from '../../shared/accounts/provisioning.js';
 import type { LedgerEntry } from '../../shared/billing/credit-ledger.js';
 import { createRepositories } from '../../shared/service.js';
 import type { DynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { exportSnapshot } from '../../shared/store/dynamodb/export-snapshot.js';
 import { itemKeys } from '../../shared/store/dynamodb/keys.js';
 import { DatabaseSync } from '../../shared/store/sqlite/node-sqlite.js';
 import { insertLedger } from '../../shared/store/sqlite/sqlite-billing.js';
@@ -324,6 +325,10 @@ describe('on DynamoDB, a change whose record item a crash kept from landing', ()
     expect(await harness.repositories.ledger.credits(accountId)).toEqual([credit]);
     expect((await harness.repositories.accounts.history(accountId))[0]).toEqual(audit);
     expect(await itemsUnder(accountId, itemKeys.creditPrefix)).toEqual([]);
+    // `admin migrate` copies what is only noted too.
+    const snapshot = await exportSnapshot(table);
+    expect(snapshot.credits).toContainEqual(credit);
+    expect(snapshot.audit).toContainEqual(audit);
 
     clock.advance(10 * 60_000);
     await harness.repositories.ledger.reconcile(60_000);
