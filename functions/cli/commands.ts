@@ -72,10 +72,10 @@ export async function createAccount({ repositories, config }: CommandContext, op
 export async function listAccounts({ repositories }: CommandContext) {
   const accounts = await repositories.accounts.list();
   return Promise.all(
-    accounts.map(async (account) => ({
-      ...account,
-      balance: (await repositories.ledger.state(account.accountId)).balance,
-    })),
+    accounts.map(async (account) => {
+      const { balance, granted } = await repositories.ledger.state(account.accountId);
+      return { ...account, balance, granted };
+    }),
   );
 }
 
@@ -106,14 +106,13 @@ export function renameAccount(
   return repositories.accounts.rename(accountId, name, attribution(by));
 }
 
-export async function setRateLimit(
+export function setRateLimit(
   { repositories }: CommandContext,
   accountId: string,
   change: Partial<RateLimitSetting>,
   by: Attribution,
 ) {
-  const { rateLimit } = await repositories.accounts.require(accountId);
-  return repositories.accounts.setRateLimit(accountId, { ...rateLimit, ...change }, attribution(by));
+  return repositories.accounts.setRateLimit(accountId, change, attribution(by));
 }
 
 export async function grantCredits(

@@ -135,15 +135,17 @@ export class AccountRepository {
 
   setStatus(accountId: string, status: AccountStatus, by: Attribution): Promise<Account> {
     const action = status === 'suspended' ? 'account.suspended' : 'account.resumed';
-    return this.change(accountId, { status }, action, by);
+    return this.change(accountId, () => ({ status }), action, by);
   }
 
   rename(accountId: string, name: string, by: Attribution): Promise<Account> {
-    return this.change(accountId, { name }, 'account.renamed', by);
+    return this.change(accountId, () => ({ name }), 'account.renamed', by);
   }
 
-  setRateLimit(accountId: string, rateLimit: RateLimitSetting, by: Attribution): Promise<Account> {
-    return this.change(accountId, { rateLimit }, 'account.rate_limit_changed', by);
+  /** Sets the limit, the window or both; what is not given stays as it is. */
+  setRateLimit(accountId: string, rateLimit: Partial<RateLimitSetting>, by: Attribution): Promise<Account> {
+    const merged = (before: Account) => ({ rateLimit: { ...before.rateLimit, ...rateLimit } });
+    return this.change(accountId, merged, 'account.rate_limit_changed', by);
   }
 
   /** Records a change of the account kept elsewhere (a key issued or revoked, an OAuth link). */
@@ -163,17 +165,18 @@ export class AccountRepository {
   }
 
   /**
-   * Applies `settings` with one audit entry holding the values before and after. A change that
-   * changes nothing is not recorded.
+   * Applies the settings `change` makes of the account as it finds it, with one audit entry holding
+   * the values before and after. A change that changes nothing is not recorded.
    */
   private async change(
     accountId: string,
-    settings: Partial<AccountSettings>,
+    change: (before: Account) => Partial<AccountSettings>,
     action: AuditAction,
     by: Attribution,
   ): Promise<Account> {
     for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt += 1) {
       const before = await this.require(accountId);
+      const settings = change(before);
       const after: Account = { ...before, ...settings };
       const fields = (Object.keys(settings) as (keyof AccountSettings)[]).filter(
         (field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]),

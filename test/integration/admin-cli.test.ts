@@ -28,6 +28,8 @@ import {
 } from '../support/processes.js';
 
 afterAll(cleanUpProcesses);
+// Every command is a process of its own, which takes seconds on a busy machine; tests run several.
+vi.setConfig({ testTimeout: 120_000 });
 
 // --- shapes printed by the CLI ----------------------------------------------------------------
 
@@ -649,7 +651,7 @@ describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
       const refused = await billed();
       await refused.arrayBuffer();
       expect(refused.status).toBe(402);
-      await cli(dataDir, 'credits', 'adjust', accountId, '1', '--reason', 'goodwill');
+      await cli(dataDir, 'credits', 'adjust', accountId, '2', '--reason', 'goodwill');
       const served = await billed();
       await served.arrayBuffer();
       expect(served.status).toBe(200);
