@@ -3,7 +3,7 @@
  * admission through settlement and reconcile), ledger reads by time, credit entries (grants and
  * adjustments) that add up to `granted`, and the audit log of every other change, each with time,
  * actor and reason. Then what each adapter adds: DynamoDB's journal notes a crash leaves, and
- * SQLite's upgrade of a version-3 file.
+ * SQLite's upgrade of a version-4 file.
  */
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -347,7 +347,7 @@ describe('on DynamoDB, a change whose record item a crash kept from landing', ()
   });
 });
 
-describe('on SQLite, a file written before schema version 4', () => {
+describe('on SQLite, a file written before schema version 5', () => {
   const path = join(tmpdir(), `lookup-v3-${randomUUID()}.sqlite`);
   afterAll(() => Promise.all(['', '-wal', '-shm'].map((end) => rm(`${path}${end}`, { force: true }))));
 
@@ -362,13 +362,13 @@ describe('on SQLite, a file written before schema version 4', () => {
       createdAt: '2025-01-01T00:00:00.000Z',
       settledAt: '2025-01-01T00:00:01.000Z',
     };
-    // A version-3 file: today's schema without what version 4 added, holding an entry of its time.
+    // A version-4 file: today's schema without what version 5 added, holding an entry of its time.
     await createSqliteStore(path).close();
     const raw = new DatabaseSync(path);
     raw.exec(`DROP TABLE credit_entries; DROP TABLE account_audit;
       ALTER TABLE inflight DROP COLUMN key_id; ALTER TABLE ledger DROP COLUMN key_id;
       INSERT INTO balances (account_id, balance, granted) VALUES ('acct_old', 9, 10);
-      PRAGMA user_version = 3;`);
+      PRAGMA user_version = 4;`);
     raw
       .prepare(
         `INSERT INTO ledger (account_id, request_id, operation, cost, status, http_status, created_at, settled_at)

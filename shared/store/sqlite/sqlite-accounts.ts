@@ -1,5 +1,5 @@
 /**
- * Accounts in SQLite: one row each, and their audit log in `account_audit` (schema version 4), each
+ * Accounts in SQLite: one row each, and their audit log in `account_audit` (schema version 5), each
  * change written in the same transaction as its audit row.
  */
 import type {
