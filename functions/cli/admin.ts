@@ -2,12 +2,26 @@
  * `npm run admin -- <command>`: the operator CLI for accounts, credits, keys, usage and ledger
  * reconciliation, and the migration of an embedded-DynamoDB DATA_DIR into SQLite. Works beside a
  * running `npm start` or alone. Prints JSON on stdout; a failure is one JSON line on stderr
- * (`{"error":{"code","message"}}`) and exit code 1.
+ * (`{"error":{"code","message"}}`) and exit code 1. Every change is recorded with time, actor
+ * (`--actor`, the OS user by default) and reason (`--reason`).
  */
 import { Command } from 'commander';
+import type { Attribution } from '../../shared/accounts/accounts.js';
 import { migrateEmbeddedDynamo } from '../../shared/store/migrate-embedded-dynamo.js';
-import { futureInstant, integer, scopes, text } from './arguments.js';
 import {
+  actor,
+  checkRange,
+  futureInstant,
+  instant,
+  integer,
+  osUser,
+  scopes,
+  signedInteger,
+  text,
+} from './arguments.js';
+import {
+  accountHistory,
+  adjustCredits,
   createAccount,
   DEFAULT_RECONCILE_AGE_SECONDS,
   grantCredits,
@@ -18,9 +32,12 @@ import {
   type NewAccountOptions,
   type NewKeyOptions,
   reconcile,
+  renameAccount,
   revokeKey,
   setAccountStatus,
+  setRateLimit,
   showAccount,
+  type TimeRange,
   unlinkOAuth,
   usage,
 } from './commands.js';
@@ -40,7 +57,47 @@ Settings (environment variables, as for npm start):
   DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS
                 rate limit of accounts created without --rate-limit / --rate-window-seconds
 
+Every change is recorded with its time, --actor (default: the OS user, as cli:<user>) and --reason;
+\`accounts history\` lists them. Times (--since, --until): an ISO 8601 date (midnight UTC) or
+date-time with Z or an offset; --since is inclusive, --until exclusive.
+
 Output: JSON on stdout. Errors: one JSON line on stderr, {"error":{"code","message"}}, exit code 1.`;
+
+type Attributed = { actor?: string; reason?: string };
+
+/** Adds `--actor` and `--reason` to a command that changes an account. */
+function recordsChange(command: Command, reason: 'required' | 'optional' = 'optional'): Command {
+  command.option(
+    '--actor <name>',
+    'who makes the change, recorded as cli:<name> (default: the OS user)',
+    actor,
+  );
+  const description = 'why, recorded with the change';
+  return reason === 'required'
+    ? command.requiredOption('--reason <text>', description, text)
+    : command.option('--reason <text>', description, text);
+}
+
+/** Who makes the change and why, from `--actor` and `--reason`. */
+function by(options: Attributed): Attribution {
+  return {
+    actor: options.actor ?? actor(osUser()),
+    ...(options.reason === undefined ? {} : { reason: options.reason }),
+  };
+}
+
+/** Adds `--since` and `--until` to a command that reads by time. */
+function readsRange(command: Command): Command {
+  return command
+    .option('--since <time>', 'from this time on, inclusive (ISO 8601 date or date-time, UTC)', instant)
+    .option('--until <time>', 'before this time, exclusive (ISO 8601 date or date-time, UTC)', instant);
+}
+
+/** The range of `--since`/`--until`, refused before the store is opened when it is empty. */
+function range(options: TimeRange): TimeRange {
+  checkRange(options);
+  return { since: options.since, until: options.until };
+}
 
 // Settings made before the commands are added are inherited by every subcommand: errors are thrown
 // to reportFailure instead of printed by commander, so they come out as JSON.
@@ -50,93 +107,163 @@ const program = new Command('admin')
   .configureOutput({ writeErr: () => undefined, outputError: () => undefined })
   .addHelpText('afterAll', SETTINGS_HELP);
 
-const accounts = program.command('accounts').description('Create, inspect, suspend and resume accounts.');
-accounts
-  .command('create')
-  .description('Create an account with its first API key (shown only here).')
-  .requiredOption('--name <name>', 'account name', text)
-  .option('--credits <credits>', 'starting credits (default: 0)', integer(0))
-  .option(
-    '--rate-limit <requests>',
-    'requests per window (default: DEFAULT_RATE_LIMIT)',
-    integer(1, MAX_RATE_LIMIT),
-  )
-  .option(
-    '--rate-window-seconds <seconds>',
-    'window length (default: DEFAULT_RATE_WINDOW_SECONDS)',
-    integer(1, MAX_RATE_WINDOW_SECONDS),
-  )
-  .option('--scopes <families>', 'comma-separated families the first key may call (default: all)', scopes)
-  .action((options: NewAccountOptions) => runCommand((context) => createAccount(context, options)));
+const accounts = program
+  .command('accounts')
+  .description('Create, inspect, rename, limit, suspend and resume accounts; show their history.');
+recordsChange(
+  accounts
+    .command('create')
+    .description('Create an account with its first API key (shown only here).')
+    .requiredOption('--name <name>', 'account name', text)
+    .option('--credits <credits>', 'starting credits (default: 0)', integer(0))
+    .option(
+      '--rate-limit <requests>',
+      'requests per window (default: DEFAULT_RATE_LIMIT)',
+      integer(1, MAX_RATE_LIMIT),
+    )
+    .option(
+      '--rate-window-seconds <seconds>',
+      'window length (default: DEFAULT_RATE_WINDOW_SECONDS)',
+      integer(1, MAX_RATE_WINDOW_SECONDS),
+    )
+    .option('--scopes <families>', 'comma-separated families the first key may call (default: all)', scopes),
+).action((options: NewAccountOptions & Attributed) =>
+  runCommand((context) => createAccount(context, { ...options, ...by(options) })),
+);
 accounts
   .command('list')
   .description('List every account with its balance.')
   .action(() => runCommand(listAccounts));
 accounts
   .command('show <accountId>')
-  .description('Show an account with its balance and keys.')
+  .description('Show an account with its balance, grants and adjustments, and keys.')
   .action((accountId: string) => runCommand((context) => showAccount(context, accountId)));
-accounts
-  .command('suspend <accountId>')
-  .description('Refuse every request of the account (403) until resumed.')
-  .action((accountId: string) => runCommand((context) => setAccountStatus(context, accountId, 'suspended')));
-accounts
-  .command('resume <accountId>')
-  .description('Serve a suspended account again.')
-  .action((accountId: string) => runCommand((context) => setAccountStatus(context, accountId, 'active')));
+recordsChange(
+  accounts
+    .command('suspend <accountId>')
+    .description('Refuse every request of the account (403) until resumed.'),
+).action((accountId: string, options: Attributed) =>
+  runCommand((context) => setAccountStatus(context, accountId, 'suspended', by(options))),
+);
+recordsChange(accounts.command('resume <accountId>').description('Serve a suspended account again.')).action(
+  (accountId: string, options: Attributed) =>
+    runCommand((context) => setAccountStatus(context, accountId, 'active', by(options))),
+);
+recordsChange(
+  accounts
+    .command('rename <accountId>')
+    .description('Change the name of an account.')
+    .requiredOption('--name <name>', 'the new name', text),
+).action((accountId: string, options: { name: string } & Attributed) =>
+  runCommand((context) => renameAccount(context, accountId, options.name, by(options))),
+);
+recordsChange(
+  accounts
+    .command('set-rate-limit <accountId>')
+    .description(
+      'Change the rate limit of an account (give either or both; running servers apply it within KEY_CACHE_SECONDS).',
+    )
+    .option('--rate-limit <requests>', 'requests per window', integer(1, MAX_RATE_LIMIT))
+    .option('--rate-window-seconds <seconds>', 'window length', integer(1, MAX_RATE_WINDOW_SECONDS)),
+).action(
+  (
+    accountId: string,
+    options: { rateLimit?: number; rateWindowSeconds?: number } & Attributed,
+    command: Command,
+  ) => {
+    if (options.rateLimit === undefined && options.rateWindowSeconds === undefined) {
+      command.error('Give --rate-limit, --rate-window-seconds or both.', { code: 'commander.missingOption' });
+    }
+    const change = {
+      ...(options.rateLimit === undefined ? {} : { limit: options.rateLimit }),
+      ...(options.rateWindowSeconds === undefined ? {} : { windowSeconds: options.rateWindowSeconds }),
+    };
+    return runCommand((context) => setRateLimit(context, accountId, change, by(options)));
+  },
+);
+readsRange(
+  accounts
+    .command('history <accountId>')
+    .description('Every recorded change of an account, newest first: grants, adjustments and audit entries.'),
+).action((accountId: string, options: TimeRange) => {
+  const within = range(options);
+  return runCommand((context) => accountHistory(context, accountId, within));
+});
 
-accounts
-  .command('link-oauth <accountId>')
-  .description('Let an OAuth identity of OAUTH_ISSUER use the account on /mcp (its credits and limits).')
-  .requiredOption('--subject <subject>', 'the `sub` claim of its access tokens', text)
-  .action((accountId: string, options: { subject: string }) =>
-    runCommand((context) => linkOAuth(context, accountId, options.subject)),
-  );
-accounts
-  .command('unlink-oauth')
-  .description('Stop an OAuth identity from using its account.')
-  .requiredOption('--subject <subject>', 'the `sub` claim of its access tokens', text)
-  .action((options: { subject: string }) => runCommand((context) => unlinkOAuth(context, options.subject)));
+recordsChange(
+  accounts
+    .command('link-oauth <accountId>')
+    .description('Let an OAuth identity of OAUTH_ISSUER use the account on /mcp (its credits and limits).')
+    .requiredOption('--subject <subject>', 'the `sub` claim of its access tokens', text),
+).action((accountId: string, options: { subject: string } & Attributed) =>
+  runCommand((context) => linkOAuth(context, accountId, options.subject, by(options))),
+);
+recordsChange(
+  accounts
+    .command('unlink-oauth')
+    .description('Stop an OAuth identity from using its account.')
+    .requiredOption('--subject <subject>', 'the `sub` claim of its access tokens', text),
+).action((options: { subject: string } & Attributed) =>
+  runCommand((context) => unlinkOAuth(context, options.subject, by(options))),
+);
 
-program
-  .command('credits')
-  .description('Manage credit balances.')
-  .command('grant')
-  .description('Add credits to an account.')
-  .argument('<accountId>')
-  .argument('<credits>', 'credits to add', integer(1))
-  .action((accountId: string, credits: number) =>
-    runCommand((context) => grantCredits(context, accountId, credits)),
-  );
+const credits = program.command('credits').description('Manage credit balances.');
+recordsChange(
+  credits
+    .command('grant')
+    .description('Add credits to an account.')
+    .argument('<accountId>')
+    .argument('<credits>', 'credits to add', integer(1)),
+).action((accountId: string, amount: number, options: Attributed) =>
+  runCommand((context) => grantCredits(context, accountId, amount, by(options))),
+);
+recordsChange(
+  credits
+    .command('adjust')
+    .description('Add (25) or take away (-5) credits, with a reason; never below a balance of 0.')
+    .argument('<accountId>')
+    .argument('<amount>', 'signed credits', signedInteger),
+  'required',
+).action((accountId: string, amount: number, options: Attributed) =>
+  runCommand((context) => adjustCredits(context, accountId, amount, by(options))),
+);
 
 const keys = program.command('keys').description('Issue, revoke and list API keys.');
-keys
-  .command('issue <accountId>')
-  .description('Issue another API key (shown only here).')
-  .option('--scopes <families>', 'comma-separated families the key may call (default: all)', scopes)
-  .option('--expires-at <iso>', 'ISO 8601 date or date-time after which the key stops working', futureInstant)
-  .option('--label <label>', "operator's note on what the key is for", text)
-  .action((accountId: string, options: NewKeyOptions) =>
-    runCommand((context) => issueKey(context, accountId, options)),
-  );
-keys
-  .command('revoke <accountId> <keyId>')
-  .description('Revoke a key; running servers honour it within KEY_CACHE_SECONDS.')
-  .action((accountId: string, keyId: string) =>
-    runCommand((context) => revokeKey(context, accountId, keyId)),
-  );
+recordsChange(
+  keys
+    .command('issue <accountId>')
+    .description('Issue another API key (shown only here).')
+    .option('--scopes <families>', 'comma-separated families the key may call (default: all)', scopes)
+    .option(
+      '--expires-at <iso>',
+      'ISO 8601 date or date-time after which the key stops working',
+      futureInstant,
+    )
+    .option('--label <label>', "operator's note on what the key is for", text),
+).action((accountId: string, options: NewKeyOptions & Attributed) =>
+  runCommand((context) => issueKey(context, accountId, { ...options, ...by(options) })),
+);
+recordsChange(
+  keys
+    .command('revoke <accountId> <keyId>')
+    .description('Revoke a key; running servers honour it within KEY_CACHE_SECONDS.'),
+).action((accountId: string, keyId: string, options: Attributed) =>
+  runCommand((context) => revokeKey(context, accountId, keyId, by(options))),
+);
 keys
   .command('list <accountId>')
   .description("List an account's keys (never the keys themselves).")
   .action((accountId: string) => runCommand((context) => listKeys(context, accountId)));
 
-program
-  .command('usage <accountId>')
-  .description('Balance, totals per operation and the most recent ledger entries.')
-  .option('--recent <count>', 'ledger entries to list, newest first', integer(0), 20)
-  .action((accountId: string, options: { recent: number }) =>
-    runCommand((context) => usage(context, accountId, options.recent)),
-  );
+readsRange(
+  program
+    .command('usage <accountId>')
+    .description('Balance, grants and adjustments, totals per operation and the most recent ledger entries.')
+    .option('--recent <count>', 'ledger entries to list, newest first', integer(0), 20),
+).action((accountId: string, options: TimeRange & { recent: number }) => {
+  const within = range(options);
+  return runCommand((context) => usage(context, accountId, { ...within, recent: options.recent }));
+});
 
 program
   .command('reconcile')

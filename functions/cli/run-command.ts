@@ -33,9 +33,26 @@ export async function runCommand(action: (context: CommandContext) => Promise<un
 /**
  * The codes a script can branch on: `invalid_argument` (fix the command line),
  * `invalid_configuration` and `store_unavailable` (fix the environment), `not_found` (no such
- * account or key), `internal_error` (anything else). A folder that is not a dataset is an argument to fix.
+ * account or key), `insufficient_credits` (an adjustment would take a balance below 0),
+ * `internal_error` (anything else). A folder that is not a dataset is an argument to fix.
  */
-export type CliErrorCode = StartUpFailure['code'] | 'invalid_argument' | 'not_found' | 'internal_error';
+export type CliErrorCode =
+  | StartUpFailure['code']
+  | 'invalid_argument'
+  | 'not_found'
+  | 'insufficient_credits'
+  | 'internal_error';
+
+/** A command refused by the state it found; nothing was changed. */
+export class CommandRefusedError extends Error {
+  constructor(
+    readonly code: CliErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CommandRefusedError';
+  }
+}
 
 /** Commander's code for a help page shown because no command was named. */
 const HELP_INSTEAD_OF_COMMAND = 'commander.help';
@@ -45,6 +62,7 @@ function describe(error: unknown): { code: CliErrorCode; message: string } {
   if (error instanceof AccountNotFoundError || error instanceof ApiKeyNotFoundError) {
     return { code: 'not_found', message: error.message };
   }
+  if (error instanceof CommandRefusedError) return { code: error.code, message: error.message };
   if (error instanceof DatasetFormatError) return { code: 'invalid_argument', message: error.message };
   if (error instanceof CommanderError) {
     const message =

@@ -4,11 +4,14 @@
  * addresses, which clients and tests read.
  */
 import type { AddressInfo } from 'node:net';
-import { provisionAccount } from '../../shared/accounts/provisioning.js';
+import type { Attribution } from '../../shared/accounts/accounts.js';
+import { issueKey, provisionAccount, revokeKey } from '../../shared/accounts/provisioning.js';
 import type { Config } from '../../shared/config.js';
 import type { Repositories } from '../../shared/service.js';
 
 const DEMO_ACCOUNT_NAME = 'demo';
+/** Who the demo account's audit log names for its creation and key rotations. */
+const DEMO: Attribution = { actor: 'system:demo-key' };
 
 /** Revokes the previous demo key and issues a new one; creates the demo account the first time. */
 export async function issueDemoKey(
@@ -24,13 +27,15 @@ export async function issueDemoKey(
       credits: config.DEMO_ACCOUNT_CREDITS,
       rateLimit: { limit: config.DEFAULT_RATE_LIMIT, windowSeconds: config.DEFAULT_RATE_WINDOW_SECONDS },
       keyLabel: label,
+      by: DEMO,
     });
     return created.apiKey;
   }
   for (const key of await repositories.keys.list(existing.accountId)) {
-    if (key.label === label && !key.revokedAt) await repositories.keys.revoke(existing.accountId, key.keyId);
+    if (key.label === label && !key.revokedAt)
+      await revokeKey(repositories, existing.accountId, key.keyId, DEMO);
   }
-  const { apiKey } = await repositories.keys.issue(existing.accountId, { label });
+  const { apiKey } = await issueKey(repositories, existing.accountId, { label }, DEMO);
   return apiKey;
 }
 

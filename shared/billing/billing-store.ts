@@ -5,9 +5,12 @@
  *
  * Invariant every adapter keeps between any two of its writes, once `reconcile` has run:
  *
+ *   granted = Σ amount of credit entries (grants and adjustments, with time, actor and reason)
  *   granted − Σ cost of `charged` ledger entries = balance + Σ cost of pending (in-flight) entries
  *
- * and a request is refunded at most once. docs/state.md describes how each adapter keeps it.
+ * and a request is refunded at most once. (Credits granted before credit entries were recorded are
+ * in `granted` without an entry; `history` shows them as one unrecorded sum.) docs/state.md
+ * describes how each adapter keeps it.
  */
 import type { RateLimitSetting } from '../accounts/accounts.js';
 import type { WindowState } from '../limits/rolling-window.js';
@@ -25,6 +28,8 @@ export interface LedgerEntry {
   cost: number;
   /** Absent on entries written before transports were recorded. */
   transport?: Transport;
+  /** Who made the call: see `InflightEntry.keyId`. */
+  keyId?: string;
   status: LedgerStatus;
   /** Public HTTP status the request ended with (absent while pending). */
   httpStatus?: number;
@@ -41,6 +46,11 @@ export interface InflightEntry {
   operation: string;
   cost: number;
   transport?: Transport;
+  /**
+   * The API key that made the call, or `oauth:<subject>` for an OAuth caller on /mcp; absent on
+   * entries written before callers were recorded.
+   */
+  keyId?: string;
   createdAt: string;
 }
 
@@ -55,6 +65,8 @@ export interface AdmissionRequest {
   /** A key use to record (`lastUsedAt`) with the admission, at no extra write. */
   keyUse?: { keyId: string; at: string };
   transport?: Transport;
+  /** Recorded on the entry: see `InflightEntry.keyId`. */
+  keyId?: string;
 }
 
 export type Admission =
@@ -82,19 +94,53 @@ export interface SettleResult {
   balance?: number;
 }
 
+export type CreditKind = 'grant' | 'adjustment';
+
+/** Credits an operator added or took away: the other side of the ledger (see the invariant). */
+export interface CreditEntry {
+  entryId: string;
+  accountId: string;
+  kind: CreditKind;
+  /** Credits added; negative for an adjustment that takes credits away. */
+  amount: number;
+  /** The balance just after (absent when a crash left only DynamoDB's note of the entry). */
+  balance?: number;
+  actor: string;
+  reason?: string;
+  createdAt: string;
+}
+
+export type CreditOutcome =
+  | { outcome: 'applied'; entry: CreditEntry; balance: number }
+  /** Nothing written: the balance could not give what a negative adjustment takes. */
+  | { outcome: 'insufficient_credits'; balance: number };
+
+/** Which ledger entries to read: by `createdAt`, `since` inclusive, `until` exclusive (ISO 8601, UTC). */
+export interface LedgerQuery {
+  since?: string;
+  until?: string;
+  limit?: number;
+}
+
 export interface BalanceState {
   balance: number;
-  /** Every credit ever granted. */
+  /** Every credit ever granted, net of adjustments. */
   granted: number;
   /** Admitted billed requests not settled yet. */
   pending: InflightEntry[];
 }
 
 export interface BillingStore {
-  /** Creates the balance of a new account. */
-  open(accountId: string, credits: number): Promise<void>;
-  /** Adds credits (creating the balance if an interrupted account creation left none); the new balance. */
-  grant(accountId: string, credits: number): Promise<number>;
+  /** Creates the balance of a new account, with its opening grant if any. */
+  open(accountId: string, opening?: CreditEntry): Promise<void>;
+  /**
+   * Adds `entry.amount` to the balance and `granted` and records the entry, atomically; a negative
+   * amount only while the balance covers it. A positive one creates the balance if an interrupted
+   * account creation left none.
+   */
+  credit(entry: CreditEntry): Promise<CreditOutcome>;
+  /** Credit entries of an account, newest first. */
+  credits(accountId: string): Promise<CreditEntry[]>;
   state(accountId: string): Promise<BalanceState>;
   /** One atomic step: the rate window's allowance, then the balance; see `Admission`. */
   admit(request: AdmissionRequest): Promise<Admission>;
@@ -103,7 +149,7 @@ export interface BillingStore {
   /** The ledger entry of a free call, written once it is over. */
   recordUsage(entry: LedgerEntry): Promise<void>;
   /** Ledger entries of an account, newest first, pending ones included. */
-  entries(accountId: string, limit?: number): Promise<LedgerEntry[]>;
+  entries(accountId: string, query?: LedgerQuery): Promise<LedgerEntry[]>;
   /**
    * Settles every request still in flight that was admitted before `cutoff` (ISO 8601): completes a
    * settlement that a crash interrupted, and refunds the others. Safe at any time, repeatedly.

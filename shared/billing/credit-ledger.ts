@@ -6,10 +6,13 @@
  *   2. settle  keep the charge or give it back (at most once), and write the final ledger entry
  *
  * A crash between or within them leaves the request in flight; `reconcile` settles it later.
+ * Credits come in by credit entries (grants and adjustments), each with time, actor and reason, so
+ * the ledger explains the balance.
  * Billing fails closed (a store error on a billed request is thrown, and answered 503); the rate
  * limit fails open (a store error on a free request admits it, logged).
  */
-import type { RateLimitSetting } from '../accounts/accounts.js';
+import { randomUUID } from 'node:crypto';
+import type { Attribution, RateLimitSetting } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
 import { admitted, limitExceeded, limiterUnavailable, type RateDecision } from '../limits/rolling-window.js';
 import type { Logger } from '../logger.js';
@@ -17,12 +20,25 @@ import type {
   AdmissionRequest,
   BalanceState,
   BillingStore,
+  CreditEntry,
+  CreditKind,
+  CreditOutcome,
   InflightEntry,
   LedgerEntry,
+  LedgerQuery,
   Transport,
 } from './billing-store.js';
 
-export type { BalanceState, InflightEntry, LedgerEntry, LedgerStatus, Transport } from './billing-store.js';
+export type {
+  BalanceState,
+  CreditEntry,
+  CreditOutcome,
+  InflightEntry,
+  LedgerEntry,
+  LedgerQuery,
+  LedgerStatus,
+  Transport,
+} from './billing-store.js';
 
 export interface AdmissionInput {
   accountId: string;
@@ -32,6 +48,7 @@ export interface AdmissionInput {
   rateLimit: RateLimitSetting;
   keyUse?: { keyId: string; at: string };
   transport?: Transport;
+  keyId?: string;
 }
 
 export type AdmissionDecision =
@@ -46,20 +63,38 @@ export class CreditLedger {
     private readonly logger: Logger,
   ) {}
 
-  open(accountId: string, credits: number): Promise<void> {
-    return this.store.open(accountId, credits);
+  /** Creates the balance of a new account; its starting credits are its first grant. */
+  open(accountId: string, credits: number, by: Attribution): Promise<void> {
+    return this.store.open(
+      accountId,
+      credits > 0 ? this.creditEntry(accountId, 'grant', credits, by) : undefined,
+    );
   }
 
-  grant(accountId: string, credits: number): Promise<number> {
-    return this.store.grant(accountId, credits);
+  /** Adds credits; the entry recorded, with the balance after it. */
+  async grant(accountId: string, credits: number, by: Attribution): Promise<CreditEntry> {
+    const granted = await this.store.credit(this.creditEntry(accountId, 'grant', credits, by));
+    // A positive amount is always applied; only a negative one can find too small a balance.
+    if (granted.outcome !== 'applied') throw new Error(`A grant of ${credits} credits was refused.`);
+    return granted.entry;
+  }
+
+  /** Adds or takes away credits (a signed amount); refused when it would take the balance below 0. */
+  adjust(accountId: string, amount: number, by: Attribution): Promise<CreditOutcome> {
+    return this.store.credit(this.creditEntry(accountId, 'adjustment', amount, by));
+  }
+
+  /** Grants and adjustments, newest first. */
+  credits(accountId: string): Promise<CreditEntry[]> {
+    return this.store.credits(accountId);
   }
 
   state(accountId: string): Promise<BalanceState> {
     return this.store.state(accountId);
   }
 
-  entries(accountId: string, limit?: number): Promise<LedgerEntry[]> {
-    return this.store.entries(accountId, limit);
+  entries(accountId: string, query?: LedgerQuery): Promise<LedgerEntry[]> {
+    return this.store.entries(accountId, query);
   }
 
   /**
@@ -110,6 +145,7 @@ export class CreditLedger {
     accountId: string;
     operation: string;
     transport?: Transport;
+    keyId?: string;
   }): LedgerEntry {
     const at = this.nowIso();
     return { ...input, cost: 0, status: 'charged', httpStatus: 200, createdAt: at, settledAt: at };
@@ -150,6 +186,18 @@ export class CreditLedger {
       'rate limit denial',
     );
     return { outcome: 'rate_limited', rate };
+  }
+
+  private creditEntry(accountId: string, kind: CreditKind, amount: number, by: Attribution): CreditEntry {
+    return {
+      entryId: `crd_${randomUUID().replaceAll('-', '')}`,
+      accountId,
+      kind,
+      amount,
+      actor: by.actor,
+      ...(by.reason === undefined ? {} : { reason: by.reason }),
+      createdAt: this.nowIso(),
+    };
   }
 
   private nowIso(): string {

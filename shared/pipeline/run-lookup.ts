@@ -173,6 +173,7 @@ export class LookupPipeline {
         rateLimit: principal.account.rateLimit,
         keyUse: principal.keyUse,
         transport,
+        keyId: callerId(principal),
       });
     } catch (error) {
       // Only billed admissions throw: no free lookups while credits cannot be counted.
@@ -193,6 +194,7 @@ export class LookupPipeline {
       accountId: principal.account.accountId,
       operation: operation.definition.id,
       transport,
+      keyId: callerId(principal),
     });
     // The usage record is written while the lookup runs, and awaited (a frozen Lambda would lose
     // it); a failure still answers, since a lost usage record of a free call costs nobody a credit.
@@ -309,6 +311,12 @@ export class LookupPipeline {
       clearTimeout(timer);
     }
   }
+}
+
+/** What the ledger records as the caller: the key, or the OAuth subject of a caller without one. */
+function callerId(principal: Principal): string | undefined {
+  if (principal.key) return principal.key.keyId;
+  return principal.oauthSubject === undefined ? undefined : `oauth:${principal.oauthSubject}`;
 }
 
 /** REST v1 and MCP serve the v1 bodies (MCP's results are the REST bodies); v2 is its own family. */

@@ -1,12 +1,13 @@
 /**
  * `npm run admin -- migrate`: copies the embedded DynamoDB's data under DATA_DIR (the default store
- * before SQLite) into the SQLite store: accounts, keys (with their last use), balances, the ledger,
- * requests still in flight, and settings. Rate windows, cursors, email-domain facts and host slots
+ * before SQLite) into the SQLite store: accounts, keys (with their last use), balances, the ledger
+ * (with the key behind each call), credit entries, the audit log, requests still in flight, and
+ * settings. Rate windows, cursors, email-domain facts and host slots
  * are short-lived and start afresh. The DynamoDB folder is left as it was.
  */
-import type { Account } from '../accounts/accounts.js';
+import type { Account, AuditEntry } from '../accounts/accounts.js';
 import type { ApiKeyRecord } from '../auth/api-keys.js';
-import type { InflightEntry, LedgerEntry } from '../billing/billing-store.js';
+import type { CreditEntry, InflightEntry, LedgerEntry } from '../billing/billing-store.js';
 
 /** Set in SQLite once a migration is done (its value: when); open-store.ts checks it. */
 export const MIGRATION_SETTING = 'migrated-from-embedded-dynamodb';
@@ -20,6 +21,9 @@ export interface StoreSnapshot {
   ledger: LedgerEntry[];
   /** Requests in flight when the copy was made; `reconcile` settles them as usual. */
   inflight: InflightEntry[];
+  /** Grants and adjustments. */
+  credits: CreditEntry[];
+  audit: AuditEntry[];
   settings: { name: string; value: string }[];
 }
 
@@ -31,6 +35,8 @@ export interface MigrationReport {
   balances: number;
   ledgerEntries: number;
   inflight: number;
+  creditEntries: number;
+  auditEntries: number;
   settings: number;
 }
 
@@ -43,6 +49,8 @@ export function summarize(snapshot: StoreSnapshot, from: string, to: string): Mi
     balances: snapshot.balances.length,
     ledgerEntries: snapshot.ledger.length,
     inflight: snapshot.inflight.length,
+    creditEntries: snapshot.credits.length,
+    auditEntries: snapshot.audit.length,
     settings: snapshot.settings.length,
   };
 }

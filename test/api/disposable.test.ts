@@ -142,7 +142,7 @@ describe('401', () => {
 describe('403', () => {
   it('refuses a suspended account', async () => {
     const { account, apiKey: key } = await file.harness.provision();
-    await file.harness.repositories.accounts.setStatus(account.accountId, 'suspended');
+    await file.harness.repositories.accounts.setStatus(account.accountId, 'suspended', { actor: 'test' });
     const body = await expectError(
       await file.harness.get(`${PATH}?email=a%40b.com`, key),
       403,

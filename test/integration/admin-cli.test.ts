@@ -6,10 +6,11 @@
  * server's HTTP API.
  */
 import { writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashApiKey } from '../../shared/auth/api-keys.js';
-import type { LedgerEntry } from '../../shared/billing/credit-ledger.js';
+import type { CreditEntry, LedgerEntry } from '../../shared/billing/credit-ledger.js';
 import { loadConfig } from '../../shared/config.js';
 import { createRepositories, type Repositories } from '../../shared/service.js';
 import { type OpenedStore, openStore } from '../../shared/store/open-store.js';
@@ -27,6 +28,8 @@ import {
 } from '../support/processes.js';
 
 afterAll(cleanUpProcesses);
+// Every command is a process of its own, which takes seconds on a busy machine; tests run several.
+vi.setConfig({ testTimeout: 120_000 });
 
 // --- shapes printed by the CLI ----------------------------------------------------------------
 
@@ -53,9 +56,20 @@ interface IssuedKey extends KeyView {
 interface Usage {
   balance: number;
   granted: number;
+  creditEntries: CreditEntry[];
   totals: Record<string, Record<string, number>>;
   recent: LedgerEntry[];
 }
+
+interface History {
+  accountId: string;
+  balance: number;
+  granted: number;
+  entries: ({ at: string; action: string; actor: string; reason?: string } & Record<string, unknown>)[];
+}
+
+/** The actor of a change made without `--actor`: the OS user running the CLI. */
+const osActor = `cli:${userInfo().username}`;
 
 const createAccount = (dataDir: string, ...options: string[]) =>
   cli<CreatedAccount>(dataDir, 'accounts', 'create', '--name', 'Acme', ...options);
@@ -102,6 +116,18 @@ describe('without a server running, the CLI opens the store itself', () => {
       rateLimit: { limit: 5, windowSeconds: 30 },
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       balance: 50,
+      granted: 50,
+      creditEntries: [
+        {
+          entryId: expect.stringMatching(/^crd_/),
+          accountId: created.accountId,
+          kind: 'grant',
+          amount: 50,
+          balance: 50,
+          actor: osActor,
+          createdAt: expect.stringMatching(/Z$/),
+        },
+      ],
       keys: [
         {
           keyId: created.keyId,
@@ -135,11 +161,187 @@ describe('without a server running, the CLI opens the store itself', () => {
 
   it('grants credits on top of the balance and counts them as granted', async () => {
     const { accountId } = await createAccount(dataDir, '--credits', '50');
-    expect(await cli(dataDir, 'credits', 'grant', accountId, '25')).toEqual({ accountId, balance: 75 });
+    expect(
+      await cli(dataDir, 'credits', 'grant', accountId, '25', '--reason', 'annual plan', '--actor', 'alice'),
+    ).toEqual({
+      accountId,
+      balance: 75,
+      entry: expect.objectContaining({
+        kind: 'grant',
+        amount: 25,
+        balance: 75,
+        actor: 'cli:alice',
+        reason: 'annual plan',
+      }),
+    });
     const listed = await cli<{ accountId: string; balance: number }[]>(dataDir, 'accounts', 'list');
     expect(listed.find((account) => account.accountId === accountId)?.balance).toBe(75);
     expect(await cli(dataDir, 'accounts', 'show', accountId)).toMatchObject({ balance: 75 });
     expect(await cli(dataDir, 'usage', accountId)).toMatchObject({ balance: 75, granted: 75 });
+  });
+
+  it('adjusts credits by a signed amount with a reason, recorded with time, actor and reason', async () => {
+    const { accountId } = await createAccount(dataDir, '--credits', '10', '--reason', 'trial');
+    const taken = await cli<{ balance: number; entry: CreditEntry }>(
+      dataDir,
+      ...['credits', 'adjust', accountId, '-4', '--reason', 'duplicate grant', '--actor', 'alice'],
+    );
+    expect(taken).toEqual({
+      accountId,
+      balance: 6,
+      entry: {
+        entryId: expect.stringMatching(/^crd_/),
+        accountId,
+        kind: 'adjustment',
+        amount: -4,
+        balance: 6,
+        actor: 'cli:alice',
+        reason: 'duplicate grant',
+        createdAt: expect.stringMatching(/Z$/),
+      },
+    });
+    const given = await cli<{ balance: number }>(
+      dataDir,
+      'credits',
+      'adjust',
+      accountId,
+      '+2',
+      '--reason',
+      'goodwill',
+    );
+    expect(given.balance).toBe(8);
+    expect(await cli(dataDir, 'usage', accountId)).toMatchObject({ balance: 8, granted: 8 });
+
+    const history = await cli<History>(dataDir, 'accounts', 'history', accountId);
+    expect(history).toMatchObject({ accountId, balance: 8, granted: 8 });
+    expect(history.entries.filter((entry) => entry.action.startsWith('credits.'))).toEqual([
+      expect.objectContaining({
+        action: 'credits.adjustment',
+        amount: 2,
+        actor: osActor,
+        reason: 'goodwill',
+      }),
+      expect.objectContaining({
+        action: 'credits.adjustment',
+        amount: -4,
+        actor: 'cli:alice',
+        reason: 'duplicate grant',
+      }),
+      expect.objectContaining({ action: 'credits.grant', amount: 10, actor: osActor, reason: 'trial' }),
+    ]);
+    expect(history.entries.every((entry) => /^\d{4}-\d\d-\d\dT.*Z$/.test(entry.at))).toBe(true);
+  });
+
+  it('refuses an adjustment below 0 with insufficient_credits, and changes nothing', async () => {
+    const { accountId } = await createAccount(dataDir, '--credits', '3');
+    const before = await cli(dataDir, 'accounts', 'history', accountId);
+    const result = await runCli(dataDir, ['credits', 'adjust', accountId, '-4', '--reason', 'too much']);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(cliError(result)).toEqual({
+      code: 'insufficient_credits',
+      message: `Account ${accountId} has 3 credits; an adjustment of -4 would take it below 0. Nothing was changed.`,
+    });
+    expect(await cli(dataDir, 'accounts', 'history', accountId)).toEqual(before);
+  });
+
+  it('renames an account and changes its rate limit, recording before and after', async () => {
+    const { accountId } = await createAccount(dataDir, '--rate-limit', '60', '--rate-window-seconds', '60');
+    expect(
+      await cli(dataDir, 'accounts', 'rename', accountId, '--name', 'Acme Ltd', '--reason', 'legal name'),
+    ).toMatchObject({ accountId, name: 'Acme Ltd' });
+    expect(await cli(dataDir, 'accounts', 'set-rate-limit', accountId, '--rate-limit', '120')).toMatchObject({
+      rateLimit: { limit: 120, windowSeconds: 60 },
+    });
+    expect(
+      await cli(
+        dataDir,
+        'accounts',
+        'set-rate-limit',
+        accountId,
+        '--rate-window-seconds',
+        '30',
+        '--actor',
+        'bob',
+      ),
+    ).toMatchObject({ rateLimit: { limit: 120, windowSeconds: 30 } });
+    expect(await cli(dataDir, 'accounts', 'show', accountId)).toMatchObject({
+      name: 'Acme Ltd',
+      rateLimit: { limit: 120, windowSeconds: 30 },
+    });
+    const { entries } = await cli<History>(dataDir, 'accounts', 'history', accountId);
+    expect(entries.slice(0, 3)).toEqual([
+      expect.objectContaining({
+        action: 'account.rate_limit_changed',
+        actor: 'cli:bob',
+        details: {
+          from: { rateLimit: { limit: 120, windowSeconds: 60 } },
+          to: { rateLimit: { limit: 120, windowSeconds: 30 } },
+        },
+      }),
+      expect.objectContaining({
+        action: 'account.rate_limit_changed',
+        actor: osActor,
+        details: {
+          from: { rateLimit: { limit: 60, windowSeconds: 60 } },
+          to: { rateLimit: { limit: 120, windowSeconds: 60 } },
+        },
+      }),
+      expect.objectContaining({
+        action: 'account.renamed',
+        actor: osActor,
+        reason: 'legal name',
+        details: { from: { name: 'Acme' }, to: { name: 'Acme Ltd' } },
+      }),
+    ]);
+  });
+
+  it('records suspensions, keys and OAuth links in the history, with --since and --until', async () => {
+    const { accountId, keyId } = await createAccount(dataDir);
+    const created = await cli<History>(dataDir, 'accounts', 'history', accountId);
+    const start = created.entries.at(-1)?.at as string;
+    await cli(dataDir, 'accounts', 'suspend', accountId, '--reason', 'unpaid invoice');
+    await cli(dataDir, 'accounts', 'resume', accountId);
+    const issued = await cli<IssuedKey>(
+      dataDir,
+      'keys',
+      'issue',
+      accountId,
+      '--label',
+      'ci',
+      '--reason',
+      'rotation',
+    );
+    await cli(dataDir, 'keys', 'revoke', accountId, keyId, '--reason', 'rotation');
+    await cli(dataDir, 'accounts', 'link-oauth', accountId, '--subject', 'agent-9');
+    await cli(dataDir, 'accounts', 'unlink-oauth', '--subject', 'agent-9', '--actor', 'carol');
+
+    const { entries } = await cli<History>(dataDir, 'accounts', 'history', accountId);
+    expect(entries.map((entry) => [entry.action, entry.actor, entry.reason, entry.details])).toEqual([
+      ['oauth.unlinked', 'cli:carol', undefined, { subject: 'agent-9' }],
+      ['oauth.linked', osActor, undefined, { subject: 'agent-9' }],
+      ['key.revoked', osActor, 'rotation', { keyId }],
+      ['key.issued', osActor, 'rotation', { keyId: issued.keyId }],
+      ['account.resumed', osActor, undefined, { from: { status: 'suspended' }, to: { status: 'active' } }],
+      [
+        'account.suspended',
+        osActor,
+        'unpaid invoice',
+        { from: { status: 'active' }, to: { status: 'suspended' } },
+      ],
+      ['key.issued', osActor, undefined, { keyId }],
+      [
+        'account.created',
+        osActor,
+        undefined,
+        expect.objectContaining({ to: expect.objectContaining({ name: 'Acme' }) }),
+      ],
+    ]);
+    const justAfter = (at: string) => new Date(Date.parse(at) + 1).toISOString();
+    const since = await cli<History>(dataDir, 'accounts', 'history', accountId, '--since', justAfter(start));
+    expect(since.entries).toEqual(entries.filter((entry) => entry.at > start));
+    const until = await cli<History>(dataDir, 'accounts', 'history', accountId, '--until', justAfter(start));
+    expect(until.entries).toEqual(entries.filter((entry) => entry.at <= start));
+    expect(until.entries.at(-1)?.action).toBe('account.created');
   });
 
   it('links an OAuth subject to one account, refuses it to another, and unlinks it', async () => {
@@ -221,6 +423,26 @@ describe('without a server running, the CLI opens the store itself', () => {
     ['an expiry in the past', ['keys', 'issue', 'acct_x', '--expires-at', '2020-01-01'], /not in the future/],
     ['an unknown command', ['accounts', 'delete', 'acct_x'], /^unknown command 'delete'/],
     ['a missing argument', ['credits', 'grant', 'acct_x'], /missing required argument/],
+    ['a zero adjustment', ['credits', 'adjust', 'acct_x', '0', '--reason', 'r'], /non-zero whole number/],
+    ['a fractional adjustment', ['credits', 'adjust', 'acct_x', '-1.5', '--reason', 'r'], /"-1\.5"/],
+    ['an adjustment without a reason', ['credits', 'adjust', 'acct_x', '5'], /--reason/],
+    ['a blank reason', ['credits', 'grant', 'acct_x', '5', '--reason', ' '], /--reason/],
+    ['a blank actor', ['accounts', 'suspend', 'acct_x', '--actor', ''], /--actor/],
+    ['a blank new name', ['accounts', 'rename', 'acct_x', '--name', ' '], /--name/],
+    ['a rate-limit change of nothing', ['accounts', 'set-rate-limit', 'acct_x'], /Give --rate-limit/],
+    ['a zero new rate limit', ['accounts', 'set-rate-limit', 'acct_x', '--rate-limit', '0'], /"0"/],
+    ['a time that is not ISO 8601', ['usage', 'acct_x', '--since', 'yesterday'], /--since.*ISO 8601/],
+    [
+      'a date-time without an offset',
+      ['usage', 'acct_x', '--until', '2025-01-01T10:00:00'],
+      /with Z or an offset/,
+    ],
+    ['a date that does not exist', ['accounts', 'history', 'acct_x', '--since', '2025-02-30'], /ISO 8601/],
+    [
+      'an empty time range',
+      ['usage', 'acct_x', '--since', '2025-01-02', '--until', '2025-01-01T23:00:00Z'],
+      /--since \(2025-01-02T00:00:00\.000Z\) must be before --until \(2025-01-01T23:00:00\.000Z\)/,
+    ],
     ['no command at all', [], /A command is missing; --help lists the commands\./],
     ['a group without its command', ['keys'], /A command is missing/],
   ])('refuses %s with one JSON line on stderr and exit code 1', async (_, args, message) => {
@@ -237,17 +459,25 @@ describe('without a server running, the CLI opens the store itself', () => {
     expect(accounts.map((account) => account.name)).not.toContain('Refused');
   });
 
-  it.each(['accounts show', 'accounts suspend', 'accounts resume', 'keys list', 'keys issue', 'usage'])(
-    'answers "%s" of an unknown account with "No account …" and exit code 1',
-    async (command) => {
-      const result = await runCli(dataDir, [...command.split(' '), 'acct_missing']);
-      expect(result).toEqual({ code: 1, stdout: '', stderr: noAccount });
-    },
-  );
+  it.each([
+    'accounts show',
+    'accounts suspend',
+    'accounts resume',
+    'accounts history',
+    'accounts rename --name x',
+    'accounts set-rate-limit --rate-limit 5',
+    'keys list',
+    'keys issue',
+    'usage',
+  ])('answers "%s" of an unknown account with "No account …" and exit code 1', async (command) => {
+    const result = await runCli(dataDir, [...command.split(' '), 'acct_missing']);
+    expect(result).toEqual({ code: 1, stdout: '', stderr: noAccount });
+  });
 
   it('answers a grant or a revoke on an unknown account with "No account …"', async () => {
     for (const args of [
       ['credits', 'grant', 'acct_missing', '5'],
+      ['credits', 'adjust', 'acct_missing', '5', '--reason', 'r'],
       ['keys', 'revoke', 'acct_missing', 'key_0000000000000000'],
     ]) {
       expect(await runCli(dataDir, args)).toEqual({ code: 1, stdout: '', stderr: noAccount });
@@ -380,6 +610,52 @@ describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
       const newest = await cli<Usage>(dataDir, 'usage', accountId, '--recent', '1');
       expect(newest.recent).toEqual(report.recent.slice(0, 1));
       expect(newest.totals).toEqual(report.totals);
+    });
+
+    it('shows the key behind each call in usage, and reads usage by --since and --until', async () => {
+      const { accountId, apiKey, keyId } = await createAccount(dataDir, '--credits', '10');
+      const second = await cli<IssuedKey>(dataDir, 'keys', 'issue', accountId);
+      for (const key of [apiKey, second.apiKey]) expect((await lookup(key)).status).toBe(200);
+      await vi.waitFor(async () => expect(await repositories.ledger.entries(accountId)).toHaveLength(2));
+
+      const report = await cli<Usage>(dataDir, 'usage', accountId);
+      expect(report.recent.map((entry) => entry.keyId)).toEqual([second.keyId, keyId]);
+      const [newest, oldest] = report.recent as [LedgerEntry, LedgerEntry];
+      const within = await cli<Usage>(dataDir, 'usage', accountId, '--since', newest.createdAt);
+      expect(within.recent).toEqual([newest]);
+      expect(within.totals).toEqual({
+        'emails.disposable': { calls: 1, charged: 1, refunded: 0, pending: 0, credits: 0 },
+      });
+      const before = await cli<Usage>(dataDir, 'usage', accountId, '--until', newest.createdAt);
+      expect(before.recent).toEqual(newest.createdAt === oldest.createdAt ? [] : [oldest]);
+      const future = await cli<Usage>(dataDir, 'usage', accountId, '--since', '2999-01-01');
+      expect(future).toMatchObject({
+        since: '2999-01-01T00:00:00.000Z',
+        balance: 10,
+        totals: {},
+        recent: [],
+      });
+    });
+
+    it('a rate-limit change and a negative adjustment apply to the next request', async () => {
+      const { accountId, apiKey } = await createAccount(dataDir, '--credits', '2', '--rate-limit', '50');
+      const billed = () =>
+        fetch(`${server.url}/v1/profiles/details/by-username?username=amelia-hartmann`, {
+          headers: { Authorization: `Bearer ${apiKey}` },
+        });
+      expect((await lookup(apiKey)).headers.get('x-ratelimit-limit')).toBe('50');
+      await cli(dataDir, 'accounts', 'set-rate-limit', accountId, '--rate-limit', '7', '--reason', 'abuse');
+      expect((await lookup(apiKey)).headers.get('x-ratelimit-limit')).toBe('7');
+
+      await cli(dataDir, 'credits', 'adjust', accountId, '-2', '--reason', 'chargeback');
+      const refused = await billed();
+      await refused.arrayBuffer();
+      expect(refused.status).toBe(402);
+      await cli(dataDir, 'credits', 'adjust', accountId, '2', '--reason', 'goodwill');
+      const served = await billed();
+      await served.arrayBuffer();
+      expect(served.status).toBe(200);
+      expect(served.headers.get('x-credits-remaining')).toBe('0');
     });
 
     it('reconciles a debit left pending by a crashed request, but not before the deadline has passed', async () => {

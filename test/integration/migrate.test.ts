@@ -1,7 +1,8 @@
 /**
  * The upgrade path of a DATA_DIR written by the embedded DynamoDB (the default before SQLite): the
  * server refuses to start on the default store with a message naming the fix, `admin migrate`
- * copies accounts, keys, balances and the ledger, and the server then serves the same keys.
+ * copies accounts, keys, balances, the ledger (with the key behind each call), credit entries and
+ * the audit log, and the server then serves the same keys.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, cli, freshDataDir, runCli, startServer, useStore } from '../support/processes.js';
@@ -12,6 +13,7 @@ interface Usage {
   balance: number;
   granted: number;
   totals: Record<string, Record<string, number>>;
+  recent: { keyId?: string }[];
 }
 
 describe('a DATA_DIR holding embedded-DynamoDB data', () => {
@@ -20,10 +22,12 @@ describe('a DATA_DIR holding embedded-DynamoDB data', () => {
   }, async () => {
     const dataDir = await freshDataDir();
     useStore('dynamodb');
-    const { accountId, apiKey } = await cli<{ accountId: string; apiKey: string }>(
+    const { accountId, apiKey, keyId } = await cli<{ accountId: string; apiKey: string; keyId: string }>(
       dataDir,
-      ...['accounts', 'create', '--name', 'Old', '--credits', '30'],
+      ...['accounts', 'create', '--name', 'Old', '--credits', '30', '--reason', 'migrated customer'],
     );
+    await cli(dataDir, 'credits', 'adjust', accountId, '5', '--reason', 'goodwill', '--actor', 'alice');
+    await cli(dataDir, 'accounts', 'rename', accountId, '--name', 'Old Ltd', '--reason', 'legal name');
     const old = await startServer(dataDir);
     const lookup = await fetch(`${old.url}/v1/profiles/details/by-username?username=amelia-hartmann`, {
       headers: { Authorization: `Bearer ${apiKey}` },
@@ -33,8 +37,17 @@ describe('a DATA_DIR holding embedded-DynamoDB data', () => {
     const before = {
       usage: await cli<Usage>(dataDir, 'usage', accountId),
       shown: await cli(dataDir, 'accounts', 'show', accountId),
+      history: await cli<{ entries: { action: string }[] }>(dataDir, 'accounts', 'history', accountId),
     };
-    expect(before.usage.balance).toBeLessThan(30);
+    expect(before.usage.balance).toBeLessThan(35);
+    expect(before.usage.recent.map((entry) => entry.keyId)).toEqual([keyId]);
+    expect(before.history.entries.map((entry) => entry.action)).toEqual([
+      'account.renamed',
+      'credits.adjustment',
+      'key.issued',
+      'credits.grant',
+      'account.created',
+    ]);
 
     useStore('');
     await expect(startServer(dataDir)).rejects.toThrow(/npm run admin -- migrate/);
@@ -49,9 +62,13 @@ describe('a DATA_DIR holding embedded-DynamoDB data', () => {
       balances: 2,
       ledgerEntries: 1,
       inflight: 0,
+      // Each account's opening grant, and the adjustment; each account's creation and first key, and the rename.
+      creditEntries: 3,
+      auditEntries: 5,
     });
     expect(await cli(dataDir, 'usage', accountId)).toEqual(before.usage);
     expect(await cli(dataDir, 'accounts', 'show', accountId)).toEqual(before.shown);
+    expect(await cli(dataDir, 'accounts', 'history', accountId)).toEqual(before.history);
     const migrated = await runCli(dataDir, ['migrate']);
     expect(migrated.code).toBe(1);
     expect(migrated.stderr).toMatch(/already holds 2 account/);
@@ -63,7 +80,7 @@ describe('a DATA_DIR holding embedded-DynamoDB data', () => {
       });
       expect(again.status).toBe(200);
       expect(Number(again.headers.get('x-credits-remaining'))).toBe(
-        before.usage.balance - (30 - before.usage.balance),
+        before.usage.balance - (35 - before.usage.balance),
       );
     } finally {
       await server.stop();

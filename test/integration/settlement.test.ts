@@ -147,13 +147,18 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
 
   describe('an account creation interrupted before its balance item', () => {
     it('can be granted credits, and then bills normally', async () => {
-      const account = await harness.repositories.accounts.create({
-        name: 'half',
-        rateLimit: { limit: 10, windowSeconds: 60 },
-      });
+      const account = await harness.repositories.accounts.create(
+        {
+          name: 'half',
+          rateLimit: { limit: 10, windowSeconds: 60 },
+        },
+        { actor: 'test' },
+      );
       const { apiKey } = await harness.repositories.keys.issue(account.accountId);
       await expectError(await harness.get(PRICED_PATH, apiKey), 402, 'insufficient_credits');
-      expect(await harness.repositories.ledger.grant(account.accountId, 5)).toBe(5);
+      expect((await harness.repositories.ledger.grant(account.accountId, 5, { actor: 'test' })).balance).toBe(
+        5,
+      );
       const response = await harness.get(PRICED_PATH, apiKey);
       expect(response.status).toBe(200);
       expect(response.headers.get('x-credits-remaining')).toBe('4');

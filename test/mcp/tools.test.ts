@@ -321,7 +321,9 @@ describe('account states as tool errors', () => {
 
   it('lets a suspended account list tools and reports the restriction on call', async () => {
     const provisioned = await harness.provision({ credits: 10 });
-    await harness.repositories.accounts.setStatus(provisioned.account.accountId, 'suspended');
+    await harness.repositories.accounts.setStatus(provisioned.account.accountId, 'suspended', {
+      actor: 'test',
+    });
     const suspended = await connectClient(app.url, provisioned.apiKey);
     try {
       expect((await suspended.listTools()).tools).toHaveLength(35);

@@ -115,6 +115,7 @@ export async function startHarness(options: HarnessOptions = {}) {
       credits: input.credits ?? 100,
       rateLimit: input.rateLimit ?? { limit: 1000, windowSeconds: 60 },
       scopes: input.scopes,
+      by: input.by,
     });
 
   /** A GET through the real app with the key as bearer; `init` may override anything. */

@@ -242,7 +242,7 @@ it('reads the profile a publicId names through details by id', async () => {
 });
 
 it("reaches B only through B's /api/v2, under the key B issued A", async () => {
-  const calls = await b.repositories.ledger.entries(upstreamAccount, 10_000);
+  const calls = await b.repositories.ledger.entries(upstreamAccount, { limit: 10_000 });
   expect(calls.length).toBeGreaterThan(v1Cases.length);
   expect(new Set(calls.map((call) => call.transport))).toEqual(new Set(['v2']));
 });

@@ -163,7 +163,7 @@ const experience = (username: string) =>
 
 /** The ledger entry of a response's request. */
 async function ledgerEntry(response: Response) {
-  const entries = await app.repositories.ledger.entries(callerAccount, 1000);
+  const entries = await app.repositories.ledger.entries(callerAccount, { limit: 1000 });
   return entries.find((entry) => entry.requestId === response.headers.get('x-request-id'));
 }
 

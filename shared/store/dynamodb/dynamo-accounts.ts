@@ -1,28 +1,39 @@
 /**
- * Accounts on DynamoDB: one item per account, beside its balance item under the same partition key.
+ * Accounts on DynamoDB: one item per account, beside its balance item under the same partition key,
+ * and its audit log as items `AUDIT#<time>#<id>` there too. A change of the account item notes its
+ * audit entry in the same conditional write (journal.ts), so no change goes unrecorded.
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Account, AccountStatus, AccountStore, RateLimitSetting } from '../../accounts/accounts.js';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type {
+  Account,
+  AccountStatus,
+  AccountStore,
+  AuditEntry,
+  RateLimitSetting,
+} from '../../accounts/accounts.js';
+import { auditRecord, land, noteName, notesOf, putRecord, readRecords } from './journal.js';
 import { itemKeys, itemTypes } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
+import { UpdateExpression } from './update-expression.js';
 
 export class DynamoAccountStore implements AccountStore {
   constructor(private readonly table: DynamoTable) {}
 
-  async insert(account: Account): Promise<void> {
+  async insert(account: Account, audit: AuditEntry): Promise<void> {
+    const record = auditRecord(audit);
+    const key = itemKeys.account(account.accountId);
     await this.table.doc.send(
       new PutCommand({
         TableName: this.table.table,
-        Item: { ...itemKeys.account(account.accountId), type: itemTypes.account, ...account },
+        Item: { ...key, type: itemTypes.account, ...account, [noteName(record)]: record },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+    await land(this.table, key, record);
   }
 
   async get(accountId: string): Promise<Account | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: itemKeys.account(accountId) }),
-    );
+    const Item = await this.read(accountId, false);
     return Item ? toAccount(Item) : undefined;
   }
 
@@ -31,24 +42,54 @@ export class DynamoAccountStore implements AccountStore {
     return items.map(toAccount).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  async setStatus(accountId: string, status: AccountStatus): Promise<Account | undefined> {
-    try {
-      const { Attributes } = await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.table,
-          Key: itemKeys.account(accountId),
-          UpdateExpression: 'SET #status = :status',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': status },
-          ReturnValues: 'ALL_NEW',
-        }),
+  async update(before: Account, after: Account, audit: AuditEntry): Promise<boolean> {
+    const record = auditRecord(audit);
+    const key = itemKeys.account(before.accountId);
+    const update = new UpdateExpression();
+    const [name, status, limit] = [update.name('name'), update.name('status'), update.name('limit')];
+    update
+      .set(
+        `${name} = ${update.value(after.name)}`,
+        `${status} = ${update.value(after.status)}`,
+        `rateLimit = ${update.value(after.rateLimit)}`,
+        `${update.name(noteName(record))} = ${update.value(record)}`,
+      )
+      .when(
+        'attribute_exists(pk)',
+        `${name} = ${update.value(before.name)}`,
+        `${status} = ${update.value(before.status)}`,
+        `rateLimit.${limit} = ${update.value(before.rateLimit.limit)}`,
+        `rateLimit.windowSeconds = ${update.value(before.rateLimit.windowSeconds)}`,
       );
-      return toAccount(Attributes ?? {});
+    try {
+      await this.table.doc.send(update.command(this.table.table, key));
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
+      if (isConditionFailure(error)) return false;
       throw error;
     }
+    await land(this.table, key, record);
+    return true;
+  }
+
+  async recordAudit(entry: AuditEntry): Promise<void> {
+    await putRecord(this.table, auditRecord(entry));
+  }
+
+  async audit(accountId: string): Promise<AuditEntry[]> {
+    const notes = notesOf(await this.read(accountId, true));
+    const records = await readRecords(this.table, accountId, itemTypes.audit, notes);
+    return records.map(({ type: _type, ...entry }) => entry as AuditEntry);
+  }
+
+  private async read(accountId: string, consistent: boolean): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({
+        TableName: this.table.table,
+        Key: itemKeys.account(accountId),
+        ConsistentRead: consistent,
+      }),
+    );
+    return Item;
   }
 }
 

@@ -3,9 +3,10 @@
  * them, and they cost double). The account's balance item holds, besides `balance` and `granted`:
  *
  *   windowStart, windowCount, previousCount   the rate window (current fixed window and the one before)
- *   inflight    request id → { o: operation, c: cost, t: admitted at, x: transport, and once refunded r: reason,
- *               h: HTTP status, s: settled at }: admitted, not yet cleared
+ *   inflight    request id → { o: operation, c: cost, t: admitted at, x: transport, k: key id, and once
+ *               refunded r: reason, h: HTTP status, s: settled at }: admitted, not yet cleared
  *   keyUse      key id → last admitted use (the key's `lastUsedAt`)
+ *   journal:<id>  a credit entry whose own item may not have landed yet (journal.ts)
  *
  * A billed request writes:
  *
@@ -25,7 +26,9 @@
  * cost (once, by the condition) and removes it.
  *
  * The rate window's previous count is fixed once its window closes, so it is cached per process:
- * in steady state an admission is the one write, with no read before it. docs/state.md has the rest.
+ * in steady state an admission is the one write, with no read before it. A grant or adjustment is
+ * one conditional UpdateItem of the balance item that notes its credit entry (journal.ts), then the
+ * entry's own item. docs/state.md has the rest.
  */
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type {
@@ -33,13 +36,17 @@ import type {
   AdmissionRequest,
   BalanceState,
   BillingStore,
+  CreditEntry,
+  CreditOutcome,
   InflightEntry,
   LedgerEntry,
+  LedgerQuery,
   Settlement,
   SettleResult,
   Transport,
 } from '../../billing/billing-store.js';
 import { currentAllowance, type WindowState, windowStartAt } from '../../limits/rolling-window.js';
+import { creditRecord, land, landNotes, noteName, notesOf, readRecords } from './journal.js';
 import { itemKeys, itemTypes } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
 import { UpdateExpression } from './update-expression.js';
@@ -56,6 +63,7 @@ interface StoredEntry {
   c: number;
   t: string;
   x?: Transport;
+  k?: string;
   /** Set by the refund: its reason, HTTP status and time. */
   r?: string;
   h?: number;
@@ -89,7 +97,9 @@ export class DynamoBillingStore implements BillingStore {
 
   constructor(private readonly table: DynamoTable) {}
 
-  async open(accountId: string, credits: number): Promise<void> {
+  async open(accountId: string, opening?: CreditEntry): Promise<void> {
+    const credits = opening?.amount ?? 0;
+    const record = opening && creditRecord(opening);
     await this.table.doc.send(
       new PutCommand({
         TableName: this.table.table,
@@ -101,15 +111,19 @@ export class DynamoBillingStore implements BillingStore {
           granted: credits,
           inflight: {},
           keyUse: {},
+          ...(record ? { [noteName(record)]: record } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+    if (record) await land(this.table, itemKeys.balance(accountId), { ...record, balance: credits });
   }
 
-  async grant(accountId: string, credits: number): Promise<number> {
+  async credit(entry: CreditEntry): Promise<CreditOutcome> {
+    const record = creditRecord(entry);
+    const key = itemKeys.balance(entry.accountId);
     const update = new UpdateExpression();
-    const amount = update.value(credits);
+    const amount = update.value(entry.amount);
     const none = update.value({});
     update
       .add(`balance ${amount}`, `granted ${amount}`)
@@ -117,12 +131,27 @@ export class DynamoBillingStore implements BillingStore {
         `inflight = if_not_exists(inflight, ${none})`,
         `keyUse = if_not_exists(keyUse, ${none})`,
         `${update.name('type')} = ${update.value(itemTypes.balance)}`,
-        `accountId = ${update.value(accountId)}`,
+        `accountId = ${update.value(entry.accountId)}`,
+        `${update.name(noteName(record))} = ${update.value(record)}`,
       );
-    const { Attributes } = await this.table.doc.send(
-      update.command(this.table.table, itemKeys.balance(accountId), 'UPDATED_NEW'),
-    );
-    return Attributes?.balance as number;
+    // The one condition that keeps a balance from going below zero; a missing item holds nothing.
+    if (entry.amount < 0) update.when(`balance >= ${update.value(-entry.amount)}`);
+    let balance: number;
+    try {
+      const { Attributes } = await this.table.doc.send(update.command(this.table.table, key, 'UPDATED_NEW'));
+      balance = Attributes?.balance as number;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return { outcome: 'insufficient_credits', balance: (await this.read(entry.accountId))?.balance ?? 0 };
+    }
+    await land(this.table, key, { ...record, balance });
+    return { outcome: 'applied', entry: { ...entry, balance }, balance };
+  }
+
+  async credits(accountId: string): Promise<CreditEntry[]> {
+    const notes = notesOf((await this.read(accountId)) as Record<string, unknown> | undefined);
+    const records = await readRecords(this.table, accountId, itemTypes.credit, notes);
+    return records.map(({ type: _type, ...entry }) => entry as CreditEntry);
   }
 
   async state(accountId: string): Promise<BalanceState> {
@@ -213,17 +242,24 @@ export class DynamoBillingStore implements BillingStore {
     await this.putLedger(entry, false);
   }
 
-  async entries(accountId: string, limit?: number): Promise<LedgerEntry[]> {
+  async entries(accountId: string, query: LedgerQuery = {}): Promise<LedgerEntry[]> {
+    const { limit } = query;
+    const inRange = (entry: { createdAt: string }) =>
+      (query.since === undefined || entry.createdAt >= query.since) &&
+      (query.until === undefined || entry.createdAt < query.until);
     const settled: LedgerEntry[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await this.table.doc.send(
         new QueryCommand({
           TableName: this.table.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          // Sort keys are `LEDGER#<createdAt>#<requestId>`: one at `until` sorts after `LEDGER#<until>`,
+          // so BETWEEN keeps `since` inclusive and `until` exclusive; `LEDGER$` follows every ledger key.
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
           ExpressionAttributeValues: {
             ':pk': itemKeys.account(accountId).pk,
-            ':prefix': itemKeys.ledgerPrefix,
+            ':from': `${itemKeys.ledgerPrefix}${query.since ?? ''}`,
+            ':to': query.until === undefined ? LEDGER_END : `${itemKeys.ledgerPrefix}${query.until}`,
           },
           ScanIndexForward: false,
           ConsistentRead: true,
@@ -237,7 +273,9 @@ export class DynamoBillingStore implements BillingStore {
     const item = await this.read(accountId);
     const listed = new Set(settled.map((entry) => entry.requestId));
     const unlisted = item
-      ? (await this.classify(accountId, item)).filter((held) => !listed.has(held.entry.requestId))
+      ? (await this.classify(accountId, item)).filter(
+          (held) => !listed.has(held.entry.requestId) && inRange(held.entry),
+        )
       : [];
     const all = [...settled, ...unlisted.map(({ entry, held }) => asLedgerEntry(held ?? entry))];
     all.sort((a, b) => newestFirst(a, b));
@@ -246,8 +284,12 @@ export class DynamoBillingStore implements BillingStore {
 
   async reconcile(cutoff: string, settledAt: string): Promise<LedgerEntry[]> {
     const settled: LedgerEntry[] = [];
+    // Credit and audit entries a crashed operator command noted but did not land (journal.ts).
+    for (const item of await scanAll(this.table, itemTypes.account))
+      await landNotes(this.table, itemKeys.account(item.accountId as string), item, cutoff);
     for (const item of await scanAll(this.table, itemTypes.balance)) {
       const accountId = item.accountId as string;
+      await landNotes(this.table, itemKeys.balance(accountId), item, cutoff);
       for (const entry of heldEntries(accountId, item as unknown as BalanceItem)) {
         if (entry.createdAt >= cutoff) continue;
         const outcome = await this.settleStale(entry, settledAt);
@@ -322,6 +364,7 @@ export class DynamoBillingStore implements BillingStore {
             operation: request.operation,
             cost,
             ...(request.transport ? { transport: request.transport } : {}),
+            ...(request.keyId ? { keyId: request.keyId } : {}),
             createdAt: new Date(base.now).toISOString(),
           }
         : undefined;
@@ -332,6 +375,7 @@ export class DynamoBillingStore implements BillingStore {
         c: cost,
         t: entry.createdAt,
         ...(entry.transport ? { x: entry.transport } : {}),
+        ...(entry.keyId ? { k: entry.keyId } : {}),
       };
       update
         .set(
@@ -493,6 +537,9 @@ export class DynamoBillingStore implements BillingStore {
   }
 }
 
+/** Sorts after every ledger item's sort key (`$` follows `#`). */
+const LEDGER_END = `${itemKeys.ledgerPrefix.slice(0, -1)}$`;
+
 function ledgerKey(entry: { accountId: string; createdAt: string; requestId: string }) {
   return itemKeys.ledger(entry.accountId, entry.createdAt, entry.requestId);
 }
@@ -505,6 +552,7 @@ function heldEntries(accountId: string, item: BalanceItem): HeldEntry[] {
     cost: stored.c,
     createdAt: stored.t,
     ...(stored.x === undefined ? {} : { transport: stored.x }),
+    ...(stored.k === undefined ? {} : { keyId: stored.k }),
     ...(stored.r === undefined
       ? {}
       : {

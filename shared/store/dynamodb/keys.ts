@@ -26,6 +26,18 @@ export const itemKeys = {
     sk: `LEDGER#${createdAt}#${requestId}`,
   }),
   ledgerPrefix: 'LEDGER#',
+  /** A grant or adjustment of credits (credit entries), by time like the ledger. */
+  credit: (accountId: string, createdAt: string, entryId: string): ItemKey => ({
+    pk: accountPk(accountId),
+    sk: `CREDIT#${createdAt}#${entryId}`,
+  }),
+  creditPrefix: 'CREDIT#',
+  /** One entry of the account's audit log (a change that is not a change of credits), by time. */
+  audit: (accountId: string, createdAt: string, auditId: string): ItemKey => ({
+    pk: accountPk(accountId),
+    sk: `AUDIT#${createdAt}#${auditId}`,
+  }),
+  auditPrefix: 'AUDIT#',
   cursor: (cursorId: string): ItemKey => ({ pk: `CURSOR#${cursorId}`, sk: 'CURSOR' }),
   /** One of the concurrency slots of a host for one kind of work (limits/host-slots.ts). */
   hostSlot: (kind: string, host: string, slot: number): ItemKey => ({
@@ -54,6 +66,8 @@ export const itemTypes = {
   apiKey: 'apiKey',
   accountKey: 'accountKey',
   ledger: 'ledger',
+  credit: 'credit',
+  audit: 'audit',
   cursor: 'cursor',
   setting: 'setting',
   hostSlot: 'hostSlot',

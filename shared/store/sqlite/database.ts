@@ -137,6 +137,35 @@ const schema = [
   `
   ALTER TABLE email_domains ADD COLUMN probe TEXT;
   `,
+  // Version 5: the key (or OAuth subject) behind each call, credit entries (grants and adjustments)
+  // and the audit log of other account changes, each with time, actor and reason.
+  `
+  ALTER TABLE inflight ADD COLUMN key_id TEXT;
+  ALTER TABLE ledger ADD COLUMN key_id TEXT;
+  CREATE TABLE credit_entries (
+    account_id TEXT NOT NULL,
+    entry_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    balance INTEGER,
+    actor TEXT NOT NULL,
+    reason TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (account_id, entry_id)
+  ) STRICT;
+  CREATE INDEX credit_entries_by_time ON credit_entries (account_id, created_at, entry_id);
+  CREATE TABLE account_audit (
+    account_id TEXT NOT NULL,
+    audit_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    reason TEXT,
+    details TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (account_id, audit_id)
+  ) STRICT;
+  CREATE INDEX account_audit_by_time ON account_audit (account_id, created_at, audit_id);
+  `,
 ];
 
 interface QueuedWrite {

@@ -3,9 +3,9 @@
  * marks the store as migrated.
  */
 import { MIGRATION_SETTING, type StoreSnapshot } from '../migration.js';
-import { insertAccount } from './sqlite-accounts.js';
+import { insertAccount, insertAudit } from './sqlite-accounts.js';
 import { insertKey } from './sqlite-api-keys.js';
-import { insertInflight, insertLedger } from './sqlite-billing.js';
+import { insertCredit, insertInflight, insertLedger } from './sqlite-billing.js';
 import type { SqliteStore } from './sqlite-store.js';
 
 export function importSnapshot(store: SqliteStore, snapshot: StoreSnapshot, at: string): void {
@@ -26,6 +26,8 @@ export function importSnapshot(store: SqliteStore, snapshot: StoreSnapshot, at: 
     for (const row of snapshot.balances) balance.run(row.accountId, row.balance, row.granted);
     for (const entry of snapshot.ledger) insertLedger(database, entry, 'IGNORE');
     for (const entry of snapshot.inflight) insertInflight(database, entry);
+    for (const entry of snapshot.credits) insertCredit(database, entry);
+    for (const entry of snapshot.audit) insertAudit(database, entry);
     const setting = database.statement('INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)');
     for (const { name, value } of snapshot.settings) setting.run(name, value);
     setting.run(MIGRATION_SETTING, at);

@@ -1,7 +1,15 @@
 /**
- * Accounts in SQLite: one row each.
+ * Accounts in SQLite: one row each, and their audit log in `account_audit` (schema version 5), each
+ * change written in the same transaction as its audit row.
  */
-import type { Account, AccountStatus, AccountStore } from '../../accounts/accounts.js';
+import type {
+  Account,
+  AccountStatus,
+  AccountStore,
+  AuditAction,
+  AuditDetails,
+  AuditEntry,
+} from '../../accounts/accounts.js';
 import type { Database } from './database.js';
 
 type Row = Record<string, unknown>;
@@ -9,8 +17,11 @@ type Row = Record<string, unknown>;
 export class SqliteAccountStore implements AccountStore {
   constructor(private readonly database: Database) {}
 
-  insert(account: Account): Promise<void> {
-    return this.database.write(() => insertAccount(this.database, account));
+  insert(account: Account, audit: AuditEntry): Promise<void> {
+    return this.database.write(() => {
+      insertAccount(this.database, account);
+      insertAudit(this.database, audit);
+    });
   }
 
   async get(accountId: string): Promise<Account | undefined> {
@@ -25,13 +36,39 @@ export class SqliteAccountStore implements AccountStore {
       .map(toAccount);
   }
 
-  setStatus(accountId: string, status: AccountStatus): Promise<Account | undefined> {
+  update(before: Account, after: Account, audit: AuditEntry): Promise<boolean> {
     return this.database.write(() => {
-      const row = this.database
-        .statement('UPDATE accounts SET status = ? WHERE account_id = ? RETURNING *')
-        .get(status, accountId);
-      return row ? toAccount(row) : undefined;
+      const { changes } = this.database
+        .statement(
+          `UPDATE accounts SET name = ?, status = ?, rate_limit = ?, rate_window_seconds = ?
+           WHERE account_id = ? AND name = ? AND status = ? AND rate_limit = ? AND rate_window_seconds = ?`,
+        )
+        .run(
+          after.name,
+          after.status,
+          after.rateLimit.limit,
+          after.rateLimit.windowSeconds,
+          before.accountId,
+          before.name,
+          before.status,
+          before.rateLimit.limit,
+          before.rateLimit.windowSeconds,
+        );
+      if (Number(changes) !== 1) return false;
+      insertAudit(this.database, audit);
+      return true;
     });
+  }
+
+  recordAudit(entry: AuditEntry): Promise<void> {
+    return this.database.write(() => insertAudit(this.database, entry));
+  }
+
+  async audit(accountId: string): Promise<AuditEntry[]> {
+    return this.database
+      .statement('SELECT * FROM account_audit WHERE account_id = ? ORDER BY created_at DESC, audit_id DESC')
+      .all(accountId)
+      .map(toAuditEntry);
   }
 }
 
@@ -41,6 +78,18 @@ export function toAccount(row: Row): Account {
     name: row.name as string,
     status: row.status as AccountStatus,
     rateLimit: { limit: row.rate_limit as number, windowSeconds: row.rate_window_seconds as number },
+    createdAt: row.created_at as string,
+  };
+}
+
+function toAuditEntry(row: Row): AuditEntry {
+  return {
+    auditId: row.audit_id as string,
+    accountId: row.account_id as string,
+    action: row.action as AuditAction,
+    actor: row.actor as string,
+    ...(row.reason === null ? {} : { reason: row.reason as string }),
+    details: JSON.parse(row.details as string) as AuditDetails,
     createdAt: row.created_at as string,
   };
 }
@@ -58,5 +107,22 @@ export function insertAccount(database: Database, account: Account): void {
       account.rateLimit.limit,
       account.rateLimit.windowSeconds,
       account.createdAt,
+    );
+}
+
+export function insertAudit(database: Database, entry: AuditEntry): void {
+  database
+    .statement(
+      `INSERT INTO account_audit (account_id, audit_id, action, actor, reason, details, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      entry.accountId,
+      entry.auditId,
+      entry.action,
+      entry.actor,
+      entry.reason ?? null,
+      JSON.stringify(entry.details),
+      entry.createdAt,
     );
 }

@@ -3,15 +3,20 @@
  * invariant of billing-store.ts holds after every commit without any reconcile: `admit` counts the
  * window, takes the cost and inserts the in-flight row; `settle` deletes that row, writes the final
  * ledger row and, for a refund, returns the cost. `reconcile` refunds the rows a crash left between
- * the two.
+ * the two. A grant or adjustment changes the balance and inserts its `credit_entries` row in one
+ * transaction.
  */
 import type {
   Admission,
   AdmissionRequest,
   BalanceState,
   BillingStore,
+  CreditEntry,
+  CreditKind,
+  CreditOutcome,
   InflightEntry,
   LedgerEntry,
+  LedgerQuery,
   LedgerStatus,
   Settlement,
   SettleResult,
@@ -33,16 +38,20 @@ interface BalanceRow {
 export class SqliteBillingStore implements BillingStore {
   constructor(private readonly database: Database) {}
 
-  async open(accountId: string, credits: number): Promise<void> {
-    await this.database.write(() =>
+  open(accountId: string, opening?: CreditEntry): Promise<void> {
+    return this.database.write(() => {
+      const credits = opening?.amount ?? 0;
       this.database
         .statement('INSERT INTO balances (account_id, balance, granted) VALUES (?, ?, ?)')
-        .run(accountId, credits, credits),
-    );
+        .run(accountId, credits, credits);
+      if (opening) insertCredit(this.database, { ...opening, balance: credits });
+    });
   }
 
-  grant(accountId: string, credits: number): Promise<number> {
-    return this.database.write(() => {
+  credit(entry: CreditEntry): Promise<CreditOutcome> {
+    return this.database.write((): CreditOutcome => {
+      const before = this.balanceRow(entry.accountId)?.balance ?? 0;
+      if (before + entry.amount < 0) return { outcome: 'insufficient_credits', balance: before };
       const row = this.database
         .statement(
           `INSERT INTO balances (account_id, balance, granted) VALUES (?, ?, ?)
@@ -50,9 +59,18 @@ export class SqliteBillingStore implements BillingStore {
              granted = granted + excluded.granted
            RETURNING balance`,
         )
-        .get(accountId, credits, credits);
-      return row?.balance as number;
+        .get(entry.accountId, entry.amount, entry.amount);
+      const applied = { ...entry, balance: row?.balance as number };
+      insertCredit(this.database, applied);
+      return { outcome: 'applied', entry: applied, balance: applied.balance };
     });
+  }
+
+  async credits(accountId: string): Promise<CreditEntry[]> {
+    return this.database
+      .statement('SELECT * FROM credit_entries WHERE account_id = ? ORDER BY created_at DESC, entry_id DESC')
+      .all(accountId)
+      .map(toCreditEntry);
   }
 
   async state(accountId: string): Promise<BalanceState> {
@@ -114,6 +132,7 @@ export class SqliteBillingStore implements BillingStore {
           operation: request.operation,
           cost,
           ...(request.transport ? { transport: request.transport } : {}),
+          ...(request.keyId ? { keyId: request.keyId } : {}),
           createdAt: new Date(now).toISOString(),
         };
         insertInflight(this.database, entry);
@@ -138,19 +157,21 @@ export class SqliteBillingStore implements BillingStore {
     return this.database.write(() => insertLedger(this.database, entry, 'REPLACE'), 'bestEffort');
   }
 
-  async entries(accountId: string, limit?: number): Promise<LedgerEntry[]> {
+  async entries(accountId: string, query: LedgerQuery = {}): Promise<LedgerEntry[]> {
+    // No bound is the empty string below and U+FFFF above every ISO 8601 time.
     return this.database
       .statement(
-        `SELECT account_id, request_id, operation, cost, transport, status, http_status, refund_reason,
-             created_at, settled_at
-           FROM ledger WHERE account_id = ?1
+        `SELECT account_id, request_id, operation, cost, transport, key_id, status, http_status,
+             refund_reason, created_at, settled_at
+           FROM ledger WHERE account_id = ?1 AND created_at >= ?3 AND created_at < ?4
          UNION ALL
-         SELECT account_id, request_id, operation, cost, transport, 'pending', NULL, NULL, created_at, NULL
-           FROM inflight WHERE account_id = ?1
+         SELECT account_id, request_id, operation, cost, transport, key_id, 'pending', NULL, NULL,
+             created_at, NULL
+           FROM inflight WHERE account_id = ?1 AND created_at >= ?3 AND created_at < ?4
          ORDER BY created_at DESC, request_id DESC
          LIMIT ?2`,
       )
-      .all(accountId, limit ?? -1)
+      .all(accountId, query.limit ?? -1, query.since ?? '', query.until ?? '\uffff')
       .map(toLedgerEntry);
   }
 
@@ -205,7 +226,21 @@ function toInflight(row: Row): InflightEntry {
     createdAt: row.created_at as string,
   };
   if (row.transport !== null) entry.transport = row.transport as Transport;
+  if (row.key_id !== null) entry.keyId = row.key_id as string;
   return entry;
+}
+
+function toCreditEntry(row: Row): CreditEntry {
+  return {
+    entryId: row.entry_id as string,
+    accountId: row.account_id as string,
+    kind: row.kind as CreditKind,
+    amount: row.amount as number,
+    ...(row.balance === null ? {} : { balance: row.balance as number }),
+    actor: row.actor as string,
+    ...(row.reason === null ? {} : { reason: row.reason as string }),
+    createdAt: row.created_at as string,
+  };
 }
 
 function toLedgerEntry(row: Row): LedgerEntry {
@@ -220,9 +255,9 @@ function toLedgerEntry(row: Row): LedgerEntry {
 export function insertLedger(database: Database, entry: LedgerEntry, onConflict: 'IGNORE' | 'REPLACE'): void {
   database
     .statement(
-      `INSERT OR ${onConflict} INTO ledger (account_id, request_id, operation, cost, transport, status,
-         http_status, refund_reason, created_at, settled_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR ${onConflict} INTO ledger (account_id, request_id, operation, cost, transport, key_id,
+         status, http_status, refund_reason, created_at, settled_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       entry.accountId,
@@ -230,6 +265,7 @@ export function insertLedger(database: Database, entry: LedgerEntry, onConflict:
       entry.operation,
       entry.cost,
       entry.transport ?? null,
+      entry.keyId ?? null,
       entry.status,
       entry.httpStatus ?? null,
       entry.refundReason ?? null,
@@ -241,8 +277,8 @@ export function insertLedger(database: Database, entry: LedgerEntry, onConflict:
 export function insertInflight(database: Database, entry: InflightEntry): void {
   database
     .statement(
-      `INSERT INTO inflight (account_id, request_id, operation, cost, transport, created_at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO inflight (account_id, request_id, operation, cost, transport, key_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       entry.accountId,
@@ -250,6 +286,25 @@ export function insertInflight(database: Database, entry: InflightEntry): void {
       entry.operation,
       entry.cost,
       entry.transport ?? null,
+      entry.keyId ?? null,
+      entry.createdAt,
+    );
+}
+
+export function insertCredit(database: Database, entry: CreditEntry): void {
+  database
+    .statement(
+      `INSERT INTO credit_entries (account_id, entry_id, kind, amount, balance, actor, reason, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      entry.accountId,
+      entry.entryId,
+      entry.kind,
+      entry.amount,
+      entry.balance ?? null,
+      entry.actor,
+      entry.reason ?? null,
       entry.createdAt,
     );
 }
