@@ -130,7 +130,12 @@ describe('OAuth', () => {
         headers: { 'X-Credits-Remaining': '19' },
       });
       const [entry] = await harness.repositories.ledger.entries(linkedAccountId);
-      expect(entry).toMatchObject({ transport: 'mcp', status: 'charged', cost: 1, keyId: 'oauth:agent-user-1' });
+      expect(entry).toMatchObject({
+        transport: 'mcp',
+        status: 'charged',
+        cost: 1,
+        keyId: 'oauth:agent-user-1',
+      });
     } finally {
       await client.close();
     }
