@@ -69,6 +69,19 @@ export interface AdmissionRequest {
   keyId?: string;
 }
 
+/** The in-flight entry an admitted billed request leaves, the same in every adapter. */
+export function inflightEntryOf(request: AdmissionRequest, now: number): InflightEntry {
+  return {
+    requestId: request.requestId,
+    accountId: request.accountId,
+    operation: request.operation,
+    cost: request.cost,
+    ...(request.transport ? { transport: request.transport } : {}),
+    ...(request.keyId ? { keyId: request.keyId } : {}),
+    createdAt: new Date(now).toISOString(),
+  };
+}
+
 export type Admission =
   /**
    * Counted, and for a cost the debit taken (`balance` after it) and `entry` in flight; `window`

@@ -45,6 +45,7 @@ import type {
   SettleResult,
   Transport,
 } from '../../billing/billing-store.js';
+import { inflightEntryOf } from '../../billing/billing-store.js';
 import { currentAllowance, type WindowState, windowStartAt } from '../../limits/rolling-window.js';
 import { creditRecord, land, landNotes, noteName, notesOf, readRecords } from './journal.js';
 import { itemKeys, itemTypes } from './keys.js';
@@ -356,18 +357,7 @@ export class DynamoBillingStore implements BillingStore {
       // Items written before the window moved here have no key-use map yet.
       if (!seen.keyUse) update.set(`keyUse = ${update.value(keyUse ? { [keyUse.keyId]: keyUse.at } : {})}`);
     }
-    const entry: InflightEntry | undefined =
-      cost > 0
-        ? {
-            requestId: request.requestId,
-            accountId,
-            operation: request.operation,
-            cost,
-            ...(request.transport ? { transport: request.transport } : {}),
-            ...(request.keyId ? { keyId: request.keyId } : {}),
-            createdAt: new Date(base.now).toISOString(),
-          }
-        : undefined;
+    const entry = cost > 0 ? inflightEntryOf(request, base.now) : undefined;
     if (entry) {
       const amount = update.value(cost);
       const stored: StoredEntry = {

@@ -22,6 +22,7 @@ import type {
   SettleResult,
   Transport,
 } from '../../billing/billing-store.js';
+import { inflightEntryOf } from '../../billing/billing-store.js';
 import { currentAllowance, windowStartAt } from '../../limits/rolling-window.js';
 import type { Database } from './database.js';
 
@@ -126,15 +127,7 @@ export class SqliteBillingStore implements BillingStore {
         }
         const admitted = { ...window, currentCount: window.currentCount + 1 };
         if (cost === 0) return { outcome: 'admitted', window: admitted };
-        const entry: InflightEntry = {
-          requestId: request.requestId,
-          accountId,
-          operation: request.operation,
-          cost,
-          ...(request.transport ? { transport: request.transport } : {}),
-          ...(request.keyId ? { keyId: request.keyId } : {}),
-          createdAt: new Date(now).toISOString(),
-        };
+        const entry = inflightEntryOf(request, now);
         insertInflight(this.database, entry);
         return { outcome: 'admitted', window: admitted, balance: balance - cost, entry };
       },
