@@ -20,7 +20,8 @@ import {
 import type { ApiKeyRecord } from '../../shared/auth/api-keys.js';
 import type { CreditEntry, LedgerEntry, LedgerStatus } from '../../shared/billing/credit-ledger.js';
 import { longestDeadlineMs } from '../../shared/service.js';
-import { type CommandContext, CommandRefusedError } from './run-command.js';
+import { CommandRefusedError } from './command-refused.js';
+import type { CommandContext } from './run-command.js';
 
 export interface NewAccountOptions extends Attribution {
   name: string;

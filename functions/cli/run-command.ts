@@ -11,6 +11,7 @@ import type { Config } from '../../shared/config.js';
 import { createRepositories, type Repositories } from '../../shared/service.js';
 import { DatasetFormatError } from '../../shared/sources/dataset/dataset-files.js';
 import { loadConfigOrExplain, openStoreOrExplain, StartUpFailure } from '../../shared/start-up-failure.js';
+import { type CliErrorCode, CommandRefusedError } from './command-refused.js';
 
 export interface CommandContext {
   repositories: Repositories;
@@ -27,30 +28,6 @@ export async function runCommand(action: (context: CommandContext) => Promise<un
     printResult(await action({ repositories: createRepositories(opened.store), config }));
   } finally {
     await opened.close();
-  }
-}
-
-/**
- * The codes a script can branch on: `invalid_argument` (fix the command line),
- * `invalid_configuration` and `store_unavailable` (fix the environment), `not_found` (no such
- * account or key), `insufficient_credits` (an adjustment would take a balance below 0),
- * `internal_error` (anything else). A folder that is not a dataset is an argument to fix.
- */
-export type CliErrorCode =
-  | StartUpFailure['code']
-  | 'invalid_argument'
-  | 'not_found'
-  | 'insufficient_credits'
-  | 'internal_error';
-
-/** A command refused by the state it found; nothing was changed. */
-export class CommandRefusedError extends Error {
-  constructor(
-    readonly code: CliErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CommandRefusedError';
   }
 }
 
