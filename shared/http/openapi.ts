@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
+import Negotiator from 'negotiator';
 import { z } from 'zod';
 import { type OperationDefinition, type OperationVariant, pathParameters } from '../../schemas/catalog.js';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
@@ -197,6 +198,7 @@ export function serveDocumentation<E extends Env>(
     return c.json(document);
   });
   app.get('/docs', (c) => c.html(docsPage));
+  serveRoot(app, settings.publicBaseUrl ?? '');
   app.get('/docs/assets/:file', async (c) => {
     // The name comes from the request: only a Map answers exactly the names it was given.
     const file = c.req.param('file');
@@ -204,6 +206,29 @@ export function serveDocumentation<E extends Env>(
     if (!type) return c.notFound();
     const body = await readFile(join(swaggerUiDirectory(), file));
     return c.body(body, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
+  });
+}
+
+/**
+ * GET / (and HEAD): where to start, free and without a key. A browser (which prefers HTML) is sent
+ * to the interactive reference; every other client gets a small JSON index of the service's
+ * entry points, absolute under the public base URL.
+ */
+function serveRoot<E extends Env>(app: OpenAPIHono<E>, base: string): void {
+  const index = {
+    name: 'lookup-service',
+    version: SERVICE_VERSION,
+    docs: `${base}/docs`,
+    openapi: `${base}/openapi.json`,
+    mcp: `${base}/mcp`,
+    health: `${base}/healthz`,
+  };
+  app.get('/', (c) => {
+    c.header('Vary', 'Accept');
+    const accept = c.req.header('accept') ?? '*/*';
+    const preferred = new Negotiator({ headers: { accept } }).mediaType(['application/json', 'text/html']);
+    if (preferred === 'text/html') return c.redirect(index.docs, 302);
+    return c.json(index);
   });
 }
 

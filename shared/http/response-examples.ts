@@ -80,6 +80,8 @@ export interface ErrorExampleContext {
   price: number;
   /** Where the path takes its key: v1's Authorization header, or v2's X-API-Key. */
   scheme: KeyScheme;
+  /** A parameter the path names otherwise (a v2 path parameter standing for an identifier). */
+  renamed?: { parameter: string; as: string };
 }
 
 /** The examples of one error status of an operation: one per code it can answer with that status. */
@@ -151,7 +153,7 @@ const BAD_VALUES = ['not valid!', 'x'.repeat(3_000)];
  * What the validator says when one of the path's own parameters is bad, in the path's example
  * input; an unknown parameter where the path takes none.
  */
-function invalidRequest({ definition, variant }: ErrorExampleContext): InvalidRequestError {
+function invalidRequest({ definition, variant, renamed }: ErrorExampleContext): InvalidRequestError {
   const examples = exampleInput(definition, variant);
   const attempts = [
     ...pathParameters(definition, variant).flatMap(({ name }) =>
@@ -163,7 +165,14 @@ function invalidRequest({ definition, variant }: ErrorExampleContext): InvalidRe
     try {
       validateInput(definition, { kind: 'query', params: new URLSearchParams([...attempt]) }, variant);
     } catch (error) {
-      if (error instanceof InvalidRequestError && error.details.length === 1) return error;
+      if (error instanceof InvalidRequestError && error.details.length === 1) {
+        if (!renamed) return error;
+        return new InvalidRequestError(
+          error.details.map((detail) =>
+            detail.field === renamed.parameter ? { ...detail, field: renamed.as } : detail,
+          ),
+        );
+      }
     }
   }
   throw new Error(`No invalid_request example for ${definition.id}.`);

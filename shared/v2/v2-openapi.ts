@@ -78,7 +78,15 @@ export function registerV2Docs<E extends Env>(
           },
         },
       },
-      ...errorResponses(app.openAPIRegistry, { definition, variant, price, scheme: 'header' }),
+      ...errorResponses(app.openAPIRegistry, {
+        definition,
+        variant,
+        price,
+        scheme: 'header',
+        ...(route.pathParameter && route.identifier
+          ? { renamed: { parameter: route.identifier, as: route.pathParameter } }
+          : {}),
+      }),
     },
     ...(extension ? { 'x-extension': true } : {}),
   });
