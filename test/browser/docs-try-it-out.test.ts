@@ -94,7 +94,9 @@ async function openTryItOut({ tag, operationId }: DocumentedOperation): Promise<
   if (!block) throw new Error(`/docs shows no operation ${operationId}.`);
   await block.scrollIntoView();
   if (!(await block.$('.opblock-body'))) await (await block.waitForSelector('.opblock-summary'))?.click();
-  await (await block.waitForSelector('.try-out__btn'))?.click();
+  const tryOut = await block.waitForSelector('.try-out__btn');
+  // Once on, the button reads Cancel: an operation opened before keeps its Try it out.
+  if (!(await block.$('.execute'))) await tryOut?.click();
   await block.waitForSelector('.execute');
   return block;
 }
@@ -103,10 +105,12 @@ async function openTryItOut({ tag, operationId }: DocumentedOperation): Promise<
 async function execute(block: ElementHandle): Promise<{ errors: string[]; status?: number }> {
   await (await block.$('.execute'))?.click();
   // Either the page refuses (its error list) or the server's status appears in the live responses.
-  await block.waitForSelector('.live-responses-table .response-col_status, .validation-errors', {
+  await block.waitForSelector('.live-responses-table tbody .response-col_status, .validation-errors', {
     timeout: 60_000,
   });
-  const outcome = (await block.$('.live-responses-table .response-col_status')) ? 'answered' : 'refused';
+  const outcome = (await block.$('.live-responses-table tbody .response-col_status'))
+    ? 'answered'
+    : 'refused';
   const errors = await block.$$eval('.validation-errors li, .validation-errors', (nodes) =>
     nodes.map((node) => node.textContent ?? ''),
   );
@@ -114,7 +118,7 @@ async function execute(block: ElementHandle): Promise<{ errors: string[]; status
     inputs.map((input) => `${input.getAttribute('placeholder')}: ${(input as HTMLInputElement).value}`),
   );
   if (outcome === 'refused') return { errors: [...errors, ...invalid] };
-  const status = await block.$eval('.live-responses-table .response-col_status', (cell) =>
+  const status = await block.$eval('.live-responses-table tbody .response-col_status', (cell) =>
     Number.parseInt(cell.textContent ?? '', 10),
   );
   return { errors: [...errors, ...invalid], status };
