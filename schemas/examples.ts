@@ -7,6 +7,10 @@
  *
  * `cursor` has no example: a cursor is signed and expires within 15 minutes, so only
  * `meta.paging.nextCursor` of a previous page is ever valid.
+ *
+ * The document's 200 examples are what the sample answers to these inputs
+ * (schemas/response-examples.json, recorded by scripts/response-examples.ts), except for the
+ * operations that reach the network, whose answers are written here (`networkResponseExamples`).
  */
 import type { OperationId } from './catalog.js';
 
@@ -89,3 +93,70 @@ export const parameterExamples = {
   'websites.text': { url: 'https://example.com/' },
   'websites.emails': { url: 'https://example.com/' },
 } as const satisfies Record<OperationId, Readonly<Record<string, string>>>;
+
+/**
+ * The answers of the operations that reach mail servers and web sites, to the inputs above, written
+ * by hand: they cannot be recorded without the live internet. example.com is reserved (RFC 2606) and
+ * stands for any domain here; the shapes and values are those the service answers for a real one.
+ */
+export const networkResponseExamples = {
+  'emails.verify': {
+    data: {
+      email: 'jane.doe@example.com',
+      user: 'jane.doe',
+      domain: 'example.com',
+      mx: 'mx1.example.com',
+      status: 'valid',
+      reason: 'accepted',
+      isCatchAll: false,
+      isDisposable: false,
+    },
+    meta: { creditCost: 2 },
+  },
+  'emails.find': {
+    data: {
+      email: 'jane.doe@example.com',
+      status: 'found',
+      isCatchAll: false,
+      isDisposable: false,
+      candidatesChecked: 2,
+      verification: { mx: 'mx1.example.com', status: 'valid', reason: 'accepted' },
+    },
+    meta: { creditCost: 10 },
+  },
+  'websites.content': {
+    data: {
+      url: 'https://example.com/',
+      title: 'Example Domain',
+      html:
+        '<!DOCTYPE html><html lang="en"><head><title>Example Domain</title><meta name="viewport" ' +
+        'content="width=device-width, initial-scale=1"></head><body><div><h1>Example Domain</h1><p>This ' +
+        'domain is for use in documentation examples without needing permission. Avoid use in operations.' +
+        '</p><p><a href="https://iana.org/domains/example">Learn more</a></p></div></body></html>',
+    },
+    meta: { creditCost: 2 },
+  },
+  'websites.text': {
+    data: {
+      url: 'https://example.com/',
+      title: 'Example Domain',
+      text:
+        'Example Domain\n\nThis domain is for use in documentation examples without needing permission. ' +
+        'Avoid use in operations.\n\nLearn more',
+    },
+    meta: { creditCost: 2 },
+  },
+  'websites.emails': {
+    data: {
+      url: 'https://example.com/',
+      emails: [
+        { email: 'hello@example.com', sourceUrl: 'https://example.com/contact' },
+        { email: 'privacy@example.com', sourceUrl: 'https://example.com/contact' },
+      ],
+      pagesChecked: 2,
+      truncated: false,
+      stopReason: 'found',
+    },
+    meta: { creditCost: 5 },
+  },
+} as const satisfies Partial<Record<OperationId, { data: unknown; meta: { creditCost: number } }>>;

@@ -9,8 +9,16 @@ import type { Env } from 'hono';
 import { z } from 'zod';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
 import { isExtension, operationOf, type V2Route, variantOf } from '../../schemas/v2-routes.js';
-import { documentedParameters, errorResponses, priceText, successHeaders } from '../http/openapi.js';
+import {
+  documentedParameters,
+  errorResponses,
+  priceText,
+  successExamples,
+  successHeaders,
+} from '../http/openapi.js';
+import { EXAMPLE_REQUEST_ID, type SuccessBody, successExample } from '../http/response-examples.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
+import { toV2Response } from './v2-envelope.js';
 
 export const V2_TAG = 'v2';
 export const V2_SECURITY_SCHEME = 'apiKeyHeader';
@@ -61,10 +69,24 @@ export function registerV2Docs<E extends Env>(
         content: {
           'application/json': {
             schema: v2EnvelopeSchema(definition.data, definition.paging, price, definition.meta),
+            examples: successExamples(
+              app.openAPIRegistry,
+              definition,
+              v2Example(definition.id, successExample(definition, price)),
+              'v2.',
+            ),
           },
         },
       },
-      ...errorResponses(definition),
+      ...errorResponses(app.openAPIRegistry, {
+        definition,
+        variant,
+        price,
+        scheme: 'header',
+        ...(route.pathParameter && route.identifier
+          ? { renamed: { parameter: route.identifier, as: route.pathParameter } }
+          : {}),
+      }),
     },
     ...(extension ? { 'x-extension': true } : {}),
   });
@@ -81,4 +103,10 @@ function relationToV1(route: V2Route): string {
   return isExtension(route)
     ? `${mirrored} An extension: the v2 listing has no endpoint for this lookup.`
     : mirrored;
+}
+
+/** A v1 answer as the v2 route answers it. */
+function v2Example(operation: string, v1: SuccessBody | undefined): unknown {
+  if (v1 === undefined) return undefined;
+  return toV2Response({ status: 200, headers: {}, body: v1 }, operation, EXAMPLE_REQUEST_ID).body;
 }

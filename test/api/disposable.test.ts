@@ -227,7 +227,7 @@ describe('405, 406, 415', () => {
 });
 
 describe('404 for unknown paths', () => {
-  it.each(['/', '/v1/emails', '/v1/emails/disposable/extra', '/v2/anything'])(
+  it.each(['/v1/emails', '/v1/emails/disposable/extra', '/v2/anything'])(
     'answers %s in the envelope',
     async (path) => {
       const body = await expectError(await file.harness.app.request(path), 404, 'resource_not_found');

@@ -4,11 +4,18 @@
  * succeeds against the sample dataset. Also its server entry, and /docs/assets answering only the
  * assets it has.
  */
+
+import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { successEnvelopeSchema, v2EnvelopeSchema } from '../../schemas/envelope.js';
+import { errorBodySchema, errorTable } from '../../schemas/errors.js';
+import { operationOf, v2Routes } from '../../schemas/v2-routes.js';
+import { RESPONSE_EXAMPLES_FILE, recordResponseExamples } from '../../scripts/response-examples.js';
 import { loadConfig } from '../../shared/config.js';
 import { renderedRegExp } from '../../shared/http/json-schema-pattern.js';
+import { SERVICE_VERSION } from '../../shared/version.js';
 import { expectError } from '../support/assertions.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
@@ -19,10 +26,28 @@ interface Parameter {
   example?: string;
   schema: { pattern?: string; minLength?: number; maxLength?: number; enum?: string[] };
 }
+type Reference = { $ref: string };
+interface MediaType {
+  examples?: Record<string, Reference>;
+}
 interface OpenApiDocument {
   openapi: string;
+  info: { version: string };
   servers?: { url: string }[];
-  paths: Record<string, { get: { operationId: string; parameters?: Parameter[] } }>;
+  paths: Record<
+    string,
+    {
+      get: {
+        operationId: string;
+        parameters?: Parameter[];
+        responses: Record<string, { content?: Record<string, MediaType> } | Reference>;
+      };
+    }
+  >;
+  components: {
+    examples: Record<string, { summary: string; value: unknown }>;
+    responses: Record<string, { content: Record<string, MediaType> }>;
+  };
 }
 
 let harness: Harness;
@@ -192,6 +217,130 @@ describe('servers', () => {
 
   it('refuses a base URL that is not http or https, naming the setting', () => {
     expect(() => loadConfig({ PUBLIC_BASE_URL: 'ftp://example.test' })).toThrow(/PUBLIC_BASE_URL/);
+  });
+});
+
+/** The value a `#/components/<type>/<name>` reference names. */
+function resolved<T>(reference: Reference): T {
+  const [, , type, name] = reference.$ref.split('/');
+  const components = document.components as unknown as Record<string, Record<string, T>>;
+  const found = components[type as string]?.[name as string];
+  if (found === undefined) throw new Error(`Nothing at ${reference.$ref}.`);
+  return found;
+}
+
+function examplesOf(media: MediaType | undefined): { name: string; summary: string; value: unknown }[] {
+  return Object.entries(media?.examples ?? {}).map(([name, reference]) => ({
+    name,
+    ...resolved<{ summary: string; value: unknown }>(reference),
+  }));
+}
+
+describe('examples', () => {
+  const definitions = new Map<string, OperationDefinition>(
+    catalog.map((definition) => [definition.id, definition]),
+  );
+  const v2Paths = new Map(v2Routes.map((route) => [route.path, route]));
+  /** The operation a documented path runs, and whether it is a v2 path. */
+  const operationAt = (path: string) => {
+    const route = v2Paths.get(path);
+    const definition = route
+      ? operationOf(route)
+      : catalog.find((candidate) => candidate.variants.some((variant) => variant.path === path));
+    if (!definition) throw new Error(`No operation at ${path}.`);
+    return { definition: definitions.get(definition.id) as OperationDefinition, v2: route !== undefined };
+  };
+
+  it('show on every path a 200 answer that its response schema accepts', () => {
+    const paths = Object.entries(document.paths);
+    expect(paths.length).toBeGreaterThan(110);
+    for (const [path, { get }] of paths) {
+      const { definition, v2 } = operationAt(path);
+      const ok = get.responses['200'] as { content: Record<string, MediaType> };
+      const [example, ...others] = examplesOf(ok.content['application/json']);
+      expect(others, path).toEqual([]);
+      const envelope = (v2 ? v2EnvelopeSchema : successEnvelopeSchema)(
+        definition.data,
+        definition.paging,
+        definition.price,
+        definition.meta,
+      );
+      const parsed = envelope.safeParse(example?.value);
+      expect(parsed.error, path).toBeUndefined();
+    }
+  });
+
+  it('show every error status with its own codes, each body valid, a 400 naming a parameter of the path', () => {
+    for (const [path, { get }] of Object.entries(document.paths)) {
+      const names = new Set((get.parameters ?? []).map((parameter) => parameter.name));
+      for (const [status, response] of Object.entries(get.responses)) {
+        if (status === '200') continue;
+        const media = resolved<{ content: Record<string, MediaType> }>(response as Reference).content[
+          'application/json'
+        ];
+        const examples = examplesOf(media);
+        expect(examples.length, `${path} ${status}`).toBeGreaterThan(0);
+        for (const { name, value } of examples) {
+          const body = errorBodySchema.parse(value);
+          expect(body.error.code, `${path} ${status}`).toBe(name);
+          expect(errorTable[body.error.code].status, `${path} ${status}`).toBe(Number(status));
+          if (body.error.code !== 'invalid_request') continue;
+          const fields = body.error.details.map((detail) => detail.field);
+          expect(fields.length, path).toBe(1);
+          // A path of no parameter can only be sent one it does not take.
+          if (names.size > 0) expect(names.has(fields[0] as string), `${path} ${fields}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('are what the sample dataset answers to the example inputs today (npm run docs rewrites them)', {
+    timeout: 120_000,
+  }, async () => {
+    const committed = JSON.parse(await readFile(RESPONSE_EXAMPLES_FILE, 'utf8')) as Record<string, unknown>;
+    // A cursor is signed afresh at every answer: only its presence is fixed.
+    const withoutCursors = (examples: Record<string, unknown>) =>
+      JSON.parse(JSON.stringify(examples), (key, value) =>
+        key === 'nextCursor' && typeof value === 'string' ? '<cursor>' : value,
+      );
+    expect(withoutCursors(committed)).toEqual(withoutCursors(await recordResponseExamples()));
+  });
+});
+
+describe('the version', () => {
+  it('is the one /healthz reports', async () => {
+    const health = (await (await harness.app.request('/healthz')).json()) as { version: string };
+    expect(document.info.version).toBe(SERVICE_VERSION);
+    expect(health.version).toBe(document.info.version);
+  });
+});
+
+describe('GET /', () => {
+  it('answers a JSON index of the entry points, free and without a key', async () => {
+    const response = await harness.app.request('/');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('vary')).toBe('Accept');
+    const base = harness.config.PUBLIC_BASE_URL;
+    expect(await response.json()).toEqual({
+      name: 'lookup-service',
+      version: SERVICE_VERSION,
+      docs: `${base}/docs`,
+      openapi: `${base}/openapi.json`,
+      mcp: `${base}/mcp`,
+      health: `${base}/healthz`,
+    });
+    const head = await harness.app.request('/', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+
+  it('sends a browser to /docs', async () => {
+    const response = await harness.app.request('/', {
+      headers: { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe(`${harness.config.PUBLIC_BASE_URL}/docs`);
+    expect((await harness.app.request('/', { headers: { Accept: '*/*' } })).status).toBe(200);
   });
 });
 

@@ -1,0 +1,208 @@
+/**
+ * The interactive reference in real Chromium against the real app on loopback: for every v1
+ * operation and each kind of /api/v2 path parameter, /docs's own "Try it out" with the pre-filled examples, then
+ * Execute, must show the API's answer, never a validation error of the page. Its pattern check
+ * reads the document's Unicode patterns as JSON Schema does (with `u`): it accepts letters of any
+ * script and still refuses what the API refuses. Screenshots go to test-output/ (git-ignored).
+ */
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { ElementHandle, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../schemas/catalog.js';
+import { expectError } from '../support/assertions.js';
+import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
+import { type Harness, startHarness } from '../support/harness.js';
+
+const SCREENSHOTS = new URL('../../test-output/', import.meta.url);
+
+interface DocumentedOperation {
+  path: string;
+  operationId: string;
+  tag: string;
+}
+
+let harness: Harness;
+let server: ReturnType<typeof serve>;
+let origin: string;
+let fixtures: FixtureBrowser;
+let page: Page;
+let fundedKey: string;
+/** The lookups that dial mail servers or web sites get a key without credits: 402 before any dial. */
+let unfundedKey: string;
+let operations: DocumentedOperation[];
+
+beforeAll(async () => {
+  // The app is bound late: the document's server (PUBLIC_BASE_URL) must be the port it listens on.
+  server = serve({ fetch: (request) => harness.app.fetch(request), hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  harness = await startHarness({ operations: catalog, env: { PUBLIC_BASE_URL: origin } });
+  ({ apiKey: fundedKey } = await harness.provision({
+    credits: 1_000_000,
+    rateLimit: { limit: 100_000, windowSeconds: 60 },
+  }));
+  ({ apiKey: unfundedKey } = await harness.provision({ credits: 0 }));
+  const document = (await (await harness.app.request('/openapi.json')).json()) as {
+    paths: Record<string, { get: { operationId: string; tags: string[] } }>;
+  };
+  operations = tried(
+    Object.entries(document.paths).map(([path, { get }]) => ({
+      path,
+      operationId: get.operationId,
+      tag: get.tags[0] as string,
+    })),
+  );
+  fixtures = await startFixtureBrowser();
+  page = await fixtures.browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  await page.goto(`${origin}/docs`);
+  await page.waitForSelector('.opblock');
+  await mkdir(SCREENSHOTS, { recursive: true });
+}, 120_000);
+
+afterAll(async () => {
+  await fixtures?.close();
+  (server as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
+  await new Promise((resolve) => server?.close(resolve));
+  await harness?.close();
+});
+
+/**
+ * Every v1 operation, and of /api/v2 one path for each kind of path parameter: v2's query
+ * parameters are the v1 parameters with the same schemas (the same patterns reach the page), so the
+ * rest of v2 would only repeat them, at a second or more of the page's time per operation.
+ */
+function tried(documented: DocumentedOperation[]): DocumentedOperation[] {
+  const pathParameters = new Set<string>();
+  return documented.filter(({ path }) => {
+    if (!path.startsWith('/api/v2/')) return true;
+    const kinds = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+    const fresh = kinds.filter((kind) => !pathParameters.has(kind));
+    for (const kind of fresh) pathParameters.add(kind);
+    return fresh.length > 0;
+  });
+}
+
+const needsNetwork = new Set<string>(
+  catalog.filter((definition) => definition.runtime.needs.length > 0).map((definition) => definition.id),
+);
+const operationIdOf = (documented: DocumentedOperation) =>
+  documented.operationId.replace(/^v2\./, '').replace(/\.by-[a-z-]+$/i, '');
+
+/** Setup only: which key the page's Authorize dialog holds (both schemes, v1 and v2). */
+async function authorize(apiKey: string): Promise<void> {
+  await page.evaluate((key) => {
+    const ui = (window as unknown as { ui: { preauthorizeApiKey(scheme: string, value: string): void } }).ui;
+    ui.preauthorizeApiKey('bearerAuth', key);
+    ui.preauthorizeApiKey('apiKeyHeader', key);
+  }, apiKey);
+}
+
+/** Expands an operation and turns on its "Try it out"; the block's element. */
+async function openTryItOut({ tag, operationId }: DocumentedOperation): Promise<ElementHandle> {
+  // The page names each block after its tag and CSS-escaped operation id (`profiles\.details…`).
+  const handle = await page.evaluateHandle(
+    (tagName, id) => document.getElementById(`operations-${tagName}-${CSS.escape(id)}`),
+    tag,
+    operationId,
+  );
+  const block = handle.asElement() as ElementHandle<Element> | null;
+  if (!block) throw new Error(`/docs shows no operation ${operationId}.`);
+  await block.scrollIntoView();
+  if (!(await block.$('.opblock-body'))) await (await block.waitForSelector('.opblock-summary'))?.click();
+  const tryOut = await block.waitForSelector('.try-out__btn');
+  // Once on, the button reads Cancel: an operation opened before keeps its Try it out.
+  if (!(await block.$('.execute'))) await tryOut?.click();
+  await block.waitForSelector('.execute');
+  return block;
+}
+
+/** Clicks Execute; the page's validation errors, or the status the server answered. */
+async function execute(block: ElementHandle): Promise<{ errors: string[]; status?: number }> {
+  // An answer shown by an earlier Execute would be read as this one's: clear it first.
+  await (await block.$('.btn-clear'))?.click();
+  await block.waitForSelector('.live-responses-table', { hidden: true });
+  await (await block.$('.execute'))?.click();
+  // Either the page refuses (its error list) or the server's status appears in the live responses.
+  await block.waitForSelector('.live-responses-table tbody .response-col_status, .validation-errors', {
+    timeout: 60_000,
+  });
+  const outcome = (await block.$('.live-responses-table tbody .response-col_status'))
+    ? 'answered'
+    : 'refused';
+  const errors = await block.$$eval('.validation-errors li, .validation-errors', (nodes) =>
+    nodes.map((node) => node.textContent ?? ''),
+  );
+  const invalid = await block.$$eval('input.invalid', (inputs) =>
+    inputs.map((input) => `${input.getAttribute('placeholder')}: ${(input as HTMLInputElement).value}`),
+  );
+  if (outcome === 'refused') return { errors: [...errors, ...invalid] };
+  const status = await block.$eval('.live-responses-table tbody .response-col_status', (cell) =>
+    Number.parseInt(cell.textContent ?? '', 10),
+  );
+  return { errors: [...errors, ...invalid], status };
+}
+
+async function collapse(block: ElementHandle): Promise<void> {
+  await (await block.$('.opblock-summary'))?.click();
+}
+
+describe('/docs Try it out', () => {
+  it('sends every operation with its examples and shows the API answer, never a validation error', {
+    timeout: 3_600_000,
+  }, async () => {
+    expect(operations.filter(({ path }) => path.startsWith('/v1/'))).toHaveLength(58);
+    expect(operations.length).toBeGreaterThan(60);
+    const answers: string[] = [];
+    let screenshotTaken = false;
+    for (const documented of operations) {
+      const online = needsNetwork.has(operationIdOf(documented));
+      await authorize(online ? unfundedKey : fundedKey);
+      const block = await openTryItOut(documented);
+      const { errors, status } = await execute(block);
+      answers.push(
+        `${documented.operationId} ${status ?? 'refused by the page'} ${errors.join(' | ')}`.trim(),
+      );
+      if (status === 200 && !screenshotTaken) {
+        await block.screenshot({ path: new URL('docs-try-it-out.png', SCREENSHOTS).pathname });
+        screenshotTaken = true;
+      }
+      await collapse(block);
+    }
+    const expected = operations.map(
+      (documented) => `${documented.operationId} ${needsNetwork.has(operationIdOf(documented)) ? 402 : 200}`,
+    );
+    expect(answers).toEqual(expected);
+    expect(screenshotTaken).toBe(true);
+  });
+
+  it('accepts letters of any script and refuses what the API refuses, as the API does', async () => {
+    await authorize(fundedKey);
+    const byUsername = operations.find(({ operationId }) => operationId === 'profiles.details.by-username');
+    if (!byUsername) throw new Error('The document has no profiles.details.by-username.');
+    const block = await openTryItOut(byUsername);
+    const input = await block.waitForSelector('input[placeholder="username"]');
+    const typeUsername = async (username: string) => {
+      await input?.click({ count: 3 });
+      await input?.type(username);
+    };
+
+    // A space is no part of a username: the page refuses it, and so does the API.
+    await typeUsername('amelia hartmann');
+    const refused = await execute(block);
+    expect(refused.status).toBeUndefined();
+    expect(refused.errors.join(' ')).toMatch(/Value must follow pattern/);
+    await block.screenshot({ path: new URL('docs-pattern-refused.png', SCREENSHOTS).pathname });
+    await expectError(
+      await harness.get('/v1/profiles/details/by-username?username=amelia%20hartmann', fundedKey),
+      400,
+      'invalid_request',
+    );
+
+    // Letters, marks and digits of other scripts: the page sends it; the sample has no such profile.
+    await typeUsername('josé-müller_क्षत्रिय');
+    expect(await execute(block)).toEqual({ errors: [], status: 404 });
+  });
+});
