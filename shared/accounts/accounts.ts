@@ -85,6 +85,17 @@ export interface AccountStore {
   audit(accountId: string): Promise<AuditEntry[]>;
 }
 
+/**
+ * Audit entries are listed by time, then by id: entries made in one millisecond by one process (an
+ * account created with its first key) must keep the order they were made in, so the id starts with a
+ * per-process sequence; the random rest keeps ids of different processes apart.
+ */
+let auditSequence = 0;
+function nextAuditId(): string {
+  const sequence = (auditSequence++).toString(36).padStart(8, '0');
+  return `aud_${sequence}${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+}
+
 export class AccountNotFoundError extends Error {
   constructor(accountId: string) {
     super(`No account ${accountId}.`);
@@ -196,7 +207,7 @@ export class AccountRepository {
     by: Attribution,
   ): AuditEntry {
     return {
-      auditId: `aud_${randomUUID().replaceAll('-', '')}`,
+      auditId: nextAuditId(),
       accountId,
       action,
       actor: by.actor,
