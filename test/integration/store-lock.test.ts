@@ -126,7 +126,11 @@ describe('a write lock held by another process', () => {
     await lock.release();
     expect(granted, granted.stderr).toMatchObject({ code: 0, stderr: '' });
     const { balance } = await cli<Usage>(dataDir, 'usage', account.accountId);
-    expect(JSON.parse(granted.stdout)).toEqual({ accountId: account.accountId, balance });
+    expect(JSON.parse(granted.stdout)).toMatchObject({
+      accountId: account.accountId,
+      balance,
+      entry: { amount: 5 },
+    });
     // It wrote after the lock was gone: it waited for it.
     expect(finishedAt - lockedAt).toBeGreaterThanOrEqual(holdMs - 200);
   });
