@@ -10,6 +10,7 @@ import {
   errorTable,
   MAX_ERROR_DETAILS,
 } from '../schemas/errors.js';
+import { StoredRecordError } from './store/records/stored-record.js';
 
 export interface ApiErrorOptions {
   message: string;
@@ -213,6 +214,17 @@ export class ServiceUnavailableError extends ApiError {
       cause,
     });
   }
+}
+
+/**
+ * What a failed store call answers: 503, retryable, while the store may come back (unreachable,
+ * locked, throttled); but 500 for a stored record that does not decode: waiting will not mend it,
+ * and it must not pass for an outage. Either way the transport logs the cause, which names the item.
+ */
+export function storeFailure(message: string, error: unknown): ApiError {
+  return error instanceof StoredRecordError
+    ? new InternalError(error)
+    : new ServiceUnavailableError(message, error);
 }
 
 /** Seconds a client is asked to wait when a mail server is at our concurrency limit. */

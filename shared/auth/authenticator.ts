@@ -11,7 +11,7 @@ import {
   InvalidApiKeyError,
   type KeyScheme,
   misplacedKeyMessages,
-  ServiceUnavailableError,
+  storeFailure,
 } from '../errors.js';
 import {
   type ApiKeyRecord,
@@ -115,7 +115,7 @@ export class Authenticator {
       const account = key ? await this.accounts.get(key.accountId) : undefined;
       principal = key && account ? { key, account } : undefined;
     } catch (error) {
-      throw new ServiceUnavailableError('Authentication is temporarily unavailable.', error);
+      throw storeFailure('Authentication is temporarily unavailable.', error);
     }
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(keyHash, { principal, fetchedAt: now });

@@ -7,7 +7,7 @@
 import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Account, AccountRepository } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
-import { ApiError, InsufficientScopeError, ServiceUnavailableError } from '../errors.js';
+import { ApiError, InsufficientScopeError, ServiceUnavailableError, storeFailure } from '../errors.js';
 import type { Principal } from './authenticator.js';
 import type { OAuthLinkStore } from './oauth-links.js';
 
@@ -73,7 +73,7 @@ export class OAuthAuthenticator {
       const accountId = await this.links.find(subject);
       account = accountId === undefined ? undefined : await this.accounts.get(accountId);
     } catch (error) {
-      throw new ServiceUnavailableError('Authentication is temporarily unavailable.', error);
+      throw storeFailure('Authentication is temporarily unavailable.', error);
     }
     if (this.accountsBySubject.size >= MAX_CACHED_SUBJECTS) this.accountsBySubject.clear();
     this.accountsBySubject.set(subject, { account, fetchedAt: now });

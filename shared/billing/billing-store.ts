@@ -15,10 +15,12 @@
 import type { RateLimitSetting } from '../accounts/accounts.js';
 import type { WindowState } from '../limits/rolling-window.js';
 
-export type LedgerStatus = 'pending' | 'charged' | 'refunded';
+export const ledgerStatuses = ['pending', 'charged', 'refunded'] as const;
+export type LedgerStatus = (typeof ledgerStatuses)[number];
 
-/** The surface a call came through, for usage analytics. */
-export type Transport = 'rest' | 'mcp' | 'v2';
+/** The surfaces a call can come through, for usage analytics. */
+export const transports = ['rest', 'mcp', 'v2'] as const;
+export type Transport = (typeof transports)[number];
 
 export interface LedgerEntry {
   requestId: string;
@@ -107,7 +109,8 @@ export interface SettleResult {
   balance?: number;
 }
 
-export type CreditKind = 'grant' | 'adjustment';
+export const creditKinds = ['grant', 'adjustment'] as const;
+export type CreditKind = (typeof creditKinds)[number];
 
 /** Credits an operator added or took away: the other side of the ledger (see the invariant). */
 export interface CreditEntry {

@@ -2,21 +2,21 @@
  * What the data families' run functions share: the data source and the cursor store, and the
  * conversions from validated parameters to the port's references.
  */
-import { CursorStore, cursorSecret } from '../paging/cursors.js';
+import { CursorIssuer, cursorSecret } from '../paging/cursors.js';
 import type { RunnerRuntime } from '../pipeline/operation.js';
 import type { CompanyRef, DataSource, ProfileRef } from '../sources/data-source.js';
 import { openDataSource } from '../sources/open-data-source.js';
 
 export interface DataDependencies {
   source: DataSource;
-  cursors: CursorStore;
+  cursors: CursorIssuer;
 }
 
 /** The source the settings name (DATA_SOURCE, DATASET) unless one is given; cursors in the runtime's store. */
 export function defaultDataDependencies(runtime: RunnerRuntime, source?: DataSource): DataDependencies {
   return {
     source: source ?? openDataSource(runtime.config),
-    cursors: new CursorStore(
+    cursors: new CursorIssuer(
       runtime.store,
       runtime.clock,
       cursorSecret(runtime.store, runtime.config.CURSOR_SECRET),

@@ -9,7 +9,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { CursorExpiredError, InvalidRequestError } from '../errors.js';
-import type { SettingStore } from '../store/store.js';
 
 export const CURSOR_LIFETIME_MS = 15 * 60_000;
 /** Clock skew tolerated between the instance that issued a cursor and the one reading it. */
@@ -31,10 +30,21 @@ export interface CursorRecord extends CursorBinding {
 }
 
 /** The port: where cursor records are kept. */
-export interface CursorRecordStore {
+export interface CursorStore {
   /** Adds a record; fails if its id is taken. */
   insert(record: CursorRecord): Promise<void>;
   get(id: string): Promise<CursorRecord | undefined>;
+}
+
+/**
+ * The port: service-wide values kept in the store. Its one user is the cursor secret below; it
+ * sits here, beside that user, so the cursors and the store bundle (store/store.ts) import in one
+ * direction only.
+ */
+export interface SettingStore {
+  get(name: string): Promise<string | undefined>;
+  /** The stored value of `name`; stores `candidate` first when there is none (atomically). */
+  getOrCreate(name: string, candidate: string): Promise<string>;
 }
 
 /** The endpoint families: a cursor is valid only in the family that issued it. */
@@ -55,9 +65,10 @@ function familyOf(operation: string): { operationId: string; api: ApiFamily } {
 
 const invalidCursor = (message: string) => InvalidRequestError.single('cursor', 'invalid_value', message);
 
-export class CursorStore {
+/** Issues signed cursor tokens and resumes them, keeping each cursor's record in a CursorStore. */
+export class CursorIssuer {
   constructor(
-    private readonly store: { cursors: CursorRecordStore },
+    private readonly store: { cursors: CursorStore },
     private readonly clock: Clock,
     private readonly secret: () => Promise<string>,
   ) {}

@@ -13,7 +13,7 @@ import {
   InsufficientCreditsError,
   InternalError,
   RateLimitExceededError,
-  ServiceUnavailableError,
+  storeFailure,
   toApiError,
   UpstreamTimeoutError,
 } from '../errors.js';
@@ -177,7 +177,7 @@ export class LookupPipeline {
       });
     } catch (error) {
       // Only billed admissions throw: no free lookups while credits cannot be counted.
-      throw new ServiceUnavailableError('Billing is temporarily unavailable; no credits were used.', error);
+      throw storeFailure('Billing is temporarily unavailable; no credits were used.', error);
     }
   }
 

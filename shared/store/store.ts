@@ -1,7 +1,8 @@
 /**
  * The store port: every repository the service keeps state in, as one object an adapter provides.
  * The ports themselves sit beside their users (accounts/, auth/, billing/, paging/, emails/,
- * limits/); this file gathers them and adds the few a whole store answers for. Adapters:
+ * limits/); this file gathers them and adds the few a whole store answers for. Each adapter has one
+ * file per port, and the records they keep are decoded by the codecs of records/. Adapters:
  * `sqlite/` (one machine, the default of `npm start`) and `dynamodb/` (AWS, and dynalite locally).
  * Nothing outside an adapter builds a DynamoDB command or an SQL statement.
  */
@@ -11,14 +12,7 @@ import type { OAuthLinkStore } from '../auth/oauth-links.js';
 import type { BillingStore } from '../billing/billing-store.js';
 import type { DomainFactsStore } from '../emails/domain-memory.js';
 import type { HostSlotStore } from '../limits/host-slots.js';
-import type { CursorRecordStore } from '../paging/cursors.js';
-
-/** Service-wide values kept in the store, such as the generated cursor secret. */
-export interface SettingStore {
-  get(name: string): Promise<string | undefined>;
-  /** The stored value of `name`; stores `candidate` first when there is none (atomically). */
-  getOrCreate(name: string, candidate: string): Promise<string>;
-}
+import type { CursorStore, SettingStore } from '../paging/cursors.js';
 
 /**
  * The store could not take a write in time because another process held it (SQLite's write lock):
@@ -36,7 +30,7 @@ export interface Store {
   readonly accounts: AccountStore;
   readonly keys: ApiKeyStore;
   readonly billing: BillingStore;
-  readonly cursors: CursorRecordStore;
+  readonly cursors: CursorStore;
   readonly settings: SettingStore;
   readonly domains: DomainFactsStore;
   readonly hostSlots: HostSlotStore;

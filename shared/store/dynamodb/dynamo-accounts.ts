@@ -4,15 +4,10 @@
  * audit entry in the same conditional write (journal.ts), so no change goes unrecorded.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type {
-  Account,
-  AccountStatus,
-  AccountStore,
-  AuditEntry,
-  RateLimitSetting,
-} from '../../accounts/accounts.js';
+import type { Account, AccountStore, AuditEntry } from '../../accounts/accounts.js';
+import { accountRecord } from '../records/account.js';
 import { auditRecord, land, noteName, notesOf, putRecord, readRecords } from './journal.js';
-import { itemKeys, itemTypes } from './keys.js';
+import { itemKeys, itemName, itemTypes } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
 import { UpdateExpression } from './update-expression.js';
 
@@ -34,12 +29,14 @@ export class DynamoAccountStore implements AccountStore {
 
   async get(accountId: string): Promise<Account | undefined> {
     const Item = await this.read(accountId, false);
-    return Item ? toAccount(Item) : undefined;
+    return Item ? toAccount(this.table.table, Item) : undefined;
   }
 
   async list(): Promise<Account[]> {
     const items = await scanAll(this.table, itemTypes.account);
-    return items.map(toAccount).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return items
+      .map((item) => toAccount(this.table.table, item))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   async update(before: Account, after: Account, audit: AuditEntry): Promise<boolean> {
@@ -76,9 +73,9 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   async audit(accountId: string): Promise<AuditEntry[]> {
-    const notes = notesOf(await this.read(accountId, true));
+    const notes = notesOf(this.table.table, await this.read(accountId, true));
     const records = await readRecords(this.table, accountId, itemTypes.audit, notes);
-    return records.map(({ type: _type, ...entry }) => entry as AuditEntry);
+    return records.map(({ type: _type, ...entry }) => entry);
   }
 
   private async read(accountId: string, consistent: boolean): Promise<Record<string, unknown> | undefined> {
@@ -93,12 +90,7 @@ export class DynamoAccountStore implements AccountStore {
   }
 }
 
-export function toAccount(item: Record<string, unknown>): Account {
-  return {
-    accountId: item.accountId as string,
-    name: item.name as string,
-    status: item.status as AccountStatus,
-    rateLimit: item.rateLimit as RateLimitSetting,
-    createdAt: item.createdAt as string,
-  };
+/** An account item of `table`: the account's fields under their own names, beside keys and notes. */
+export function toAccount(table: string, item: Record<string, unknown>): Account {
+  return accountRecord.decode(item, itemName(table, item));
 }

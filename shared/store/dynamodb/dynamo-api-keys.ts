@@ -4,10 +4,16 @@
  * admission that already writes that item, so recording a use costs no write of its own.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Family } from '../../../schemas/catalog.js';
+import { z } from 'zod';
 import type { ApiKeyRecord, ApiKeyStore } from '../../auth/api-keys.js';
-import { type ItemKey, itemKeys, itemTypes } from './keys.js';
+import { apiKeyRecord } from '../records/api-key.js';
+import { recordCodec } from '../records/stored-record.js';
+import { keyUsesOf } from './balance-item.js';
+import { type ItemKey, itemKeys, itemName, itemTypes } from './keys.js';
 import type { DynamoTable } from './table.js';
+
+/** The account's listing entry of a key: enough to reach the key's own item. */
+const keyListing = recordCodec('API key listing', z.object({ keyId: z.string(), keyHash: z.string() }));
 
 export class DynamoApiKeyStore implements ApiKeyStore {
   constructor(private readonly table: DynamoTable) {}
@@ -28,7 +34,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     const { Item } = await this.table.doc.send(
       new GetCommand({ TableName: this.table.table, Key: itemKeys.apiKeyByHash(keyHash) }),
     );
-    return Item ? toRecord(Item, null) : undefined;
+    return Item ? toRecord(this.table.table, Item, null) : undefined;
   }
 
   async list(accountId: string): Promise<ApiKeyRecord[]> {
@@ -51,13 +57,14 @@ export class DynamoApiKeyStore implements ApiKeyStore {
         }),
       ),
     ]);
-    const uses = (balance.Item?.keyUse as Record<string, string> | undefined) ?? {};
+    const uses = keyUsesOf(this.table.table, itemKeys.balance(accountId), balance.Item);
     const records = await Promise.all(
       (listing.Items ?? []).map(async (item) => {
+        const { keyId, keyHash } = keyListing.decode(item, itemName(this.table.table, item));
         const found = await this.table.doc.send(
-          new GetCommand({ TableName: this.table.table, Key: itemKeys.apiKeyByHash(item.keyHash as string) }),
+          new GetCommand({ TableName: this.table.table, Key: itemKeys.apiKeyByHash(keyHash) }),
         );
-        return found.Item ? toRecord(found.Item, uses[item.keyId as string] ?? null) : undefined;
+        return found.Item ? toRecord(this.table.table, found.Item, uses.get(keyId) ?? null) : undefined;
       }),
     );
     return records
@@ -88,18 +95,15 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   }
 }
 
-export function toRecord(item: Record<string, unknown>, lastUsedAt: string | null): ApiKeyRecord {
-  return {
-    keyId: item.keyId as string,
-    accountId: item.accountId as string,
-    keyHash: item.keyHash as string,
-    preview: item.preview as string,
-    label: (item.label as string | null | undefined) ?? null,
-    scopes: (item.scopes as Family[] | null | undefined) ?? null,
-    createdAt: item.createdAt as string,
-    expiresAt: (item.expiresAt as string | null | undefined) ?? null,
-    revokedAt: (item.revokedAt as string | null | undefined) ?? null,
+/** A key item of `table`, with its last use as the balance item records it (`keyUse`). */
+export function toRecord(
+  table: string,
+  item: Record<string, unknown>,
+  lastUsedAt: string | null,
+): ApiKeyRecord {
+  return apiKeyRecord.decode(
     // Items written before key uses moved to the balance item still carry their own.
-    lastUsedAt: lastUsedAt ?? (item.lastUsedAt as string | null | undefined) ?? null,
-  };
+    { ...item, lastUsedAt: lastUsedAt ?? item.lastUsedAt },
+    itemName(table, item),
+  );
 }

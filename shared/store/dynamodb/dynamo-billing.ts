@@ -3,9 +3,7 @@
  * them, and they cost double). The account's balance item holds, besides `balance` and `granted`:
  *
  *   windowStart, windowCount, previousCount   the rate window (current fixed window and the one before)
- *   inflight    request id → { o: operation, c: cost, t: admitted at, x: transport, k: key id, and once
- *               refunded r: reason, h: HTTP status, s: settled at }: admitted, not yet cleared
- *   keyUse      key id → last admitted use (the key's `lastUsedAt`)
+ *   inflight, keyUse   requests admitted and not yet cleared, and key uses (balance-item.ts)
  *   journal:<id>  a credit entry whose own item may not have landed yet (journal.ts)
  *
  * A billed request writes:
@@ -43,12 +41,22 @@ import type {
   LedgerQuery,
   Settlement,
   SettleResult,
-  Transport,
 } from '../../billing/billing-store.js';
 import { inflightEntryOf } from '../../billing/billing-store.js';
 import { currentAllowance, type WindowState, windowStartAt } from '../../limits/rolling-window.js';
+import { balanceFields } from '../records/balance.js';
+import { ledgerEntryRecord } from '../records/ledger-entry.js';
+import { recordCodec } from '../records/stored-record.js';
+import {
+  type BalanceItem,
+  decodeBalanceItem,
+  type HeldEntry,
+  heldEntries,
+  storedEntryOf,
+} from './balance-item.js';
+import { toAccount } from './dynamo-accounts.js';
 import { creditRecord, land, landNotes, noteName, notesOf, readRecords } from './journal.js';
-import { itemKeys, itemTypes } from './keys.js';
+import { type ItemKey, itemKeys, itemName, itemTypes } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
 import { UpdateExpression } from './update-expression.js';
 
@@ -58,33 +66,9 @@ const MAX_ATTEMPTS = 8;
 const MAX_CLEARED_PER_WRITE = 25;
 const MAX_TRACKED_ACCOUNTS = 10_000;
 
-/** An in-flight entry as stored: short names, since every write of the item pays for its size. */
-interface StoredEntry {
-  o: string;
-  c: number;
-  t: string;
-  x?: Transport;
-  k?: string;
-  /** Set by the refund: its reason, HTTP status and time. */
-  r?: string;
-  h?: number;
-  s?: string;
-}
-
-/** An in-flight entry with what the item says of its settlement. */
-interface HeldEntry extends InflightEntry {
-  refund?: { refundReason: string; httpStatus?: number; settledAt: string };
-}
-
-interface BalanceItem {
-  balance: number;
-  granted: number;
-  inflight?: Record<string, StoredEntry>;
-  keyUse?: Record<string, string>;
-  windowStart?: number;
-  windowCount?: number;
-  previousCount?: number;
-}
+/** What a write of the balance item returns of it (`UPDATED_NEW`): the values it changed. */
+const balanceAfterWrite = recordCodec('balance', balanceFields.pick({ balance: true }));
+const windowAfterWrite = recordCodec('balance', balanceFields.pick({ windowCount: true }));
 
 type WindowBase = Omit<WindowState, 'currentCount'>;
 
@@ -140,7 +124,7 @@ export class DynamoBillingStore implements BillingStore {
     let balance: number;
     try {
       const { Attributes } = await this.table.doc.send(update.command(this.table.table, key, 'UPDATED_NEW'));
-      balance = Attributes?.balance as number;
+      balance = this.after(balanceAfterWrite, key, Attributes).balance;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       return { outcome: 'insufficient_credits', balance: (await this.read(entry.accountId))?.balance ?? 0 };
@@ -150,9 +134,9 @@ export class DynamoBillingStore implements BillingStore {
   }
 
   async credits(accountId: string): Promise<CreditEntry[]> {
-    const notes = notesOf((await this.read(accountId)) as Record<string, unknown> | undefined);
+    const notes = notesOf(this.table.table, await this.readItem(accountId));
     const records = await readRecords(this.table, accountId, itemTypes.credit, notes);
-    return records.map(({ type: _type, ...entry }) => entry as CreditEntry);
+    return records.map(({ type: _type, ...entry }) => entry);
   }
 
   async state(accountId: string): Promise<BalanceState> {
@@ -160,7 +144,7 @@ export class DynamoBillingStore implements BillingStore {
     return {
       balance: item?.balance ?? 0,
       granted: item?.granted ?? 0,
-      pending: item ? await this.pending(accountId, item) : [],
+      pending: item ? await this.pending(item) : [],
     };
   }
 
@@ -268,15 +252,13 @@ export class DynamoBillingStore implements BillingStore {
           ...(limit ? { Limit: limit - settled.length } : {}),
         }),
       );
-      settled.push(...(page.Items ?? []).map(toLedgerEntry));
+      settled.push(...(page.Items ?? []).map((item) => this.toLedgerEntry(item)));
       startKey = limit && settled.length >= limit ? undefined : page.LastEvaluatedKey;
     } while (startKey);
     const item = await this.read(accountId);
     const listed = new Set(settled.map((entry) => entry.requestId));
     const unlisted = item
-      ? (await this.classify(accountId, item)).filter(
-          (held) => !listed.has(held.entry.requestId) && inRange(held.entry),
-        )
+      ? (await this.classify(item)).filter((held) => !listed.has(held.entry.requestId) && inRange(held.entry))
       : [];
     const all = [...settled, ...unlisted.map(({ entry, held }) => asLedgerEntry(held ?? entry))];
     all.sort((a, b) => newestFirst(a, b));
@@ -286,14 +268,15 @@ export class DynamoBillingStore implements BillingStore {
   async reconcile(cutoff: string, settledAt: string): Promise<LedgerEntry[]> {
     const settled: LedgerEntry[] = [];
     // Credit and audit entries a crashed operator command noted but did not land (journal.ts).
+    const table = this.table.table;
     for (const item of await scanAll(this.table, itemTypes.account))
-      await landNotes(this.table, itemKeys.account(item.accountId as string), item, cutoff);
+      await landNotes(this.table, itemKeys.account(toAccount(table, item).accountId), item, cutoff);
     for (const item of await scanAll(this.table, itemTypes.balance)) {
-      const accountId = item.accountId as string;
-      await landNotes(this.table, itemKeys.balance(accountId), item, cutoff);
-      for (const entry of heldEntries(accountId, item as unknown as BalanceItem)) {
-        if (entry.createdAt >= cutoff) continue;
-        const outcome = await this.settleStale(entry, settledAt);
+      const balance = decodeBalanceItem(table, item);
+      await landNotes(this.table, itemKeys.balance(balance.accountId), item, cutoff);
+      for (const held of heldEntries(table, balance)) {
+        if (held.entry.createdAt >= cutoff) continue;
+        const outcome = await this.settleStale(held, settledAt);
         if (outcome) settled.push(outcome);
       }
     }
@@ -302,10 +285,10 @@ export class DynamoBillingStore implements BillingStore {
 
   /** Finishes what a crashed request left; the entry when credits moved, undefined otherwise. */
   private async settleStale(held: HeldEntry, settledAt: string): Promise<LedgerEntry | undefined> {
-    const { refund, ...entry } = held;
-    if (refund) {
+    const { entry, refunded } = held;
+    if (refunded) {
       // The request refunded and may have lost its ledger item: rebuild it from the entry.
-      await this.putLedger({ ...entry, status: 'refunded', ...refund }, true);
+      await this.putLedger(refunded, true);
       await this.clearEntries(entry.accountId, [entry.requestId]);
       return undefined;
     }
@@ -322,9 +305,9 @@ export class DynamoBillingStore implements BillingStore {
       settledAt,
     };
     if (!existing && !(await this.putLedger(reconciled, true))) return this.settleStale(held, settledAt);
-    const { refunded } = await this.returnCost(entry, reconciled);
+    const returned = await this.returnCost(entry, reconciled);
     await this.clearEntries(entry.accountId, [entry.requestId]);
-    return refunded ? reconciled : undefined;
+    return returned.refunded ? reconciled : undefined;
   }
 
   /** The admission write; undefined when its condition did not hold. */
@@ -360,13 +343,7 @@ export class DynamoBillingStore implements BillingStore {
     const entry = cost > 0 ? inflightEntryOf(request, base.now) : undefined;
     if (entry) {
       const amount = update.value(cost);
-      const stored: StoredEntry = {
-        o: entry.operation,
-        c: cost,
-        t: entry.createdAt,
-        ...(entry.transport ? { x: entry.transport } : {}),
-        ...(entry.keyId ? { k: entry.keyId } : {}),
-      };
+      const stored = storedEntryOf(entry);
       update
         .set(
           `balance = balance - ${amount}`,
@@ -380,14 +357,13 @@ export class DynamoBillingStore implements BillingStore {
     const cleared = [...(this.settled.get(accountId) ?? [])].slice(0, MAX_CLEARED_PER_WRITE);
     for (const requestId of cleared) update.remove(`inflight.${update.name(requestId)}`);
     try {
-      const { Attributes } = await this.table.doc.send(
-        update.command(this.table.table, itemKeys.balance(accountId), 'UPDATED_NEW'),
-      );
+      const key = itemKeys.balance(accountId);
+      const { Attributes } = await this.table.doc.send(update.command(this.table.table, key, 'UPDATED_NEW'));
       this.forgetSettled(accountId, cleared);
       return {
         outcome: 'admitted',
-        window: { ...base, currentCount: Attributes?.windowCount as number },
-        ...(entry ? { balance: Attributes?.balance as number, entry } : {}),
+        window: { ...base, currentCount: this.after(windowAfterWrite, key, Attributes).windowCount },
+        ...(entry ? { balance: this.after(balanceAfterWrite, key, Attributes).balance, entry } : {}),
       };
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
@@ -438,11 +414,10 @@ export class DynamoBillingStore implements BillingStore {
         ...(refund.httpStatus === undefined ? [] : [`${path}.h = ${update.value(refund.httpStatus)}`]),
       )
       .when(`attribute_exists(${path})`, `attribute_not_exists(${path}.r)`);
+    const key = itemKeys.balance(entry.accountId);
     try {
-      const { Attributes } = await this.table.doc.send(
-        update.command(this.table.table, itemKeys.balance(entry.accountId), 'UPDATED_NEW'),
-      );
-      return { refunded: true, balance: Attributes?.balance as number };
+      const { Attributes } = await this.table.doc.send(update.command(this.table.table, key, 'UPDATED_NEW'));
+      return { refunded: true, balance: this.after(balanceAfterWrite, key, Attributes).balance };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       return { refunded: false, balance: (await this.read(entry.accountId))?.balance ?? 0 };
@@ -476,35 +451,54 @@ export class DynamoBillingStore implements BillingStore {
     const { Item } = await this.table.doc.send(
       new GetCommand({ TableName: this.table.table, Key: ledgerKey(entry), ConsistentRead: true }),
     );
-    return Item ? toLedgerEntry(Item) : undefined;
+    return Item ? this.toLedgerEntry(Item) : undefined;
   }
 
   /** In-flight entries of the item that are neither refunded nor charged by a ledger item. */
-  private async pending(accountId: string, item: BalanceItem): Promise<InflightEntry[]> {
-    return (await this.classify(accountId, item)).filter(({ held }) => !held).map(({ entry }) => entry);
+  private async pending(item: BalanceItem): Promise<InflightEntry[]> {
+    return (await this.classify(item)).filter(({ held }) => !held).map(({ entry }) => entry);
   }
 
   /**
    * Each in-flight entry with its settlement as far as the item and the ledger tell: `held` is a
    * refund noted on the entry, or the ledger item's charge; undefined while pending.
    */
-  private async classify(accountId: string, item: BalanceItem) {
-    const entries = heldEntries(accountId, item);
+  private async classify(item: BalanceItem) {
+    const entries = heldEntries(this.table.table, item);
     const ledgered = await Promise.all(
-      entries.map((entry) => (entry.refund ? undefined : this.getLedger(entry))),
+      entries.map(({ entry, refunded }) => (refunded ? undefined : this.getLedger(entry))),
     );
-    return entries.map(({ refund, ...entry }, index) => {
+    return entries.map(({ entry, refunded }, index) => {
       const charged = ledgered[index]?.status === 'charged' ? ledgered[index] : undefined;
-      const held: LedgerEntry | undefined = refund ? { ...entry, status: 'refunded', ...refund } : charged;
+      const held: LedgerEntry | undefined = refunded ?? charged;
       return { entry, held };
     });
   }
 
   private async read(accountId: string): Promise<BalanceItem | undefined> {
+    const item = await this.readItem(accountId);
+    return item && decodeBalanceItem(this.table.table, item);
+  }
+
+  /** The balance item as stored, journal notes included. */
+  private async readItem(accountId: string): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.table.doc.send(
       new GetCommand({ TableName: this.table.table, Key: itemKeys.balance(accountId), ConsistentRead: true }),
     );
-    return Item as BalanceItem | undefined;
+    return Item;
+  }
+
+  /** The values a write of the balance item returned, decoded. */
+  private after<T>(
+    codec: { decode(fields: Record<string, unknown>, item: string): T },
+    key: ItemKey,
+    attributes: Record<string, unknown> | undefined,
+  ): T {
+    return codec.decode(attributes ?? {}, itemName(this.table.table, key));
+  }
+
+  private toLedgerEntry(item: Record<string, unknown>): LedgerEntry {
+    return ledgerEntryRecord.decode(item, itemName(this.table.table, item));
   }
 
   private markSettled(entry: InflightEntry): void {
@@ -534,35 +528,9 @@ function ledgerKey(entry: { accountId: string; createdAt: string; requestId: str
   return itemKeys.ledger(entry.accountId, entry.createdAt, entry.requestId);
 }
 
-function heldEntries(accountId: string, item: BalanceItem): HeldEntry[] {
-  return Object.entries(item.inflight ?? {}).map(([requestId, stored]) => ({
-    requestId,
-    accountId,
-    operation: stored.o,
-    cost: stored.c,
-    createdAt: stored.t,
-    ...(stored.x === undefined ? {} : { transport: stored.x }),
-    ...(stored.k === undefined ? {} : { keyId: stored.k }),
-    ...(stored.r === undefined
-      ? {}
-      : {
-          refund: {
-            refundReason: stored.r,
-            settledAt: stored.s ?? stored.t,
-            ...(stored.h === undefined ? {} : { httpStatus: stored.h }),
-          },
-        }),
-  }));
-}
-
 /** A pending entry, or a settled one, as a ledger entry. */
 function asLedgerEntry(entry: InflightEntry | LedgerEntry): LedgerEntry {
   return 'status' in entry ? entry : { ...entry, status: 'pending' };
-}
-
-function toLedgerEntry(item: Record<string, unknown>): LedgerEntry {
-  const { pk: _pk, sk: _sk, type: _type, ...entry } = item;
-  return entry as unknown as LedgerEntry;
 }
 
 function newestFirst(a: LedgerEntry, b: LedgerEntry): number {

@@ -2,11 +2,12 @@
  * Cursor records on DynamoDB, deleted by the table's TTL (`expiresAt`, seconds) once expired.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { CursorRecord, CursorRecordStore } from '../../paging/cursors.js';
-import { itemKeys, itemTypes, ttlSeconds } from './keys.js';
+import type { CursorRecord, CursorStore } from '../../paging/cursors.js';
+import { cursorRecord } from '../records/cursor.js';
+import { fromTtl, itemKeys, itemName, itemTypes, ttlSeconds } from './keys.js';
 import type { DynamoTable } from './table.js';
 
-export class DynamoCursorStore implements CursorRecordStore {
+export class DynamoCursorStore implements CursorStore {
   constructor(private readonly table: DynamoTable) {}
 
   async insert(record: CursorRecord): Promise<void> {
@@ -21,18 +22,14 @@ export class DynamoCursorStore implements CursorRecordStore {
   }
 
   async get(id: string): Promise<CursorRecord | undefined> {
+    const key = itemKeys.cursor(id);
     const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: itemKeys.cursor(id), ConsistentRead: true }),
+      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
     );
     if (!Item) return undefined;
-    return {
-      id,
-      operation: Item.operation as string,
-      accountId: Item.accountId as string,
-      subject: Item.subject as string,
-      position: Item.position as string,
-      issuedAt: Item.issuedAt as number,
-      expiresAt: (Item.expiresAt as number) * 1000,
-    };
+    return cursorRecord.decode(
+      { ...Item, id, expiresAt: fromTtl(Item.expiresAt) },
+      itemName(this.table.table, key),
+    );
   }
 }

@@ -4,26 +4,21 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainFactsStore, LearnedFacts, LockStepHost } from '../../emails/domain-memory.js';
-import { itemKeys, itemTypes, ttlSeconds } from './keys.js';
+import { learnedFactsRecord, lockStepHostRecord } from '../records/domain-facts.js';
+import { fromTtl, itemKeys, itemName, itemTypes, ttlSeconds } from './keys.js';
 import type { DynamoTable } from './table.js';
 
 export class DynamoDomainFactsStore implements DomainFactsStore {
   constructor(private readonly table: DynamoTable) {}
 
   async get(domain: string): Promise<LearnedFacts | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: itemKeys.emailDomain(domain) }),
-    );
+    const key = itemKeys.emailDomain(domain);
+    const { Item } = await this.table.doc.send(new GetCommand({ TableName: this.table.table, Key: key }));
     if (!Item) return undefined;
-    return {
-      catchAll: Item.catchAll as boolean,
-      mx: (Item.mx as string | null | undefined) ?? null,
-      pattern: (Item.pattern as string | null | undefined) ?? null,
-      // Absent from items written before probes were remembered.
-      probe: (Item.probe as string | null | undefined) ?? null,
-      learnedAt: Item.learnedAt as number,
-      expiresAt: (Item.expiresAt as number) * 1000,
-    };
+    return learnedFactsRecord.decode(
+      { ...Item, expiresAt: fromTtl(Item.expiresAt) },
+      itemName(this.table.table, key),
+    );
   }
 
   async put(domain: string, facts: LearnedFacts): Promise<void> {
@@ -41,11 +36,13 @@ export class DynamoDomainFactsStore implements DomainFactsStore {
   }
 
   async getLockStepHost(host: string): Promise<LockStepHost | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: itemKeys.lockStepHost(host) }),
-    );
+    const key = itemKeys.lockStepHost(host);
+    const { Item } = await this.table.doc.send(new GetCommand({ TableName: this.table.table, Key: key }));
     if (!Item) return undefined;
-    return { learnedAt: Item.learnedAt as number, expiresAt: (Item.expiresAt as number) * 1000 };
+    return lockStepHostRecord.decode(
+      { ...Item, expiresAt: fromTtl(Item.expiresAt) },
+      itemName(this.table.table, key),
+    );
   }
 
   async putLockStepHost(host: string, record: LockStepHost): Promise<void> {

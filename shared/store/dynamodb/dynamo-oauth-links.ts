@@ -3,7 +3,8 @@
  */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type OAuthLinkStore, OAuthSubjectTakenError } from '../../auth/oauth-links.js';
-import { itemKeys, itemTypes } from './keys.js';
+import { oauthLinkRecord } from '../records/oauth-link.js';
+import { itemKeys, itemName, itemTypes } from './keys.js';
 import { type DynamoTable, isConditionFailure } from './table.js';
 
 export class DynamoOAuthLinkStore implements OAuthLinkStore {
@@ -26,10 +27,9 @@ export class DynamoOAuthLinkStore implements OAuthLinkStore {
   }
 
   async find(subject: string): Promise<string | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: itemKeys.oauthLink(subject) }),
-    );
-    return Item?.accountId as string | undefined;
+    const key = itemKeys.oauthLink(subject);
+    const { Item } = await this.table.doc.send(new GetCommand({ TableName: this.table.table, Key: key }));
+    return Item && oauthLinkRecord.decode(Item, itemName(this.table.table, key)).accountId;
   }
 
   async unlink(subject: string): Promise<boolean> {

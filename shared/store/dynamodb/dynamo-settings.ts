@@ -2,18 +2,21 @@
  * Service-wide settings on DynamoDB: one item each, created once by a conditional put.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { SettingStore } from '../store.js';
-import { itemKeys, itemTypes } from './keys.js';
+import type { SettingStore } from '../../paging/cursors.js';
+import { settingRecord } from '../records/setting.js';
+import { itemKeys, itemName, itemTypes } from './keys.js';
 import { type DynamoTable, isConditionFailure } from './table.js';
 
 export class DynamoSettingStore implements SettingStore {
   constructor(private readonly table: DynamoTable) {}
 
   async get(name: string): Promise<string | undefined> {
+    const key = itemKeys.setting(name);
     const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: itemKeys.setting(name), ConsistentRead: true }),
+      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
     );
-    return Item?.value as string | undefined;
+    // Items of earlier versions hold no `name`: their key says it.
+    return Item && settingRecord.decode({ name, ...Item }, itemName(this.table.table, key)).value;
   }
 
   async getOrCreate(name: string, candidate: string): Promise<string> {

@@ -7,9 +7,13 @@
  * `admin migrate` copies them. So the change is never without its record.
  */
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import type { AuditEntry } from '../../accounts/accounts.js';
 import type { CreditEntry } from '../../billing/billing-store.js';
-import { type ItemKey, itemKeys, itemTypes } from './keys.js';
+import { auditEntryFields, auditEntryRecord } from '../records/audit-entry.js';
+import { creditEntryFields, creditEntryRecord } from '../records/credit-entry.js';
+import { fieldsOf, recordCodec } from '../records/stored-record.js';
+import { type ItemKey, itemKeys, itemName, itemTypes } from './keys.js';
 import { type DynamoTable, isConditionFailure } from './table.js';
 import { UpdateExpression } from './update-expression.js';
 
@@ -17,12 +21,28 @@ type CreditRecord = { type: typeof itemTypes.credit } & CreditEntry;
 type AuditRecord = { type: typeof itemTypes.audit } & AuditEntry;
 export type JournalRecord = CreditRecord | AuditRecord;
 
+/** A record's own item or its note: the record's fields beside its `type`. */
+const anyJournalRecord = recordCodec<JournalRecord>(
+  'journal record',
+  z.discriminatedUnion('type', [
+    creditEntryFields.extend({ type: z.literal(itemTypes.credit) }),
+    auditEntryFields.extend({ type: z.literal(itemTypes.audit) }),
+  ]),
+);
+
+/** Read by the codec of its type, so an error names the kind of record; by the union otherwise. */
+function decodeJournalRecord(fields: Record<string, unknown>, item: string): JournalRecord {
+  if (fields.type === itemTypes.credit) return creditRecord(creditEntryRecord.decode(fields, item));
+  if (fields.type === itemTypes.audit) return auditRecord(auditEntryRecord.decode(fields, item));
+  return anyJournalRecord.decode(fields, item);
+}
+
 const NOTE_PREFIX = 'journal:';
 
 export const creditRecord = (entry: CreditEntry): CreditRecord => ({ type: itemTypes.credit, ...entry });
 export const auditRecord = (entry: AuditEntry): AuditRecord => ({ type: itemTypes.audit, ...entry });
 
-function recordId(record: JournalRecord): string {
+export function recordId(record: JournalRecord): string {
   return record.type === itemTypes.credit ? record.entryId : record.auditId;
 }
 
@@ -31,16 +51,23 @@ function recordKey(record: JournalRecord): ItemKey {
   return key(record.accountId, record.createdAt, recordId(record));
 }
 
+/** A record's own item of `table`. */
+export function toJournalRecord(table: string, item: Record<string, unknown>): JournalRecord {
+  return decodeJournalRecord(item, itemName(table, item));
+}
+
 /** The attribute that notes the record on the item it changes. */
 export function noteName(record: JournalRecord): string {
   return `${NOTE_PREFIX}${recordId(record)}`;
 }
 
-/** The records still noted on an item. */
-export function notesOf(item: Record<string, unknown> | undefined): JournalRecord[] {
+/** The records still noted on an item of `table`. */
+export function notesOf(table: string, item: Record<string, unknown> | undefined): JournalRecord[] {
   return Object.entries(item ?? {})
     .filter(([name]) => name.startsWith(NOTE_PREFIX))
-    .map(([, record]) => record as JournalRecord);
+    .map(([name, record]) =>
+      decodeJournalRecord(fieldsOf(record), `note ${name} of ${itemName(table, item ?? {})}`),
+    );
 }
 
 /**
@@ -65,7 +92,8 @@ export async function landNotes(
   item: Record<string, unknown>,
   cutoff: string,
 ): Promise<void> {
-  for (const record of notesOf(item)) if (record.createdAt < cutoff) await land(table, owner, record);
+  for (const record of notesOf(table.table, item))
+    if (record.createdAt < cutoff) await land(table, owner, record);
 }
 
 /** Puts a record that changes no other item (an audit entry about a key); false when it was there. */
@@ -86,12 +114,12 @@ export async function putRecord(table: DynamoTable, record: JournalRecord): Prom
 }
 
 /** An account's records of one type, newest first: their items, and the notes not landed yet. */
-export async function readRecords(
+export async function readRecords<Type extends JournalRecord['type']>(
   table: DynamoTable,
   accountId: string,
-  type: JournalRecord['type'],
+  type: Type,
   notes: readonly JournalRecord[],
-): Promise<JournalRecord[]> {
+): Promise<Extract<JournalRecord, { type: Type }>[]> {
   const records: JournalRecord[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -107,12 +135,12 @@ export async function readRecords(
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const { pk: _pk, sk: _sk, ...record } of page.Items ?? []) records.push(record as JournalRecord);
+    for (const item of page.Items ?? []) records.push(toJournalRecord(table.table, item));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   const landed = new Set(records.map(recordId));
   records.push(...notes.filter((note) => note.type === type && !landed.has(recordId(note))));
-  return records.sort(
-    (a, b) => b.createdAt.localeCompare(a.createdAt) || recordId(b).localeCompare(recordId(a)),
-  );
+  return records
+    .filter((record): record is Extract<JournalRecord, { type: Type }> => record.type === type)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || recordId(b).localeCompare(recordId(a)));
 }

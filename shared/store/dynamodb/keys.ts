@@ -76,5 +76,13 @@ export const itemTypes = {
   oauthLink: 'oauthLink',
 } as const;
 
+/** An item by its key, for the error of a record that does not decode: `item <pk> / <sk> of table <t>`. */
+export function itemName(table: string, key: { pk?: unknown; sk?: unknown }): string {
+  return `item ${String(key.pk)} / ${String(key.sk)} of table ${table}`;
+}
+
 /** DynamoDB's TTL attribute counts seconds; the ports count milliseconds. */
 export const ttlSeconds = (ms: number) => Math.ceil(ms / 1000);
+
+/** A TTL attribute read back in milliseconds; anything but a number is left for the codec to refuse. */
+export const fromTtl = (seconds: unknown) => (typeof seconds === 'number' ? seconds * 1000 : seconds);

@@ -11,8 +11,7 @@ import type { SqliteStore } from './sqlite-store.js';
 export function importSnapshot(store: SqliteStore, snapshot: StoreSnapshot, at: string): void {
   const { database } = store;
   database.transaction(() => {
-    const existing = database.statement('SELECT count(*) AS accounts FROM accounts').get()
-      ?.accounts as number;
+    const existing = Number(database.statement('SELECT count(*) AS accounts FROM accounts').get()?.accounts);
     if (existing > 0) {
       throw new Error(
         `${database.path} already holds ${existing} account(s); migrate only into a new store.`,

@@ -2,15 +2,11 @@
  * Accounts in SQLite: one row each, and their audit log in `account_audit` (schema version 5), each
  * change written in the same transaction as its audit row.
  */
-import type {
-  Account,
-  AccountStatus,
-  AccountStore,
-  AuditAction,
-  AuditDetails,
-  AuditEntry,
-} from '../../accounts/accounts.js';
+import type { Account, AccountStore, AuditEntry } from '../../accounts/accounts.js';
+import { accountRecord } from '../records/account.js';
+import { auditEntryRecord } from '../records/audit-entry.js';
 import type { Database } from './database.js';
+import { jsonColumn, rowName } from './rows.js';
 
 type Row = Record<string, unknown>;
 
@@ -72,26 +68,32 @@ export class SqliteAccountStore implements AccountStore {
   }
 }
 
-export function toAccount(row: Row): Account {
-  return {
-    accountId: row.account_id as string,
-    name: row.name as string,
-    status: row.status as AccountStatus,
-    rateLimit: { limit: row.rate_limit as number, windowSeconds: row.rate_window_seconds as number },
-    createdAt: row.created_at as string,
-  };
+function toAccount(row: Row): Account {
+  return accountRecord.decode(
+    {
+      accountId: row.account_id,
+      name: row.name,
+      status: row.status,
+      rateLimit: { limit: row.rate_limit, windowSeconds: row.rate_window_seconds },
+      createdAt: row.created_at,
+    },
+    rowName('accounts', row.account_id),
+  );
 }
 
 function toAuditEntry(row: Row): AuditEntry {
-  return {
-    auditId: row.audit_id as string,
-    accountId: row.account_id as string,
-    action: row.action as AuditAction,
-    actor: row.actor as string,
-    ...(row.reason === null ? {} : { reason: row.reason as string }),
-    details: JSON.parse(row.details as string) as AuditDetails,
-    createdAt: row.created_at as string,
-  };
+  return auditEntryRecord.decode(
+    {
+      auditId: row.audit_id,
+      accountId: row.account_id,
+      action: row.action,
+      actor: row.actor,
+      reason: row.reason,
+      details: jsonColumn(row.details),
+      createdAt: row.created_at,
+    },
+    rowName('account_audit', row.account_id, row.audit_id),
+  );
 }
 
 export function insertAccount(database: Database, account: Account): void {

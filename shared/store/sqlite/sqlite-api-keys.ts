@@ -1,9 +1,10 @@
 /**
  * API keys in SQLite: one row per key, found by hash (every request) or by account (listings).
  */
-import type { Family } from '../../../schemas/catalog.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../../auth/api-keys.js';
+import { apiKeyRecord } from '../records/api-key.js';
 import type { Database } from './database.js';
+import { jsonColumn, rowName } from './rows.js';
 
 type Row = Record<string, unknown>;
 
@@ -35,19 +36,22 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   }
 }
 
-export function toRecord(row: Row): ApiKeyRecord {
-  return {
-    keyId: row.key_id as string,
-    accountId: row.account_id as string,
-    keyHash: row.key_hash as string,
-    preview: row.preview as string,
-    label: row.label as string | null,
-    scopes: row.scopes === null ? null : (JSON.parse(row.scopes as string) as Family[]),
-    createdAt: row.created_at as string,
-    expiresAt: row.expires_at as string | null,
-    revokedAt: row.revoked_at as string | null,
-    lastUsedAt: row.last_used_at as string | null,
-  };
+function toRecord(row: Row): ApiKeyRecord {
+  return apiKeyRecord.decode(
+    {
+      keyId: row.key_id,
+      accountId: row.account_id,
+      keyHash: row.key_hash,
+      preview: row.preview,
+      label: row.label,
+      scopes: jsonColumn(row.scopes),
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      revokedAt: row.revoked_at,
+      lastUsedAt: row.last_used_at,
+    },
+    rowName('api_keys', row.key_hash),
+  );
 }
 
 export function insertKey(database: Database, record: ApiKeyRecord): void {

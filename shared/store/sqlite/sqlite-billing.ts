@@ -12,29 +12,22 @@ import type {
   BalanceState,
   BillingStore,
   CreditEntry,
-  CreditKind,
   CreditOutcome,
   InflightEntry,
   LedgerEntry,
   LedgerQuery,
-  LedgerStatus,
   Settlement,
   SettleResult,
-  Transport,
 } from '../../billing/billing-store.js';
 import { inflightEntryOf } from '../../billing/billing-store.js';
 import { currentAllowance, windowStartAt } from '../../limits/rolling-window.js';
+import { type BalanceRecord, balanceRecord } from '../records/balance.js';
+import { creditEntryRecord } from '../records/credit-entry.js';
+import { inflightEntryRecord, ledgerEntryRecord } from '../records/ledger-entry.js';
 import type { Database } from './database.js';
+import { rowName } from './rows.js';
 
 type Row = Record<string, unknown>;
-
-interface BalanceRow {
-  balance: number;
-  granted: number;
-  window_start: number | null;
-  window_count: number;
-  previous_count: number;
-}
 
 export class SqliteBillingStore implements BillingStore {
   constructor(private readonly database: Database) {}
@@ -58,10 +51,10 @@ export class SqliteBillingStore implements BillingStore {
           `INSERT INTO balances (account_id, balance, granted) VALUES (?, ?, ?)
            ON CONFLICT (account_id) DO UPDATE SET balance = balance + excluded.balance,
              granted = granted + excluded.granted
-           RETURNING balance`,
+           RETURNING *`,
         )
         .get(entry.accountId, entry.amount, entry.amount);
-      const applied = { ...entry, balance: row?.balance as number };
+      const applied = { ...entry, balance: toBalance(row, entry.accountId).balance };
       insertCredit(this.database, applied);
       return { outcome: 'applied', entry: applied, balance: applied.balance };
     });
@@ -95,19 +88,19 @@ export class SqliteBillingStore implements BillingStore {
         const windowMs = rateLimit.windowSeconds * 1000;
         let now = request.now;
         let windowStart = windowStartAt(now, rateLimit);
-        if (row?.window_start != null && row.window_start > windowStart) {
+        if (row?.windowStart !== undefined && row.windowStart > windowStart) {
           // Another process's clock is ahead and opened a later window: count in that one.
-          windowStart = row.window_start;
+          windowStart = row.windowStart;
           now = Math.max(now, windowStart);
         }
-        const sameWindow = row?.window_start === windowStart;
+        const sameWindow = row?.windowStart === windowStart;
         const previousCount = sameWindow
-          ? (row?.previous_count ?? 0)
-          : row?.window_start === windowStart - windowMs
-            ? (row?.window_count ?? 0)
+          ? (row?.previousCount ?? 0)
+          : row?.windowStart === windowStart - windowMs
+            ? (row?.windowCount ?? 0)
             : 0;
         const base = { limit: rateLimit.limit, windowMs, windowStart, now, previousCount };
-        const window = { ...base, currentCount: sameWindow ? (row?.window_count ?? 0) : 0 };
+        const window = { ...base, currentCount: sameWindow ? (row?.windowCount ?? 0) : 0 };
         if (window.currentCount >= currentAllowance(base)) return { outcome: 'rate_limited', window };
         const balance = row?.balance ?? 0;
         if (cost > 0 && balance < cost) return { outcome: 'insufficient_credits', window, balance };
@@ -189,10 +182,9 @@ export class SqliteBillingStore implements BillingStore {
     );
   }
 
-  private balanceRow(accountId: string): BalanceRow | undefined {
-    return this.database.statement('SELECT * FROM balances WHERE account_id = ?').get(accountId) as
-      | BalanceRow
-      | undefined;
+  private balanceRow(accountId: string): BalanceRecord | undefined {
+    const row = this.database.statement('SELECT * FROM balances WHERE account_id = ?').get(accountId);
+    return row && toBalance(row, accountId);
   }
 
   /** Deletes the in-flight row; 1 when it was there. */
@@ -210,38 +202,66 @@ export class SqliteBillingStore implements BillingStore {
   }
 }
 
-function toInflight(row: Row): InflightEntry {
-  const entry: InflightEntry = {
-    requestId: row.request_id as string,
-    accountId: row.account_id as string,
-    operation: row.operation as string,
-    cost: row.cost as number,
-    createdAt: row.created_at as string,
+/** `row` may be undefined only where SQL guarantees one (an upsert's RETURNING). */
+function toBalance(row: Row | undefined, accountId: string): BalanceRecord {
+  return balanceRecord.decode(
+    {
+      accountId: row?.account_id,
+      balance: row?.balance,
+      granted: row?.granted,
+      windowStart: row?.window_start,
+      windowCount: row?.window_count,
+      previousCount: row?.previous_count,
+    },
+    rowName('balances', accountId),
+  );
+}
+
+/** The fields an in-flight row shares with a ledger row. */
+function inflightFields(row: Row) {
+  return {
+    requestId: row.request_id,
+    accountId: row.account_id,
+    operation: row.operation,
+    cost: row.cost,
+    transport: row.transport,
+    keyId: row.key_id,
+    createdAt: row.created_at,
   };
-  if (row.transport !== null) entry.transport = row.transport as Transport;
-  if (row.key_id !== null) entry.keyId = row.key_id as string;
-  return entry;
+}
+
+function toInflight(row: Row): InflightEntry {
+  return inflightEntryRecord.decode(inflightFields(row), rowName('inflight', row.account_id, row.request_id));
 }
 
 function toCreditEntry(row: Row): CreditEntry {
-  return {
-    entryId: row.entry_id as string,
-    accountId: row.account_id as string,
-    kind: row.kind as CreditKind,
-    amount: row.amount as number,
-    ...(row.balance === null ? {} : { balance: row.balance as number }),
-    actor: row.actor as string,
-    ...(row.reason === null ? {} : { reason: row.reason as string }),
-    createdAt: row.created_at as string,
-  };
+  return creditEntryRecord.decode(
+    {
+      entryId: row.entry_id,
+      accountId: row.account_id,
+      kind: row.kind,
+      amount: row.amount,
+      balance: row.balance,
+      actor: row.actor,
+      reason: row.reason,
+      createdAt: row.created_at,
+    },
+    rowName('credit_entries', row.account_id, row.entry_id),
+  );
 }
 
+/** A ledger row, or an in-flight row read as a `pending` ledger entry (see `entries`). */
 function toLedgerEntry(row: Row): LedgerEntry {
-  const entry: LedgerEntry = { ...toInflight(row), status: row.status as LedgerStatus };
-  if (row.http_status !== null) entry.httpStatus = row.http_status as number;
-  if (row.refund_reason !== null) entry.refundReason = row.refund_reason as string;
-  if (row.settled_at !== null) entry.settledAt = row.settled_at as string;
-  return entry;
+  return ledgerEntryRecord.decode(
+    {
+      ...inflightFields(row),
+      status: row.status,
+      httpStatus: row.http_status,
+      refundReason: row.refund_reason,
+      settledAt: row.settled_at,
+    },
+    rowName(row.status === 'pending' ? 'inflight' : 'ledger', row.account_id, row.request_id),
+  );
 }
 
 /** IGNORE keeps a settlement already written (the first one stands); REPLACE overwrites. */

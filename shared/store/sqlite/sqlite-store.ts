@@ -8,13 +8,11 @@ import { Database, type DatabaseOptions } from './database.js';
 import { SqliteAccountStore } from './sqlite-accounts.js';
 import { SqliteApiKeyStore } from './sqlite-api-keys.js';
 import { SqliteBillingStore } from './sqlite-billing.js';
-import {
-  SqliteCursorStore,
-  SqliteDomainFactsStore,
-  SqliteHostSlotStore,
-  SqliteOAuthLinkStore,
-  SqliteSettingStore,
-} from './sqlite-records.js';
+import { SqliteCursorStore } from './sqlite-cursors.js';
+import { SqliteDomainFactsStore } from './sqlite-domain-facts.js';
+import { SqliteHostSlotStore } from './sqlite-host-slots.js';
+import { SqliteOAuthLinkStore } from './sqlite-oauth-links.js';
+import { SqliteSettingStore } from './sqlite-settings.js';
 
 export interface SqliteStore extends Store {
   readonly kind: 'sqlite';

@@ -1,0 +1,96 @@
+/**
+ * The DynamoDB balance item beyond the balance record it holds (records/balance.ts): the requests
+ * in flight and the accounts' key uses, written by the same conditional writes as the balance.
+ *
+ *   inflight    request id → { o: operation, c: cost, t: admitted at, x: transport, k: key id, and once
+ *               refunded r: reason, h: HTTP status, s: settled at }: admitted, not yet cleared
+ *   keyUse      key id → last admitted use (the key's `lastUsedAt`)
+ *
+ * In-flight entries use short names, since every write of the item pays for its size; they read as
+ * the in-flight entry record, and a refunded one also as its `refunded` ledger entry.
+ */
+import { z } from 'zod';
+import type { InflightEntry, LedgerEntry, Transport } from '../../billing/billing-store.js';
+import { type BalanceRecord, balanceRecord } from '../records/balance.js';
+import { inflightEntryRecord, ledgerEntryRecord } from '../records/ledger-entry.js';
+import { fieldsOf, recordCodec } from '../records/stored-record.js';
+import { type ItemKey, itemKeys, itemName } from './keys.js';
+
+/** An in-flight entry as stored. */
+export interface StoredEntry {
+  o: string;
+  c: number;
+  t: string;
+  x?: Transport;
+  k?: string;
+  /** Set by the refund: its reason, HTTP status and time. */
+  r?: string;
+  h?: number;
+  s?: string;
+}
+
+export interface BalanceItem extends BalanceRecord {
+  /** Stored entries by request id, each read by `heldEntries`. */
+  inflight: Record<string, unknown>;
+  /** Absent on items written before key uses moved here. */
+  keyUse?: Record<string, string>;
+}
+
+/** An in-flight entry, and its refund as the item notes it (undefined while not refunded). */
+export interface HeldEntry {
+  entry: InflightEntry;
+  refunded?: LedgerEntry;
+}
+
+const keyUses = z.record(z.string(), z.string());
+const balanceItemMaps = recordCodec(
+  'balance',
+  z.object({ inflight: z.record(z.string(), z.unknown()).default({}), keyUse: keyUses.optional() }),
+);
+const keyUsesOnly = recordCodec('balance', z.object({ keyUse: keyUses.default({}) }));
+
+export function decodeBalanceItem(table: string, item: Record<string, unknown>): BalanceItem {
+  const name = itemName(table, item);
+  return { ...balanceRecord.decode(item, name), ...balanceItemMaps.decode(item, name) };
+}
+
+/** Key id → last use, from a balance item or the part of it a projection read. */
+export function keyUsesOf(
+  table: string,
+  key: ItemKey,
+  item: Record<string, unknown> = {},
+): Map<string, string> {
+  return new Map(Object.entries(keyUsesOnly.decode(item, itemName(table, key)).keyUse));
+}
+
+export function storedEntryOf(entry: InflightEntry): StoredEntry {
+  return {
+    o: entry.operation,
+    c: entry.cost,
+    t: entry.createdAt,
+    ...(entry.transport ? { x: entry.transport } : {}),
+    ...(entry.keyId ? { k: entry.keyId } : {}),
+  };
+}
+
+/** One stored entry of the balance item of `accountId`. */
+export function heldEntry(table: string, accountId: string, requestId: string, stored: unknown): HeldEntry {
+  const name = `in-flight entry ${requestId} of ${itemName(table, itemKeys.balance(accountId))}`;
+  const { o, c, t, x, k, r, h, s } = fieldsOf(stored);
+  const entry = inflightEntryRecord.decode(
+    { requestId, accountId, operation: o, cost: c, transport: x, keyId: k, createdAt: t },
+    name,
+  );
+  if (r === undefined) return { entry };
+  const refunded = ledgerEntryRecord.decode(
+    { ...entry, status: 'refunded', refundReason: r, httpStatus: h, settledAt: s ?? t },
+    name,
+  );
+  return { entry, refunded };
+}
+
+export function heldEntries(table: string, item: BalanceItem): HeldEntry[] {
+  return Object.entries(item.inflight).map(([requestId, stored]) =>
+    heldEntry(table, item.accountId, requestId, stored),
+  );
+}

@@ -1,0 +1,190 @@
+/**
+ * Stored records that do not decode, on each store adapter: a row or item planted corrupt through
+ * the real database (SQLite's file, dynalite's table) fails the read with StoredRecordError naming
+ * the record's kind and the item, instead of turning up later as `undefined`; a request that meets
+ * one answers 500 `internal_error` (waiting will not mend it) and the log names the item.
+ */
+import { Writable } from 'node:stream';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../shared/auth/api-keys.js';
+import { createLogger } from '../../shared/logger.js';
+import type { DynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { type ItemKey, itemKeys } from '../../shared/store/dynamodb/keys.js';
+import { StoredRecordError } from '../../shared/store/records/stored-record.js';
+import type { SqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
+import { type Harness, type StoreKind, startHarness, storeKinds } from '../support/harness.js';
+import { PRICED_PATH } from '../support/priced-operation.js';
+
+/** One corruption per adapter: an SQL statement, or an attribute set on an item. */
+interface Corruption {
+  sql: string;
+  params: (string | number)[];
+  key: ItemKey;
+  attribute: string;
+  value: unknown;
+}
+
+describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
+  const lines: string[] = [];
+  let harness: Harness;
+
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    harness = await startHarness({ store: kind, logger: createLogger('error', sink) });
+  });
+  afterAll(() => harness.close());
+
+  async function corrupt({ sql, params, key, attribute, value }: Corruption): Promise<void> {
+    if (kind === 'sqlite') {
+      const { changes } = (harness.store as SqliteStore).database.db.prepare(sql).run(...params);
+      expect(Number(changes)).toBe(1);
+      return;
+    }
+    const { table } = harness.store as DynamoStore;
+    await table.doc.send(
+      new UpdateCommand({
+        TableName: table.table,
+        Key: key,
+        UpdateExpression: 'SET #attribute = :value',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#attribute': attribute },
+        ExpressionAttributeValues: { ':value': value },
+      }),
+    );
+  }
+
+  async function expectNamedFailure(read: Promise<unknown>, record: string, item: string) {
+    const error = await read.then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(StoredRecordError);
+    expect((error as StoredRecordError).record).toBe(record);
+    expect((error as Error).message).toContain(item);
+  }
+
+  it('names an account whose status is not one the service knows', async () => {
+    const { account } = await harness.provision();
+    await corrupt({
+      sql: "UPDATE accounts SET status = 'frozen' WHERE account_id = ?",
+      params: [account.accountId],
+      key: itemKeys.account(account.accountId),
+      attribute: 'status',
+      value: 'frozen',
+    });
+    await expectNamedFailure(harness.store.accounts.get(account.accountId), 'account', account.accountId);
+    await expectNamedFailure(harness.store.accounts.list(), 'account', account.accountId);
+  });
+
+  it('names an API key whose scopes are not operation families', async () => {
+    const { apiKey } = await harness.provision();
+    const keyHash = hashApiKey(apiKey);
+    await corrupt({
+      sql: `UPDATE api_keys SET scopes = '["crystal-balls"]' WHERE key_hash = ?`,
+      params: [keyHash],
+      key: itemKeys.apiKeyByHash(keyHash),
+      attribute: 'scopes',
+      value: ['crystal-balls'],
+    });
+    await expectNamedFailure(harness.store.keys.findByHash(keyHash), 'API key', keyHash);
+  });
+
+  it('names a ledger entry with a status no settlement writes', async () => {
+    const { account } = await harness.provision();
+    const entry = {
+      requestId: 'req_corrupt_ledger',
+      accountId: account.accountId,
+      operation: 'test.priced',
+      cost: 0,
+      status: 'charged' as const,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      settledAt: '2026-01-01T00:00:01.000Z',
+    };
+    await harness.store.billing.recordUsage(entry);
+    await corrupt({
+      sql: "UPDATE ledger SET status = 'lost' WHERE request_id = ?",
+      params: [entry.requestId],
+      key: itemKeys.ledger(entry.accountId, entry.createdAt, entry.requestId),
+      attribute: 'status',
+      value: 'lost',
+    });
+    await expectNamedFailure(
+      harness.store.billing.entries(account.accountId),
+      'ledger entry',
+      entry.requestId,
+    );
+  });
+
+  it('names a credit entry of a kind no operator command makes', async () => {
+    const { account } = await harness.provision({ credits: 5 });
+    const [grant] = await harness.store.billing.credits(account.accountId);
+    if (!grant) throw new Error('provisioning granted no credits');
+    await corrupt({
+      sql: "UPDATE credit_entries SET kind = 'gift' WHERE entry_id = ?",
+      params: [grant.entryId],
+      key: itemKeys.credit(account.accountId, grant.createdAt, grant.entryId),
+      attribute: 'kind',
+      value: 'gift',
+    });
+    await expectNamedFailure(harness.store.billing.credits(account.accountId), 'credit entry', grant.entryId);
+  });
+
+  it('names an audit entry whose details are not an object', async () => {
+    const { account } = await harness.provision();
+    const [created] = await harness.store.accounts.audit(account.accountId);
+    if (!created) throw new Error('provisioning audited nothing');
+    await corrupt({
+      sql: "UPDATE account_audit SET details = 'not json' WHERE audit_id = ?",
+      params: [created.auditId],
+      key: itemKeys.audit(account.accountId, created.createdAt, created.auditId),
+      attribute: 'details',
+      value: 'not json',
+    });
+    await expectNamedFailure(harness.store.accounts.audit(account.accountId), 'audit entry', created.auditId);
+  });
+
+  it('names email-domain facts whose catch-all flag is not a boolean', async () => {
+    const domain = `corrupt-${kind}.example`;
+    await harness.store.domains.put(domain, {
+      catchAll: true,
+      mx: null,
+      pattern: null,
+      probe: null,
+      learnedAt: 1,
+      expiresAt: Date.now() + 60_000,
+    });
+    await corrupt({
+      sql: 'UPDATE email_domains SET catch_all = 7 WHERE domain = ?',
+      params: [domain],
+      key: itemKeys.emailDomain(domain),
+      attribute: 'catchAll',
+      value: 'yes',
+    });
+    await expectNamedFailure(harness.store.domains.get(domain), 'email-domain facts', domain);
+  });
+
+  it('answers 500 internal_error when the caller’s account does not decode, and logs the item', async () => {
+    const { account, apiKey } = await harness.provision({ credits: 3 });
+    await corrupt({
+      sql: "UPDATE accounts SET status = 'frozen' WHERE account_id = ?",
+      params: [account.accountId],
+      key: itemKeys.account(account.accountId),
+      attribute: 'status',
+      value: 'frozen',
+    });
+    const response = await harness.get(PRICED_PATH, apiKey);
+    expect(response.status).toBe(500);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('internal_error');
+    // The body says nothing of the store; the log says which item.
+    expect(body.error.message).not.toContain(account.accountId);
+    const logged = lines.find((line) => line.includes('StoredRecordError'));
+    expect(logged).toContain(account.accountId);
+  });
+});
