@@ -10,10 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../shared/auth/api-keys.js';
 import { createLogger } from '../../shared/logger.js';
 import type { DynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { exportSnapshot } from '../../shared/store/dynamodb/export-snapshot.js';
 import { type ItemKey, itemKeys } from '../../shared/store/dynamodb/keys.js';
 import { StoredRecordError } from '../../shared/store/records/stored-record.js';
 import type { SqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
-import { type Harness, type StoreKind, startHarness, storeKinds } from '../support/harness.js';
+import { type Harness, openTestStore, type StoreKind, startHarness, storeKinds } from '../support/harness.js';
 import { PRICED_PATH } from '../support/priced-operation.js';
 
 /** One corruption per adapter: an SQL statement, or an attribute set on an item. */
@@ -68,6 +69,64 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
     expect((error as StoredRecordError).record).toBe(record);
     expect((error as Error).message).toContain(item);
   }
+
+  it('reads records back as written: optional fields absent, not undefined', async () => {
+    const { account } = await harness.provision();
+    const bare = {
+      requestId: 'req_bare',
+      accountId: account.accountId,
+      operation: 'test.priced',
+      cost: 0,
+      status: 'charged' as const,
+      createdAt: '2026-01-01T00:00:02.000Z',
+    };
+    const full = {
+      ...bare,
+      requestId: 'req_full',
+      transport: 'mcp' as const,
+      keyId: 'key_1',
+      status: 'refunded' as const,
+      httpStatus: 502,
+      refundReason: 'upstream_error',
+      createdAt: '2026-01-01T00:00:01.000Z',
+      settledAt: '2026-01-01T00:00:03.000Z',
+    };
+    await harness.store.billing.recordUsage(bare);
+    await harness.store.billing.recordUsage(full);
+    // In flight, read from its own row or from the balance item's short names.
+    const admission = await harness.store.billing.admit({
+      accountId: account.accountId,
+      requestId: 'req_pending',
+      operation: 'test.priced',
+      cost: 1,
+      rateLimit: { limit: 10, windowSeconds: 60 },
+      now: Date.parse('2026-01-01T00:00:04.000Z'),
+    });
+    expect(admission.outcome).toBe('admitted');
+    expect(await harness.store.billing.entries(account.accountId)).toStrictEqual([
+      {
+        requestId: 'req_pending',
+        accountId: account.accountId,
+        operation: 'test.priced',
+        cost: 1,
+        status: 'pending',
+        createdAt: '2026-01-01T00:00:04.000Z',
+      },
+      bare,
+      full,
+    ]);
+    const cursor = {
+      id: `cursor-${kind}`,
+      operation: 'profiles.posts',
+      accountId: account.accountId,
+      subject: 'amelia',
+      position: '20',
+      issuedAt: 1_000,
+      expiresAt: 901_000,
+    };
+    await harness.store.cursors.insert(cursor);
+    expect(await harness.store.cursors.get(cursor.id)).toStrictEqual(cursor);
+  });
 
   it('names an account whose status is not one the service knows', async () => {
     const { account } = await harness.provision();
@@ -186,5 +245,39 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
     expect(body.error.message).not.toContain(account.accountId);
     const logged = lines.find((line) => line.includes('StoredRecordError'));
     expect(logged).toContain(account.accountId);
+  });
+});
+
+describe('the snapshot export of a DynamoDB table (admin migrate)', () => {
+  it('stops at an item that does not decode, naming it, instead of copying it wrong', async () => {
+    const opened = await openTestStore({ store: 'dynamodb' });
+    try {
+      const { store } = opened;
+      const { table } = store as DynamoStore;
+      await store.billing.open('acct_export', {
+        entryId: 'crd_1',
+        accountId: 'acct_export',
+        kind: 'grant',
+        amount: 5,
+        actor: 'cli:alice',
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
+      expect((await exportSnapshot(table)).balances).toEqual([
+        { accountId: 'acct_export', balance: 5, granted: 5 },
+      ]);
+      await table.doc.send(
+        new UpdateCommand({
+          TableName: table.table,
+          Key: itemKeys.balance('acct_export'),
+          UpdateExpression: 'SET balance = :value',
+          ExpressionAttributeValues: { ':value': 'plenty' },
+        }),
+      );
+      const failure = await exportSnapshot(table).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StoredRecordError);
+      expect((failure as Error).message).toContain(`ACCOUNT#acct_export / BALANCE of table ${table.table}`);
+    } finally {
+      await opened.close();
+    }
   });
 });

@@ -32,9 +32,9 @@ function describeIssues(error: z.ZodError): string {
 export interface RecordCodec<T> {
   readonly record: string;
   /**
-   * The record from its fields by the port's names. A field holding null reads as absent (SQLite
-   * keeps an absent value as NULL, DynamoDB as a missing attribute or NULL); fields the record does
-   * not know (keys, item type, notes) are dropped. `item` says where it is stored, for the error.
+   * The record from its fields by the port's names. A field holding null or undefined reads as
+   * absent (SQLite keeps an absent value as NULL, DynamoDB as a missing attribute or NULL); fields
+   * the record does not know (keys, item type, notes) are dropped. `item` says where it is stored, for the error.
    */
   decode(fields: Record<string, unknown>, item: string): T;
 }
@@ -43,9 +43,9 @@ export function recordCodec<T>(record: string, schema: z.ZodType<T>): RecordCode
   return {
     record,
     decode(fields, item) {
-      const parsed = schema.safeParse(withoutNulls(fields));
+      const parsed = schema.safeParse(withoutAbsent(fields));
       if (!parsed.success) throw new StoredRecordError(record, item, parsed.error);
-      return withoutUndefined(parsed.data);
+      return parsed.data;
     },
   };
 }
@@ -55,16 +55,11 @@ export function fieldsOf(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value } : {};
 }
 
-function withoutNulls(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
-}
-
-/** Optional fields come out absent, not present as undefined, as the adapters always wrote them. */
-function withoutUndefined<T>(record: T): T {
-  if (typeof record !== 'object' || record === null) return record;
-  for (const [name, value] of Object.entries(record))
-    if (value === undefined) delete (record as Record<string, unknown>)[name];
-  return record;
+/** Null and undefined values read as absent, so optional fields come out absent, as always written. */
+function withoutAbsent(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== null && value !== undefined),
+  );
 }
 
 /** A field that may be null in the port's record: absent or null in storage reads as null. */
