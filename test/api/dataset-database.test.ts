@@ -5,7 +5,8 @@
  * comparison over every record and search table is test/unit/dataset-database.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { catalog } from '../../schemas/catalog.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
 import { MemoryDatasetReader } from '../../shared/sources/dataset/memory-reader.js';

@@ -71,7 +71,7 @@ describe('readDeployment on the synthesized app', () => {
         );
     for (const route of v2Routes)
       expect(routes.get(`ANY ${route.path}`), route.path).toBe(
-        deployedName(operationFunctionName(route.operation)),
+        deployedName(operationFunctionName(route.operation.id)),
       );
     expect(routes.size).toBe(deployment.api.methods.length);
   });

@@ -4,7 +4,7 @@
  * admission that already writes that item, so recording a use costs no write of its own.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Family } from '../../../schemas/catalog.js';
+import type { Family } from '../../../schemas/operation-definition.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../../auth/api-keys.js';
 import { type ItemKey, itemKeys, itemTypes } from './keys.js';
 import type { DynamoTable } from './table.js';

@@ -1,7 +1,7 @@
 /**
  * API keys in SQLite: one row per key, found by hash (every request) or by account (listings).
  */
-import type { Family } from '../../../schemas/catalog.js';
+import type { Family } from '../../../schemas/operation-definition.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../../auth/api-keys.js';
 import type { Database } from './database.js';
 
