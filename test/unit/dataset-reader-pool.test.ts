@@ -124,6 +124,25 @@ describe('dataset reads on reader threads', () => {
   });
 });
 
+describe('the thread protocol', () => {
+  const { pool, source } = poolOver(sample, { threads: 1 });
+
+  it('forwards exactly the methods of the port', () => {
+    expect(Object.keys(source).sort()).toEqual(Object.keys(calls).sort());
+  });
+
+  // A name from a message is checked before it picks a function: prototype members and the
+  // source's own helpers are no port methods.
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'run', 'stamp', 'listItems'])(
+    'refuses %s, which is no method of the port, with a clear error',
+    async (name) => {
+      await expect(pool.run(name as PortMethod, [], live)).rejects.toThrow(
+        `${name} is not a method of the data source.`,
+      );
+    },
+  );
+});
+
 describe('the abort signal', () => {
   it('refuses a call whose signal is already aborted, with its reason', async () => {
     const { source } = poolOver(sample, { threads: 1 });
