@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
 import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
-import { MemoryDatasetReader } from '../../shared/sources/dataset/memory-reader.js';
 import { harnessForFile } from '../support/harness.js';
+import { MemoryDatasetReader } from '../support/memory-reader.js';
 import { sampleRequests } from '../support/sample-inputs.js';
 
 const served = harnessForFile({ credits: 100_000 });

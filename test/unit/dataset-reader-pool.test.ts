@@ -12,10 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidRequestError, ResourceNotFoundError } from '../../shared/errors.js';
 import type { DataSource } from '../../shared/sources/data-source.js';
-import {
-  DatabaseDatasetReader,
-  DatasetFileError,
-} from '../../shared/sources/dataset/database/database-reader.js';
+import { DatabaseDatasetReader } from '../../shared/sources/dataset/database/database-reader.js';
+import { DatasetFileError } from '../../shared/sources/dataset/database/dataset-connection.js';
 import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import type { PortMethod } from '../../shared/sources/dataset/reader-messages.js';

@@ -39,7 +39,7 @@ import type {
   Window,
   WindowRequest,
 } from '../data-source.js';
-import type { ActivityRecords, DatasetReader, FacetField, SearchAllHit } from './dataset-reader.js';
+import type { DatasetReader } from './database/database-reader.js';
 import type {
   CommentRecord,
   CompanyRecord,
@@ -52,6 +52,7 @@ import type {
   Stored,
 } from './model.js';
 import { profileSections } from './model.js';
+import type { ActivityRecords, FacetField, SearchAllHit } from './reader-rules.js';
 import { COMPANY_SIZES } from './vocabulary.js';
 
 export const SOURCE_TAG = 'dataset';

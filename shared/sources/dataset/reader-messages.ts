@@ -8,7 +8,7 @@
 import type { ErrorDetail } from '../../../schemas/errors.js';
 import { InvalidRequestError, ResourceNotFoundError } from '../../errors.js';
 import type { DataSource } from '../data-source.js';
-import { DatasetFileError } from './database/database-reader.js';
+import { DatasetFileError } from './database/dataset-connection.js';
 
 /**
  * Every method of the port, each once: the reader thread calls only these, and the threaded source
