@@ -1,9 +1,9 @@
 /**
  * What the main thread and a dataset reader thread (reader-thread.ts) say to each other: a call of
- * one DataSource method, by name, with its arguments but no signal (a signal cannot cross threads; the pool
- * keeps it), and its answer or its error. Errors cross as plain descriptions and are rebuilt as the
- * same classes on the main thread, so a reader thread's refusals render exactly as an in-thread
- * reader's: structured cloning alone would turn every one into a bare Error, and so a 500.
+ * one DataSource method, by name, with its arguments but no signal (a signal cannot cross threads;
+ * the pool keeps it), and its answer or its error. Errors cross as plain descriptions and are rebuilt
+ * as the same classes on the main thread, so a reader thread's refusals render exactly as an
+ * in-thread reader's: structured cloning alone would turn every one into a bare Error, and so a 500.
  */
 import type { ErrorDetail } from '../../../schemas/errors.js';
 import { InvalidRequestError, ResourceNotFoundError } from '../../errors.js';
