@@ -12,7 +12,7 @@ import { createNodeServer } from '../../shared/http/node-server.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllImplementations } from '../../shared/operations/index.js';
 import { createService } from '../../shared/service.js';
-import { DatasetFileError } from '../../shared/sources/dataset/database/database-reader.js';
+import { DatasetFileError } from '../../shared/sources/dataset/database/dataset-connection.js';
 import { readDatasetsOnThreads } from '../../shared/sources/dataset/open-dataset.js';
 import {
   causeText,
