@@ -17,9 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloudAssemblyError, readDeployment } from '../../functions/synth/cloud-assembly.js';
-import type { Deployment, PolicyStatement } from '../../functions/synth/deployment-model.js';
 import { buildApp } from '../../infra/build-app.js';
+import { CloudAssemblyError, readDeployment } from '../../local-aws/cloud-assembly/read-deployment.js';
+import type { Deployment, PolicyStatement } from '../../local-aws/deployment-model.js';
 import { catalog } from '../../schemas/catalog.js';
 import {
   MCP_FUNCTION,

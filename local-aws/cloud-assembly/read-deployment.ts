@@ -18,7 +18,7 @@ import type {
   InvokePermission,
   PolicyStatement,
   Schedule,
-} from './deployment-model.js';
+} from '../deployment-model.js';
 
 export interface ReadDeploymentOptions {
   region?: string;
