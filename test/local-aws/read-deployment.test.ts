@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/build-app.js';
-import { CloudAssemblyError, readDeployment } from '../../local-aws/cloud-assembly/read-deployment.js';
+import { CloudAssemblyError } from '../../local-aws/cloud-assembly/cloud-assembly-error.js';
+import { readDeployment } from '../../local-aws/cloud-assembly/read-deployment.js';
 import type { Deployment, PolicyStatement } from '../../local-aws/deployment-model.js';
 import { catalog } from '../../schemas/catalog.js';
 import {
