@@ -27,6 +27,7 @@ import { readDeployment } from '../../local-aws/cloud-assembly/read-deployment.j
 import { FunctionHost } from '../../local-aws/function-host.js';
 import { startLambdaAndSecretsApi } from '../../local-aws/lambda-and-secrets-api.js';
 import { startLocalDynamo } from '../../local-aws/local-dynamodb.js';
+import { startScheduledRules } from '../../local-aws/scheduled-rules.js';
 import { createLogger } from '../../shared/logger.js';
 import { createRepositories } from '../../shared/service.js';
 import {
@@ -218,30 +219,11 @@ async function main() {
   });
   base = baseUrlOf(server.address() as AddressInfo);
 
-  const timers = deployment.schedules.flatMap((schedule) => {
-    const every = settings.START_SYNTH_SCHEDULE_SECONDS
-      ? settings.START_SYNTH_SCHEDULE_SECONDS * 1000
-      : schedule.intervalMs;
-    if (every === undefined) return [];
-    return [
-      setInterval(() => {
-        for (const arn of schedule.targetArns) {
-          const fn = host.find(arn);
-          if (!fn) continue;
-          host
-            .invoke(fn, {
-              source: 'aws.events',
-              'detail-type': 'Scheduled Event',
-              detail: {},
-              time: new Date().toISOString(),
-            })
-            .then((outcome) => logger.info({ function: fn.name, outcome }, 'scheduled run'))
-            .catch((error: unknown) =>
-              logger.error({ err: error, function: fn.name }, 'scheduled run failed'),
-            );
-        }
-      }, every),
-    ];
+  const stopScheduledRules = startScheduledRules({
+    deployment,
+    host,
+    logger,
+    everyMs: settings.START_SYNTH_SCHEDULE_SECONDS && settings.START_SYNTH_SCHEDULE_SECONDS * 1000,
   });
 
   process.stdout.write(
@@ -259,7 +241,7 @@ async function main() {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;
-      for (const timer of timers) clearInterval(timer);
+      stopScheduledRules();
       await endpointFile.remove(state);
       server.close();
       server.closeAllConnections();
