@@ -1,7 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: CloudFormation's Fn::Sub syntax, not JavaScript's.
 /**
  * readDeployment on the real CDK app, synthesized in-process into a temp cdk.out (one synth for the
- * file), and on small hand-written assemblies that pin the intrinsic-function evaluator down.
+ * file), and on small hand-written assemblies on disk (a nested template and a code asset found through
+ * the asset manifest, an account and region of their own). The evaluator's own table, in memory:
+ * stack-template.test.ts.
  */
 import {
   cpSync,
