@@ -188,7 +188,7 @@ async function main(): Promise<void> {
     // start:synth may build and synthesize before its banner.
     servers.set(
       SYNTH,
-      await startServer(await freshDataDir(), settings, 'functions/synth/start-synth.ts', 600_000),
+      await startServer(await freshDataDir(), settings, 'functions/local/start-synth.ts', 600_000),
     );
     const synth = servers.get(SYNTH) as RunningServer;
     const local = servers.get(NPM_START) as RunningServer;
