@@ -9,12 +9,11 @@ import { systemClock } from '../shared/clock.js';
 import { loadConfig } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
 import { mountMcp } from '../shared/mcp/mount-mcp.js';
-import { createAllRunners } from '../shared/operations/index.js';
+import { createAllImplementations } from '../shared/operations/index.js';
 import { createService } from '../shared/service.js';
 import { createDynamoStore } from '../shared/store/dynamodb/dynamodb-store.js';
 import { startEmbeddedDynamo } from '../shared/store/dynamodb/embedded-dynamodb.js';
 import { createDynamoTable, ensureTable } from '../shared/store/dynamodb/table.js';
-import { mountV2 } from '../shared/v2/mount-v2.js';
 
 export async function startBenchService(options: {
   env?: Record<string, string | undefined>;
@@ -34,10 +33,9 @@ export async function startBenchService(options: {
     store,
     clock: systemClock,
     logger: createLogger('silent'),
-    runners: createAllRunners,
+    implementations: createAllImplementations,
   });
   mountMcp(service);
-  mountV2(service);
   const { account, apiKey } = await provisionAccount(service.repositories, {
     name: 'benchmark',
     credits: options.credits,

@@ -15,8 +15,9 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { catalog, type OperationDefinition } from '../schemas/catalog.js';
+import { catalog } from '../schemas/catalog.js';
 import { deployedFunctions, toolGroupFunctionVariable, toolGroups } from '../schemas/functions.js';
+import type { OperationDefinition } from '../schemas/operation-definition.js';
 import { v2Routes } from '../schemas/v2-routes.js';
 import { lambdaBundleOptions } from '../scripts/lambda-bundle-options.js';
 import { provisionAccount } from '../shared/accounts/provisioning.js';
@@ -192,7 +193,7 @@ async function main(): Promise<void> {
           // An operation function.
           const v1 = operation?.variants[0]?.path;
           const v2 = v2Routes
-            .find((route) => route.operation === operation?.id)
+            .find((route) => route.operation.id === operation?.id)
             ?.path.replace(/\{[^}]+\}/g, 'x');
           return {
             ...subject,

@@ -14,6 +14,9 @@
  *
  * Prints tables and a one-line JSON summary. Results: docs/benchmarks.md.
  */
+
+import { disposableCheck } from '../schemas/operations/emails.js';
+import { peopleSearch } from '../schemas/operations/search.js';
 import { datasetFixtures as fx } from '../shared/sources/dataset/fixtures.js';
 import { builtFunctions } from '../test/support/built-functions.js';
 import {
@@ -63,11 +66,11 @@ function probes(siteOrigin: string): Probe[] {
     },
     {
       name: 'search.people',
-      path: `/v1/search/people?${query(otherParameters['search.people'] as Record<string, string>)}`,
+      path: `/v1/search/people?${query(otherParameters(peopleSearch))}`,
     },
     {
       name: 'emails.disposable',
-      path: `/v1/emails/disposable?${query(otherParameters['emails.disposable'] as Record<string, string>)}`,
+      path: `/v1/emails/disposable?${query(otherParameters(disposableCheck))}`,
     },
     { name: 'websites.text', path: `/v1/websites/text?${query({ url: `${siteOrigin}/page` })}` },
     {
@@ -185,7 +188,7 @@ async function main(): Promise<void> {
     // start:synth may build and synthesize before its banner.
     servers.set(
       SYNTH,
-      await startServer(await freshDataDir(), settings, 'functions/synth/start-synth.ts', 600_000),
+      await startServer(await freshDataDir(), settings, 'functions/local/start-synth.ts', 600_000),
     );
     const synth = servers.get(SYNTH) as RunningServer;
     const local = servers.get(NPM_START) as RunningServer;

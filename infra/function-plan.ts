@@ -4,8 +4,9 @@
  * receives, all derived from the catalog's runtime needs. The stacks only turn this into resources,
  * and the tests read the same plan to know what the template must hold.
  */
-import { catalog, type OperationDefinition, type RuntimeNeed } from '../schemas/catalog.js';
+import { catalog } from '../schemas/catalog.js';
 import { deployedFunctions, type FunctionKind, type FunctionSpec } from '../schemas/functions.js';
+import type { OperationDefinition, RuntimeNeed } from '../schemas/operation-definition.js';
 import { type TableGrant, tableGrants } from './table-access.js';
 
 /** The MCP lookup deadline (SPEC): /mcp waits this long for a tool group's answer. */

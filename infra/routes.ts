@@ -48,7 +48,10 @@ export function apiRoutes(): Route[] {
         functionName: operationFunctionName(operation.id),
       })),
     ),
-    ...v2Routes.map((route) => ({ path: route.path, functionName: operationFunctionName(route.operation) })),
+    ...v2Routes.map((route) => ({
+      path: route.path,
+      functionName: operationFunctionName(route.operation.id),
+    })),
     { path: '/mcp', functionName: MCP_FUNCTION },
     ...PAGE_PATHS.map((path) => ({ path, functionName: PAGES_FUNCTION })),
   ];

@@ -4,8 +4,9 @@
  * statement on the table with a `dynamodb:LeadingKeys` condition, so a data lookup cannot touch
  * another kind of item even through a bug. Only the reconcile function scans.
  */
-import type { OperationDefinition } from '../schemas/catalog.js';
+
 import type { FunctionKind } from '../schemas/functions.js';
+import type { OperationDefinition } from '../schemas/operation-definition.js';
 
 export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan';
 

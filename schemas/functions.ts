@@ -7,7 +7,8 @@
  * Names are Lambda-safe (letters, digits, hyphens). Each directory is the function's whole code asset:
  * data functions carry the dataset database beside the bundle, website functions Chromium's files.
  */
-import { catalog, type Family, type OperationDefinition, type OperationId } from './catalog.js';
+import { catalog, type OperationId } from './catalog.js';
+import type { Family, OperationDefinition } from './operation-definition.js';
 
 export type FunctionKind = 'operation' | 'mcp' | 'tool-group' | 'pages' | 'reconcile';
 

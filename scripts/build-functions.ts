@@ -56,11 +56,13 @@ async function entryOf(spec: FunctionSpec): Promise<string> {
     return join(root, 'functions', 'lambda', `${spec.kind}-handler.ts`);
   }
   const families = [...new Set(spec.operations.map(familyOf))];
+  // Each family's module is shared/operations/<family>.ts: shared/operations/index.ts makes tsc
+  // check that every family has one exporting createImplementations.
   const imports = families.map(
     (family, index) =>
-      `import { createRunners as runners${index} } from '../../shared/operations/${family}.js';`,
+      `import { createImplementations as family${index} } from '../../shared/operations/${family}.js';`,
   );
-  const factories = families.map((_, index) => `runners${index}`).join(', ');
+  const factories = families.map((_, index) => `family${index}`).join(', ');
   const body =
     spec.kind === 'operation'
       ? [

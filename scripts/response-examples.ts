@@ -12,13 +12,14 @@ import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { catalog, type OperationDefinition } from '../schemas/catalog.js';
+import { catalog } from '../schemas/catalog.js';
+import type { OperationDefinition } from '../schemas/operation-definition.js';
+import { exampleInput } from '../schemas/operation-definition.js';
 import { v2Routes, variantOf } from '../schemas/v2-routes.js';
 import { provisionAccount } from '../shared/accounts/provisioning.js';
 import { loadConfig } from '../shared/config.js';
-import { exampleInput } from '../shared/http/response-examples.js';
 import { createLogger } from '../shared/logger.js';
-import { createAllRunners } from '../shared/operations/index.js';
+import { createAllImplementations } from '../shared/operations/index.js';
 import { createService } from '../shared/service.js';
 import { createSqliteStore } from '../shared/store/sqlite/sqlite-store.js';
 
@@ -33,7 +34,7 @@ export async function recordResponseExamples(): Promise<Record<string, unknown>>
       config: loadConfig({ LOG_LEVEL: 'silent', PRICE_OVERRIDES: '' }),
       store,
       logger: createLogger('silent'),
-      runners: (runtime) => createAllRunners(runtime),
+      implementations: (runtime) => createAllImplementations(runtime),
       operations: catalog,
     });
     const { apiKey } = await provisionAccount(service.repositories, {
@@ -72,7 +73,7 @@ export async function recordResponseExamples(): Promise<Record<string, unknown>>
 function documentedVariant(definition: OperationDefinition) {
   const [first] = definition.variants;
   if (first) return first;
-  const route = v2Routes.find((candidate) => candidate.operation === definition.id);
+  const route = v2Routes.find((candidate) => candidate.operation.id === definition.id);
   if (!route) throw new Error(`${definition.id} has no path.`);
   return variantOf(route);
 }

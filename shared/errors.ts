@@ -249,7 +249,11 @@ export class EmailUnverifiableError extends ApiError {
   }
 }
 
-export class UpstreamTimeoutError extends ApiError {
+/**
+ * The lookup ran out of time: its own deadline passed, or a mail server, web page or data source it
+ * waits on answered too late. The spec names the code `upstream_timeout` for all of these.
+ */
+export class LookupTimeoutError extends ApiError {
   constructor(message = 'The lookup ran out of time.', cause?: unknown) {
     super('upstream_timeout', { message, retryable: true, cause });
   }

@@ -3,27 +3,32 @@
  * of the store port) and a config. The local server, each Lambda function, the CLI and the tests
  * all assemble the service here, so they run the same code.
  */
-import { catalog, type OperationDefinition } from '../schemas/catalog.js';
+import { catalog } from '../schemas/catalog.js';
+import type { OperationDefinition } from '../schemas/operation-definition.js';
 import { AccountRepository } from './accounts/accounts.js';
 import { ApiKeyRepository } from './auth/api-keys.js';
 import { Authenticator } from './auth/authenticator.js';
 import { CreditLedger } from './billing/credit-ledger.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
+import type { ApiBinding } from './http/api-binding.js';
 import { createRestApp } from './http/create-app.js';
+import { v1Api } from './http/v1-api.js';
 import { createLogger, type Logger } from './logger.js';
 import { type Metrics, noMetrics } from './observability/metrics.js';
-import { type Runner, type RunnerRuntime, registerOperations } from './pipeline/operation.js';
+import { type ImplementationFactory, registerOperations } from './pipeline/operation.js';
 import { LookupPipeline } from './pipeline/run-lookup.js';
 import type { Store } from './store/store.js';
+import { v2Api } from './v2/v2-api.js';
 
-export type RunnerFactory = (runtime: RunnerRuntime) => Record<string, Runner<never>>;
+/** The API families every service serves its operations through. */
+export const apiFamilies: readonly ApiBinding[] = [v1Api, v2Api];
 
 export interface ServiceOptions {
   config: Config;
   store: Store;
-  /** Builds the run functions by operation id; every operation served must have one. */
-  runners: RunnerFactory;
+  /** Builds the run functions; every operation served must have one. */
+  implementations: ImplementationFactory;
   /** The operations to serve; all of the catalog by default. */
   operations?: readonly OperationDefinition[];
   clock?: Clock;
@@ -69,11 +74,12 @@ export function createService(options: ServiceOptions) {
   });
   const operations = registerOperations(
     options.operations ?? catalog,
-    options.runners({ store: options.store, clock, config: options.config, logger, metrics }),
+    options.implementations({ store: options.store, clock, config: options.config, logger, metrics }),
     options.config.PRICE_OVERRIDES,
   );
   const app = createRestApp({
     operations,
+    apis: apiFamilies,
     pipeline,
     logger,
     documentation: options.documentation,

@@ -5,7 +5,7 @@
 import { userInfo } from 'node:os';
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import { type Family, families } from '../../schemas/catalog.js';
+import { type Family, families } from '../../schemas/operation-definition.js';
 
 /** A parser for whole numbers in [min, max]; `Number()` alone would accept "1e3", " 12" and "0x1f". */
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {

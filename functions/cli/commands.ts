@@ -5,7 +5,7 @@
  * who made it and why (`Attribution`): credit changes become credit entries, the others audit
  * entries, and `history` lists both.
  */
-import type { Family } from '../../schemas/catalog.js';
+import type { Family } from '../../schemas/operation-definition.js';
 import type {
   AccountStatus,
   Attribution,

@@ -4,11 +4,16 @@
  * ephemeral storage), the DynamoDB store, and the service over the operations the function runs. Called
  * at module scope by each entry, so all of it lives as long as the warm container.
  */
-import type { OperationDefinition } from '../../schemas/catalog.js';
+
 import { DATA_FAMILIES } from '../../schemas/functions.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { type Config, ConfigError, loadConfig } from '../../shared/config.js';
-import type { RegisteredOperation } from '../../shared/pipeline/operation.js';
-import { createService, type RunnerFactory } from '../../shared/service.js';
+import type {
+  ImplementationFactory,
+  OperationImplementation,
+  RunnerRuntime,
+} from '../../shared/pipeline/operation.js';
+import { createService } from '../../shared/service.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
 import type { Store } from '../../shared/store/store.js';
@@ -20,7 +25,7 @@ import { copyDatasetFromS3, isS3Uri } from './s3-dataset.js';
 export interface LambdaServiceOptions {
   /** The operations the function runs; none for /mcp, the pages and reconcile. */
   operations: readonly OperationDefinition[];
-  runners: RunnerFactory;
+  implementations: ImplementationFactory;
   documentation?: boolean;
 }
 
@@ -55,26 +60,17 @@ export async function createLambdaService(options: LambdaServiceOptions) {
   return createService({
     config,
     store: lambdaStore(config),
-    runners: options.runners,
+    implementations: options.implementations,
     metrics: emfMetrics(),
     operations: options.operations,
     documentation: options.documentation ?? false,
   });
 }
 
-/**
- * The catalog's operations as this deployment prices them, for a function that describes them
- * (/mcp's tools/list, the OpenAPI document) while other functions run them.
- */
-export function operationsRunElsewhere(
-  definitions: readonly OperationDefinition[],
-  config: Config,
-): RegisteredOperation[] {
-  return definitions.map((definition) => ({
-    definition,
-    price: config.PRICE_OVERRIDES[definition.id] ?? definition.price,
-    run: () => {
-      throw new Error(`${definition.id} runs in its own function, not in this one.`);
-    },
-  }));
+/** A family module's `createImplementations`, with the dependencies it builds by default. */
+export type FamilyImplementations = (runtime: RunnerRuntime) => OperationImplementation[];
+
+/** The implementations of the families a function's operations belong to. */
+export function implementationsOf(families: readonly FamilyImplementations[]): ImplementationFactory {
+  return (runtime) => families.flatMap((family) => family(runtime));
 }

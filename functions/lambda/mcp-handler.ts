@@ -8,16 +8,17 @@ import { catalog } from '../../schemas/catalog.js';
 import { toolGroups } from '../../schemas/functions.js';
 import { toolGroupFunctions } from '../../shared/config.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
-import { createLambdaService, operationsRunElsewhere } from './lambda-service.js';
+import { describedOperations } from '../../shared/pipeline/operation.js';
+import { createLambdaService } from './lambda-service.js';
 import { LambdaToolDispatcher } from './lambda-tool-dispatcher.js';
 import { toRestHandler } from './rest-adapter.js';
 
-const service = await createLambdaService({ operations: [], runners: () => ({}) });
+const service = await createLambdaService({ operations: [], implementations: () => [] });
 const functions = toolGroupFunctions(toolGroups().keys());
 // The endpoint is AWS's unless AWS_ENDPOINT_URL_LAMBDA names another (the SDK reads it).
 const client = new LambdaClient({ region: service.config.AWS_REGION, maxAttempts: 1 });
 mountMcp(service, {
-  operations: operationsRunElsewhere(catalog, service.config),
+  operations: describedOperations(catalog, service.config.PRICE_OVERRIDES),
   dispatcher: (tools) => new LambdaToolDispatcher(tools, functions, client, service.logger),
 });
 

@@ -4,26 +4,18 @@
  * /healthz, and the JSON not-found error for every other path API Gateway sends here.
  */
 import { catalog } from '../../schemas/catalog.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
 import { mcpResourceUrl } from '../../shared/config.js';
-import { registerOperationDocs } from '../../shared/http/openapi.js';
+import { documentApi } from '../../shared/http/api-binding.js';
 import { serveProtectedResourceMetadata } from '../../shared/mcp/protected-resource.js';
-import { registerV2Docs } from '../../shared/v2/v2-openapi.js';
-import { createLambdaService, operationsRunElsewhere } from './lambda-service.js';
+import { describedOperations } from '../../shared/pipeline/operation.js';
+import { apiFamilies } from '../../shared/service.js';
+import { createLambdaService } from './lambda-service.js';
 import { toRestHandler } from './rest-adapter.js';
 
-const service = await createLambdaService({ operations: [], runners: () => ({}), documentation: true });
+const service = await createLambdaService({ operations: [], implementations: () => [], documentation: true });
 const { app, config } = service;
-const documented = new Map(
-  operationsRunElsewhere(catalog, config).map((operation) => [operation.definition.id, operation]),
-);
-for (const operation of documented.values()) {
-  for (const variant of operation.definition.variants) registerOperationDocs(app, operation, variant);
-}
-for (const route of v2Routes) {
-  const operation = documented.get(route.operation);
-  if (operation) registerV2Docs(app, operation, route);
-}
+const documented = describedOperations(catalog, config.PRICE_OVERRIDES);
+for (const api of apiFamilies) documentApi(app, api, documented);
 if (config.OAUTH_ISSUER) {
   serveProtectedResourceMetadata(app, { resource: mcpResourceUrl(config), issuer: config.OAUTH_ISSUER });
 }

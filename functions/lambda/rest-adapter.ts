@@ -11,7 +11,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, StreamifyHandler } from 'aws-lambda';
 import { handle, type LambdaEvent } from 'hono/aws-lambda';
-import type { RestEnv } from '../../shared/http/create-app.js';
+import type { RestEnv } from '../../shared/http/api-binding.js';
 
 /** What the runtime calls for each API Gateway event: the answer goes to `responseStream`. */
 export type StreamingRestHandler = StreamifyHandler<APIGatewayProxyEvent, void>;

@@ -14,21 +14,20 @@ import { toolGroups } from '../../schemas/functions.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
 import { LocalToolDispatcher, type ToolCall } from '../../shared/mcp/tool-dispatch.js';
 import type { ToolOutcome } from '../../shared/mcp/tool-results.js';
-import type { RunnerFactory } from '../../shared/service.js';
-import { createLambdaService } from './lambda-service.js';
+import { createLambdaService, type FamilyImplementations, implementationsOf } from './lambda-service.js';
 
 export type ToolGroupHandler = StreamifyHandler<ToolCall, void>;
 
-/** `runners`: the run functions of every family the group's operations belong to. */
+/** `families`: the implementations of every family the group's operations belong to. */
 export async function createToolGroupHandler(
   group: string,
-  runners: readonly RunnerFactory[],
+  families: readonly FamilyImplementations[],
 ): Promise<ToolGroupHandler> {
   const members = new Set<string>(toolGroups().get(group) ?? []);
   if (members.size === 0) throw new Error(`No MCP tool group ${group} in the catalog.`);
   const service = await createLambdaService({
     operations: catalog.filter((operation) => members.has(operation.id)),
-    runners: (runtime) => Object.assign({}, ...runners.map((factory) => factory(runtime))),
+    implementations: implementationsOf(families),
   });
   const dispatcher = new LocalToolDispatcher(buildToolCatalog(service.operations), service.pipeline);
   return awslambda.streamifyResponse(async (event, responseStream) => {

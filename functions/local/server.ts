@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../../shared/config.js';
 import { createNodeServer } from '../../shared/http/node-server.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
-import { createAllRunners } from '../../shared/operations/index.js';
+import { createAllImplementations } from '../../shared/operations/index.js';
 import { createService } from '../../shared/service.js';
-import { DatasetFileError } from '../../shared/sources/dataset/database/database-reader.js';
+import { DatasetFileError } from '../../shared/sources/dataset/database/dataset-connection.js';
 import { readDatasetsOnThreads } from '../../shared/sources/dataset/open-dataset.js';
 import {
   causeText,
@@ -23,7 +23,6 @@ import {
   StartUpFailure,
 } from '../../shared/start-up-failure.js';
 import type { OpenedStore } from '../../shared/store/open-store.js';
-import { mountV2 } from '../../shared/v2/mount-v2.js';
 import { banner, baseUrlOf, issueDemoKey } from './demo-key.js';
 import { reconcileOnSchedule } from './reconcile-schedule.js';
 
@@ -45,11 +44,10 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
     const service = createService({
       config,
       store: opened.store,
-      runners: createAllRunners,
+      implementations: createAllImplementations,
       documentation: true,
     });
     mountMcp(service);
-    mountV2(service);
     const demoKey = await issueDemoKey(service.repositories, config, 'npm start');
     reconcileOnSchedule(service.repositories, config, service.logger);
     const server = createNodeServer(service.app, service.logger, config);

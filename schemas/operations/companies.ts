@@ -13,6 +13,7 @@ import {
   productSchema,
   profileSummarySchema,
 } from '../records.js';
+import { byPathParameter, byQuery, companyPath } from '../v2-paths.js';
 import {
   byIdentifier,
   companyIdentifiers,
@@ -28,6 +29,15 @@ const offsetPaged = `Pages of ${PAGE_SIZE}: set offset to meta.paging.nextOffset
 
 export const companySearch = dataLookup({
   id: 'companies.search',
+  v2: [byQuery('/search/companies')],
+  examples: {
+    keywords: 'Northwind Analytics',
+    offset: '0',
+    location: '106967730',
+    industry: '4',
+    companySize: 'F',
+    hasJobs: 'true',
+  },
   family: 'companies',
   group: 'companies',
   summary: 'Search companies by keyword',
@@ -55,6 +65,8 @@ export const companySearch = dataLookup({
 
 export const companyDomainSearch = dataLookup({
   id: 'companies.search-by-domain',
+  v2: [byQuery('/companies/by-domain')],
+  examples: { domain: 'helixgroup.com', offset: '0' },
   family: 'companies',
   group: 'companies',
   summary: 'Search companies by website domain',
@@ -76,6 +88,11 @@ const COMPANY_IDS = ['slug', 'url', 'publicId'] as const;
 
 export const companyDetails = dataLookup({
   id: 'companies.details',
+  v2: [
+    companyPath(''),
+    byQuery('/companies/detail', 'url'),
+    byPathParameter('/companies/id/{company_id}', 'publicId', 'company_id'),
+  ],
   family: 'companies',
   group: 'companies',
   summary: 'Company details',
@@ -109,11 +126,14 @@ function companyList<
     paging: 'none',
     price: 1,
     mcpTool: spec.mcpTool,
+    v2: spec.v2,
+    examples: spec.examples,
   });
 }
 
 export const companyPosts = companyList({
   id: 'companies.posts',
+  v2: [companyPath('/posts')],
   path: '/v1/companies/posts',
   list: 'posts',
   item: postSchema,
@@ -132,6 +152,7 @@ export const similarCompanies = companyList({
 });
 export const companyPeople = companyList({
   id: 'companies.people',
+  v2: [companyPath('/employees')],
   path: '/v1/companies/people',
   list: 'people',
   item: profileSummarySchema,
@@ -141,6 +162,7 @@ export const companyPeople = companyList({
 });
 export const companyProducts = companyList({
   id: 'companies.products',
+  v2: [companyPath('/products')],
   path: '/v1/companies/products',
   list: 'products',
   item: productSchema,
@@ -150,6 +172,7 @@ export const companyProducts = companyList({
 });
 export const companyJobs = companyList({
   id: 'companies.jobs',
+  v2: [companyPath('/jobs')],
   path: '/v1/companies/jobs',
   list: 'jobs',
   item: jobSummarySchema,
@@ -166,6 +189,7 @@ const count = z.number().int().min(0);
 
 export const companyJobCount = v2OnlyLookup({
   id: 'companies.job-count',
+  v2: [companyPath('/jobs/count')],
   family: 'companies',
   group: 'companies',
   summary: "Number of the company's open jobs",
@@ -179,6 +203,7 @@ export const companyJobCount = v2OnlyLookup({
 
 export const companyInsights = v2OnlyLookup({
   id: 'companies.insights',
+  v2: [companyPath('/insights')],
   family: 'companies',
   group: 'companies',
   summary: 'Company insights',
@@ -203,6 +228,7 @@ const peopleFilter = z.object({ value: z.string(), people: count });
 
 export const companyEmployeeFilters = v2OnlyLookup({
   id: 'companies.employee-filters',
+  v2: [companyPath('/employee-filters')],
   family: 'companies',
   group: 'companies',
   summary: "People search filters for the company's staff",

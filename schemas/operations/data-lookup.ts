@@ -3,7 +3,7 @@
  * deadline, settlement, and the identifier variants of its paths.
  */
 import { z } from 'zod';
-import type { OperationDefinition, OperationVariant } from '../catalog.js';
+import type { Family, OperationDefinition, OperationVariant, V2Path } from '../operation-definition.js';
 import {
   companyPublicIdParam,
   companySlugParam,
@@ -19,8 +19,42 @@ export const DATA_LOOKUP_STATUSES = [
   200, 400, 401, 402, 403, 404, 405, 406, 415, 429, 500, 502, 503, 504,
 ] as const;
 
-type DataLookupInput = Omit<OperationDefinition, 'statuses' | 'runtime' | 'settlement'> &
-  Partial<Pick<OperationDefinition, 'runtime'>>;
+type DataLookupInput = Omit<OperationDefinition, 'statuses' | 'runtime' | 'settlement' | 'examples'> &
+  Partial<Pick<OperationDefinition, 'runtime' | 'examples'>>;
+
+/**
+ * Example identifiers (and paging starts) of each family, naming the records the sample dataset
+ * plants for every seed (shared/sources/dataset/fixtures.ts): a lookup's examples are those of its
+ * parameters, unless its entry names its own.
+ */
+const PROFILE_USERNAME = 'amelia-hartmann';
+const COMPANY_SLUG = 'northwind-analytics';
+const POST_SLUG = 'amelia-hartmann_what-we-learned-scaling-activity-7265401938275610624-Xk3q';
+const familyExamples: Partial<Record<Family, Readonly<Record<string, string>>>> = {
+  profiles: {
+    username: PROFILE_USERNAME,
+    url: `https://www.linkedin.com/in/${PROFILE_USERNAME}`,
+    publicId: 'ACoAABx7Qm2Lr9TzK4vWp1nHs8dEe3Fg5YcJkU',
+    start: '0',
+  },
+  companies: {
+    slug: COMPANY_SLUG,
+    url: `https://www.linkedin.com/company/${COMPANY_SLUG}`,
+    publicId: '2461837',
+    offset: '0',
+  },
+  posts: { slug: POST_SLUG, url: `https://www.linkedin.com/posts/${POST_SLUG}` },
+};
+
+/** The family's examples of the parameters the lookup takes, then its own. */
+function examplesOf(definition: DataLookupInput): Readonly<Record<string, string>> {
+  const defaults = familyExamples[definition.family] ?? {};
+  const taken = Object.keys(definition.query.shape).filter((name) => Object.hasOwn(defaults, name));
+  return {
+    ...Object.fromEntries(taken.map((name) => [name, defaults[name] as string])),
+    ...definition.examples,
+  };
+}
 
 /**
  * A data lookup. Only a match is billed: a 404 (nothing matched) is refunded, as are failures of
@@ -33,6 +67,7 @@ export function dataLookup<const D extends DataLookupInput>(definition: D) {
     settlement: { chargedErrors: [] },
     statuses: DATA_LOOKUP_STATUSES,
     ...definition,
+    examples: examplesOf(definition),
   } as const;
 }
 
@@ -89,7 +124,10 @@ function pickParams<P extends Record<string, z.ZodType>, K extends keyof P>(
   return Object.fromEntries(names.map((name) => [name, params[name]])) as Pick<P, K>;
 }
 
-/** What a list-returning lookup declares: its id, path, the list's name and item, its MCP tool. */
+/**
+ * What a list-returning lookup declares: its id, path, the list's name and item, its MCP tool, the
+ * v2 listing's routes to it (an extension of v2 without any) and examples beyond its family's.
+ */
 export interface ListLookupSpec<Id extends string, Name extends string> {
   id: Id;
   path: string;
@@ -97,6 +135,8 @@ export interface ListLookupSpec<Id extends string, Name extends string> {
   item: z.ZodType;
   summary: string;
   mcpTool: string;
+  v2?: readonly V2Path[];
+  examples?: Readonly<Record<string, string>>;
 }
 
 /** The one-item list of an operation's data, e.g. `{ positions: [...] }`. */

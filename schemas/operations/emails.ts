@@ -23,6 +23,7 @@ export const emailParam = z
 
 export const disposableCheck = {
   id: 'emails.disposable',
+  examples: { email: 'someone@mailinator.com' },
   family: 'emails',
   group: 'emails-disposable',
   summary: 'Check whether an email address uses a disposable domain',
@@ -74,6 +75,7 @@ const SMTP_RUNTIME = { timeoutMs: 40_000, memoryMb: 256, needs: ['smtp'] } as co
 
 export const emailVerify = {
   id: 'emails.verify',
+  examples: { email: 'jane.doe@example.com' },
   family: 'emails',
   group: 'emails-smtp',
   summary: 'Verify that a mailbox exists',
@@ -93,6 +95,19 @@ export const emailVerify = {
   mcpTool: undefined,
   runtime: SMTP_RUNTIME,
   statuses: EMAIL_STATUSES,
+  responseExample: {
+    data: {
+      email: 'jane.doe@example.com',
+      user: 'jane.doe',
+      domain: 'example.com',
+      mx: 'mx1.example.com',
+      status: 'valid',
+      reason: 'accepted',
+      isCatchAll: false,
+      isDisposable: false,
+    },
+    meta: { creditCost: 2 },
+  },
 } as const;
 
 const nameParam = (name: string) =>
@@ -106,6 +121,7 @@ export const findStatuses = ['found', 'catch_all', 'not_found', 'no_mx'] as cons
 
 export const emailFind = {
   id: 'emails.find',
+  examples: { firstName: 'Jane', lastName: 'Doe', domain: 'example.com' },
   family: 'emails',
   group: 'emails-smtp',
   summary: 'Find an email address from a name and a domain',
@@ -139,4 +155,15 @@ export const emailFind = {
   mcpTool: undefined,
   runtime: SMTP_RUNTIME,
   statuses: EMAIL_STATUSES,
+  responseExample: {
+    data: {
+      email: 'jane.doe@example.com',
+      status: 'found',
+      isCatchAll: false,
+      isDisposable: false,
+      candidatesChecked: 2,
+      verification: { mx: 'mx1.example.com', status: 'valid', reason: 'accepted' },
+    },
+    meta: { creditCost: 10 },
+  },
 } as const;

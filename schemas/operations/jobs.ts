@@ -4,11 +4,14 @@
 import { z } from 'zod';
 import { jobUrlParam, keywordsParam } from '../parameters.js';
 import { jobDetailsSchema, jobSummarySchema } from '../records.js';
+import { byQuery } from '../v2-paths.js';
 import { byIdentifier, dataLookup, v2OnlyLookup } from './data-lookup.js';
 import { search } from './search.js';
 
 export const jobSearch = search({
   id: 'jobs.search',
+  v2: [byQuery('/jobs/search')],
+  examples: { keywords: 'engineer' },
   family: 'jobs',
   path: '/v1/jobs/search',
   list: 'jobs',
@@ -20,6 +23,8 @@ export const jobSearch = search({
 
 export const jobDetails = dataLookup({
   id: 'jobs.details',
+  v2: [byQuery('/jobs/detail', 'url')],
+  examples: { url: 'https://www.linkedin.com/jobs/view/4081726354' },
   family: 'jobs',
   group: 'jobs',
   summary: 'Job details',
@@ -38,6 +43,8 @@ const facet = z.array(z.object({ value: z.string(), jobs: z.number().int().min(1
 /** Of the /api/v2 listing only (no v1 path): what /jobs/search/filters answers. */
 export const jobSearchFilters = v2OnlyLookup({
   id: 'jobs.search-filters',
+  v2: [byQuery('/jobs/search/filters')],
+  examples: { keywords: 'engineer' },
   family: 'jobs',
   group: 'jobs',
   summary: 'Job search filter values',

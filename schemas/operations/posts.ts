@@ -4,12 +4,14 @@
 import { z } from 'zod';
 import { reactionTypeParam, reactionTypes } from '../parameters.js';
 import { commentSchema, postSchema, reactionSchema } from '../records.js';
+import { byQuery, postPath } from '../v2-paths.js';
 import { byIdentifier, dataLookup, listOf, postIdentifiers } from './data-lookup.js';
 
 const POST_IDS = ['url', 'slug'] as const;
 
 export const postDetails = dataLookup({
   id: 'posts.details',
+  v2: [byQuery('/posts/detail', 'url')],
   family: 'posts',
   group: 'posts',
   summary: 'A post',
@@ -25,6 +27,7 @@ export const postDetails = dataLookup({
 
 export const postComments = dataLookup({
   id: 'posts.comments',
+  v2: [postPath('/comments')],
   family: 'posts',
   group: 'posts',
   summary: "A post's comments",
@@ -40,6 +43,8 @@ export const postComments = dataLookup({
 
 export const postReactions = dataLookup({
   id: 'posts.reactions',
+  v2: [postPath('/reactions')],
+  examples: { reactionType: 'ALL' },
   family: 'posts',
   group: 'posts',
   summary: "A post's reactions",

@@ -22,6 +22,7 @@ import {
   skillSchema,
   volunteerExperienceSchema,
 } from '../records.js';
+import { byPathParameter, byQuery, profilePath } from '../v2-paths.js';
 import {
   byIdentifier,
   dataLookup,
@@ -38,6 +39,11 @@ const PROFILE_IDS_NO_PUBLIC_ID = ['username', 'url'] as const;
 
 export const profileDetails = dataLookup({
   id: 'profiles.details',
+  v2: [
+    byQuery('/profiles/detail', 'url'),
+    byPathParameter('/profiles/id/{profile_id}', 'publicId', 'profile_id'),
+    profilePath(''),
+  ],
   family: 'profiles',
   group: 'profiles',
   summary: 'Profile details',
@@ -65,6 +71,7 @@ export const profileDetails = dataLookup({
 
 export const profileContact = dataLookup({
   id: 'profiles.contact',
+  v2: [profilePath('/contact')],
   family: 'profiles',
   group: 'profiles',
   summary: 'Profile contact details',
@@ -93,11 +100,14 @@ function profileSection<const Id extends string, const Name extends string>(spec
     paging: 'none',
     price: 1,
     mcpTool: spec.mcpTool,
+    v2: spec.v2,
+    examples: spec.examples,
   });
 }
 
 export const profileExperience = profileSection({
   id: 'profiles.experience',
+  v2: [profilePath('/positions')],
   path: '/v1/profiles/experience',
   list: 'positions',
   item: positionSchema,
@@ -106,6 +116,7 @@ export const profileExperience = profileSection({
 });
 export const profileEducation = profileSection({
   id: 'profiles.education',
+  v2: [profilePath('/education')],
   path: '/v1/profiles/education',
   list: 'education',
   item: educationSchema,
@@ -114,6 +125,7 @@ export const profileEducation = profileSection({
 });
 export const profileCertifications = profileSection({
   id: 'profiles.certifications',
+  v2: [profilePath('/certifications')],
   path: '/v1/profiles/certifications',
   list: 'certifications',
   item: certificationSchema,
@@ -122,6 +134,7 @@ export const profileCertifications = profileSection({
 });
 export const profileCourses = profileSection({
   id: 'profiles.courses',
+  v2: [profilePath('/courses')],
   path: '/v1/profiles/courses',
   list: 'courses',
   item: courseSchema,
@@ -130,6 +143,7 @@ export const profileCourses = profileSection({
 });
 export const profileVolunteerExperience = profileSection({
   id: 'profiles.volunteer-experience',
+  v2: [profilePath('/volunteer-experience')],
   path: '/v1/profiles/volunteer-experience',
   list: 'volunteerExperience',
   item: volunteerExperienceSchema,
@@ -141,6 +155,7 @@ const startPaged = `Pages of ${PAGE_SIZE}: send start=0 first, then meta.paging.
 
 export const profileSkills = dataLookup({
   id: 'profiles.skills',
+  v2: [profilePath('/skills')],
   family: 'profiles',
   group: 'profiles',
   summary: 'Profile skills',
@@ -157,6 +172,7 @@ export const profileSkills = dataLookup({
 
 export const profileCompanyInterests = dataLookup({
   id: 'profiles.company-interests',
+  v2: [profilePath('/interests/companies')],
   family: 'profiles',
   group: 'profiles',
   summary: 'Companies the profile follows',
@@ -191,11 +207,14 @@ function profileActivity<const Id extends string, const Name extends string>(spe
     paging: 'cursor',
     price: 1,
     mcpTool: spec.mcpTool,
+    v2: spec.v2,
+    examples: spec.examples,
   });
 }
 
 export const profilePosts = profileActivity({
   id: 'profiles.posts',
+  v2: [profilePath('/posts')],
   path: '/v1/profiles/posts',
   list: 'posts',
   item: postSchema,
@@ -204,6 +223,7 @@ export const profilePosts = profileActivity({
 });
 export const profileComments = profileActivity({
   id: 'profiles.comments',
+  v2: [profilePath('/comments')],
   path: '/v1/profiles/comments',
   list: 'comments',
   item: commentSchema,
@@ -212,6 +232,7 @@ export const profileComments = profileActivity({
 });
 export const profileReactions = profileActivity({
   id: 'profiles.reactions',
+  v2: [profilePath('/reactions')],
   path: '/v1/profiles/reactions',
   list: 'reactions',
   item: reactionSchema,
@@ -221,6 +242,7 @@ export const profileReactions = profileActivity({
 
 export const similarProfiles = dataLookup({
   id: 'profiles.similar',
+  v2: [profilePath('/related/follow-recommendations')],
   family: 'profiles',
   group: 'profiles',
   summary: 'Similar profiles',
@@ -242,6 +264,7 @@ const count = z.number().int().min(0);
 
 export const profileCounts = v2OnlyLookup({
   id: 'profiles.counts',
+  v2: [profilePath('/counts')],
   family: 'profiles',
   group: 'profiles',
   summary: 'Profile section counts',
@@ -265,6 +288,7 @@ export const profileCounts = v2OnlyLookup({
 
 export const profileTopPositions = v2OnlyLookup({
   id: 'profiles.top-positions',
+  v2: [profilePath('/positions/top')],
   family: 'profiles',
   group: 'profiles',
   summary: 'Profile current positions',
@@ -278,6 +302,7 @@ export const profileTopPositions = v2OnlyLookup({
 
 export const profileSections = v2OnlyLookup({
   id: 'profiles.sections',
+  v2: [profilePath('/sections')],
   family: 'profiles',
   group: 'profiles',
   summary: 'Profile section statuses',
@@ -293,6 +318,7 @@ export const LATEST_ACTIVITY_ITEMS = 3;
 
 export const profileLatestActivity = v2OnlyLookup({
   id: 'profiles.latest-activity',
+  v2: [profilePath('/activity/latest')],
   family: 'profiles',
   group: 'profile-activity',
   summary: 'Profile latest activity',
@@ -321,23 +347,27 @@ function v2ProfileSection<const Id extends string, const Name extends string>(
     identifiers: ['username'],
     query: z.object({ username: usernameParam }),
     data: listOf(spec.list, spec.item),
+    v2: spec.v2,
   });
 }
 
 export const profileLanguages = v2ProfileSection({
   id: 'profiles.languages',
+  v2: [profilePath('/languages')],
   list: 'languages',
   item: languageSchema,
   summary: 'Profile languages, with proficiency',
 });
 export const profileHonors = v2ProfileSection({
   id: 'profiles.honors',
+  v2: [profilePath('/honors')],
   list: 'honors',
   item: honorSchema,
   summary: 'Profile honors and awards',
 });
 export const profileOrganizations = v2ProfileSection({
   id: 'profiles.organizations',
+  v2: [profilePath('/organizations')],
   list: 'organizations',
   item: organizationSchema,
   summary: 'Organizations the profile is a member of',

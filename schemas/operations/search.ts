@@ -21,6 +21,7 @@ import {
   serviceCategorySchema,
   typeaheadItemSchema,
 } from '../records.js';
+import { byPathParameter, byQuery } from '../v2-paths.js';
 import { dataLookup, type ListLookupSpec, listOf, v2OnlyLookup } from './data-lookup.js';
 
 const companyFilter = (name: string) =>
@@ -43,11 +44,14 @@ export function search<const Id extends string, const Name extends string, const
     paging: 'none',
     price: 1,
     mcpTool: spec.mcpTool,
+    v2: spec.v2,
+    examples: spec.examples,
   });
 }
 
 export const schoolSearch = search({
   id: 'search.schools',
+  examples: { keywords: 'technology' },
   path: '/v1/search/schools',
   list: 'schools',
   item: schoolSchema,
@@ -57,6 +61,8 @@ export const schoolSearch = search({
 });
 export const peopleSearch = search({
   id: 'search.people',
+  v2: [byQuery('/search/people')],
+  examples: { keywords: 'engineer', currentCompany: '2461837', pastCompany: '3318905' },
   path: '/v1/search/people',
   list: 'people',
   item: profileSummarySchema,
@@ -73,6 +79,8 @@ export const peopleSearch = search({
 });
 export const allSearch = search({
   id: 'search.all',
+  v2: [byQuery('/search/all')],
+  examples: { keywords: 'Northwind' },
   path: '/v1/search/all',
   list: 'results',
   item: searchAllItemSchema,
@@ -82,6 +90,8 @@ export const allSearch = search({
 });
 export const hashtagPostSearch = search({
   id: 'search.posts-by-hashtag',
+  v2: [byPathParameter('/search/hashtags/{hashtag}', 'hashtag', 'hashtag')],
+  examples: { hashtag: 'leadership' },
   path: '/v1/search/posts/by-hashtag',
   list: 'posts',
   item: postSchema,
@@ -91,6 +101,8 @@ export const hashtagPostSearch = search({
 });
 export const postSearch = search({
   id: 'search.posts',
+  v2: [byQuery('/search/posts')],
+  examples: { keywords: 'leadership' },
   path: '/v1/search/posts',
   list: 'posts',
   item: postSchema,
@@ -100,6 +112,8 @@ export const postSearch = search({
 });
 export const locationSearch = search({
   id: 'search.locations',
+  v2: [byQuery('/search/locations')],
+  examples: { keywords: 'Berlin' },
   path: '/v1/search/locations',
   list: 'locations',
   item: locationSchema,
@@ -109,6 +123,7 @@ export const locationSearch = search({
 });
 export const industrySearch = search({
   id: 'search.industries',
+  examples: { query: 'Financial Services' },
   path: '/v1/search/industries',
   list: 'industries',
   item: industrySchema,
@@ -128,6 +143,8 @@ export const serviceCategories = search({
 });
 export const typeahead = search({
   id: 'search.typeahead',
+  v2: [byQuery('/search/typeahead')],
+  examples: { query: 'North' },
   path: '/v1/search/typeahead',
   list: 'items',
   item: typeaheadItemSchema,
@@ -138,6 +155,7 @@ export const typeahead = search({
 /** Of the /api/v2 listing only (no v1 path): what /search/filters answers. */
 export const searchFilters = v2OnlyLookup({
   id: 'search.filters',
+  v2: [byQuery('/search/filters')],
   family: 'search',
   group: 'search',
   summary: 'Company search filter values',

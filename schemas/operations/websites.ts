@@ -3,6 +3,7 @@
  * HTML, as visible text, or as the email addresses the site publishes.
  */
 import { z } from 'zod';
+import type { ResponseExample } from '../operation-definition.js';
 
 export const MAX_PAGE_CHARS = 2_097_152;
 
@@ -42,6 +43,8 @@ function websiteOperation<const Id extends string, const D extends z.ZodType>(sp
   description: string;
   data: D;
   price: number;
+  /** What the service answers for https://example.com/ (a page cannot be recorded without the internet). */
+  responseExample: ResponseExample;
 }) {
   return {
     id: spec.id,
@@ -55,6 +58,8 @@ function websiteOperation<const Id extends string, const D extends z.ZodType>(sp
     data: spec.data,
     paging: 'none',
     price: spec.price,
+    examples: { url: 'https://example.com/' },
+    responseExample: spec.responseExample,
     settlement: KEEP_ON_MISSING,
     mcpTool: undefined,
     runtime: BROWSER_RUNTIME,
@@ -70,6 +75,18 @@ export const websiteContent = websiteOperation({
     'The final URL after redirects, the title, and the HTML after JavaScript rendering (at most 2 MiB).',
   data: z.object({ url: finalUrl, title, html: z.string().max(MAX_PAGE_CHARS) }),
   price: 2,
+  responseExample: {
+    data: {
+      url: 'https://example.com/',
+      title: 'Example Domain',
+      html:
+        '<!DOCTYPE html><html lang="en"><head><title>Example Domain</title><meta name="viewport" ' +
+        'content="width=device-width, initial-scale=1"></head><body><div><h1>Example Domain</h1><p>This ' +
+        'domain is for use in documentation examples without needing permission. Avoid use in operations.' +
+        '</p><p><a href="https://iana.org/domains/example">Learn more</a></p></div></body></html>',
+    },
+    meta: { creditCost: 2 },
+  },
 });
 
 export const websiteText = websiteOperation({
@@ -82,6 +99,16 @@ export const websiteText = websiteOperation({
     'with no visible text is a target failure, refunded.',
   data: z.object({ url: finalUrl, title, text: z.string().max(MAX_PAGE_CHARS) }),
   price: 2,
+  responseExample: {
+    data: {
+      url: 'https://example.com/',
+      title: 'Example Domain',
+      text:
+        'Example Domain\n\nThis domain is for use in documentation examples without needing permission. ' +
+        'Avoid use in operations.\n\nLearn more',
+    },
+    meta: { creditCost: 2 },
+  },
 });
 
 export const websiteEmails = websiteOperation({
@@ -99,6 +126,19 @@ export const websiteEmails = websiteOperation({
     stopReason: z.enum(['found', 'exhausted', 'page_limit', 'time_limit', 'page_errors']),
   }),
   price: 5,
+  responseExample: {
+    data: {
+      url: 'https://example.com/',
+      emails: [
+        { email: 'hello@example.com', sourceUrl: 'https://example.com/contact' },
+        { email: 'privacy@example.com', sourceUrl: 'https://example.com/contact' },
+      ],
+      pagesChecked: 2,
+      truncated: false,
+      stopReason: 'found',
+    },
+    meta: { creditCost: 5 },
+  },
 });
 
 export const websiteOperations = [websiteContent, websiteText, websiteEmails] as const;

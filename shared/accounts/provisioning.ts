@@ -4,7 +4,7 @@
  * one place that does them, and that issues and revokes keys with their audit entries, for the CLI,
  * the demo account and the tests.
  */
-import type { Family } from '../../schemas/catalog.js';
+import type { Family } from '../../schemas/operation-definition.js';
 import type { ApiKeyRecord, IssuedKey } from '../auth/api-keys.js';
 import type { Repositories } from '../service.js';
 import type { Account, Attribution, RateLimitSetting } from './accounts.js';

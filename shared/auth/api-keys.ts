@@ -6,7 +6,7 @@
  * written by the billing port together with the request's admission (no write of its own).
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Family } from '../../schemas/catalog.js';
+import type { Family } from '../../schemas/operation-definition.js';
 import type { Clock } from '../clock.js';
 
 export const API_KEY_PREFIX = 'lk_live_';

@@ -3,7 +3,7 @@
  * accounts are cached per process for `KEY_CACHE_SECONDS`: that is how long a revoked key, a
  * suspended account or a changed rate limit can still be seen as it was by a warm process.
  */
-import type { OperationDefinition } from '../../schemas/catalog.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import type { Account, AccountRepository } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
 import {

@@ -9,7 +9,7 @@
  * taught us is remembered (domain-memory.ts) to make the next find cheaper.
  */
 import type { VerificationReason, VerificationStatus } from '../../schemas/operations/emails.js';
-import { InvalidRequestError, UpstreamError, UpstreamTimeoutError } from '../errors.js';
+import { InvalidRequestError, LookupTimeoutError, UpstreamError } from '../errors.js';
 import { candidates, type NameParts, nameParts, nameSpellings } from './candidates.js';
 import { type Dialogue, reachMailServer } from './mail-server.js';
 import {
@@ -97,7 +97,7 @@ export async function findEmail(
       // Nothing conclusive was learned: a failed search of ours, not an empty one.
       if (progress.answered === 0) {
         throw reach.reason === 'timeout'
-          ? new UpstreamTimeoutError(
+          ? new LookupTimeoutError(
               `The mail server of ${domain} did not answer in time; no credits were used.`,
             )
           : new UpstreamError(`No mail server of ${domain} completed a dialogue; no credits were used.`);

@@ -21,11 +21,11 @@ import {
   SmtpAbortedError,
   SmtpError,
   SmtpProtocolError,
-  type SmtpReply,
-  SmtpSession,
   type SmtpStep,
   SmtpTimeoutError,
-} from './smtp-session.js';
+} from './smtp-errors.js';
+import type { SmtpReply } from './smtp-reply.js';
+import { SmtpSession } from './smtp-session.js';
 
 export interface SmtpSettings {
   heloName: string;

@@ -13,7 +13,7 @@
  * - `limited` (greylisting, rate limits, too many recipients, a full mailbox) says "not now":
  *   it is never read as acceptance, so it cannot be mistaken for a catch-all.
  */
-import type { SmtpReply } from './smtp-session.js';
+import type { SmtpReply } from './smtp-reply.js';
 
 /** The reply-derived subset of the verification `reason` enum. */
 export type RcptReason = 'accepted' | 'rejected' | 'limited' | 'spam_block' | 'mx_error';

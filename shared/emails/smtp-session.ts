@@ -1,11 +1,6 @@
 /**
  * One SMTP dialogue with one mail-exchanger address, for recipient verification only.
  *
- * The caller has already resolved the MX host and checked every address (the MX guard); this
- * module never resolves a name for the target: `address` must be an IP literal and is dialled
- * as given (through SOCKS5 it is sent to the proxy as an IP too, so the proxy resolves nothing).
- * Only an operator-configured SOCKS proxy host may be a name.
- *
  * The dialogue: banner (220) → EHLO (HELO when EHLO is refused with 5xx) → STARTTLS when
  * offered, then EHLO again → MAIL FROM / RCPT TO / RSET as the caller asks → QUIT. There is no
  * DATA command and no way to send one: addresses are checked for CR, LF and angle brackets so
@@ -16,18 +11,10 @@
  * one round trip for the group. Either way every reply belongs to exactly one command, and calls
  * made while another is in flight are queued, never interleaved.
  *
- * Failures are typed and carry the step they happened in:
- * - `SmtpTimeoutError`: a step exceeded its own timeout (connect, greeting, or any command).
- * - `SmtpAbortedError`: the caller's AbortSignal fired. Deliberately not a timeout: the signal
- *   may be an overall budget (then `cause` is the signal's reason, a `TimeoutError`
- *   DOMException for `AbortSignal.timeout`) or a cancelled request, and only the caller knows
- *   which verdict that deserves.
- * - `SmtpConnectionError`: refused, reset, or closed by the server mid-dialogue; `cause` is the
- *   socket error when there is one.
- * - `SmtpProtocolError`: the server said something we cannot use (an unexpected banner or
- *   greeting reply, a malformed, oversized or unsolicited reply); `reply` is kept when there
- *   is one, so a 554 banner naming a blocklist can still be classified.
- * Every failure destroys the socket; the session is then closed for good.
+ * Its parts stand in their own modules: the sockets (TCP, SOCKS5, the TLS upgrade) in
+ * smtp-connection.ts, the wire format in smtp-reply.ts, the failures in smtp-errors.ts. Every
+ * failure is an `SmtpError` naming the step it happened in, and destroys the socket; the session
+ * is then closed for good.
  *
  * TLS: certificate errors do not fail verification by default (`tlsRejectUnauthorized`
  * false). MX certificates are often self-signed, expired or issued for another name, and
@@ -36,37 +23,16 @@
  * what the certificate check said, for logs.
  */
 import net from 'node:net';
-import tls from 'node:tls';
-import { SocksClient } from 'socks';
-
-/** One parsed server reply. */
-export interface SmtpReply {
-  /** The three-digit reply code (RFC 5321 §4.2). */
-  readonly code: number;
-  /**
-   * The RFC 3463 status code (`class.subject.detail`) from the start of the first line, or null.
-   * Never invented from the basic code; ignored when its class disagrees with the reply code
-   * (a text starting with an IP address such as `5.1.2.3` is not a status code).
-   */
-  readonly enhancedCode: string | null;
-  /** Each line's text after the code and separator, as received. */
-  readonly lines: string[];
-  /** The lines without the repeated enhanced code, joined by one space: for logs and matching. */
-  readonly text: string;
-}
-
-/** Where a session was when something happened. */
-export type SmtpStep =
-  | 'connect'
-  | 'greeting'
-  | 'ehlo'
-  | 'helo'
-  | 'starttls'
-  | 'tls'
-  | 'mail'
-  | 'rcpt'
-  | 'rset'
-  | 'quit';
+import { connectToMailServer, type SmtpConnectionTarget, upgradeToTls } from './smtp-connection.js';
+import {
+  SmtpAbortedError,
+  SmtpConnectionError,
+  type SmtpError,
+  SmtpProtocolError,
+  type SmtpStep,
+  SmtpTimeoutError,
+} from './smtp-errors.js';
+import { ReplyFormatError, ReplyReader, type SmtpReply } from './smtp-reply.js';
 
 export interface SmtpTimeouts {
   /** TCP connect, plus the SOCKS5 handshake when a proxy is used. */
@@ -77,221 +43,20 @@ export interface SmtpTimeouts {
   readonly commandMs: number;
 }
 
-export interface SmtpSessionOptions {
-  /** An IP literal, already checked by the caller's MX guard. Names are refused. */
-  readonly address: string;
-  readonly port: number;
+export interface SmtpSessionOptions extends SmtpConnectionTarget {
   /** The MX host name: TLS SNI (unless it is an IP literal) and error messages. */
   readonly serverName: string;
   /** Our EHLO/HELO name: a domain we own whose reverse DNS matches our egress address. */
   readonly heloName: string;
   readonly timeouts: SmtpTimeouts;
-  /** Aborts whatever is in flight (SmtpAbortedError) and closes the session. */
-  readonly signal: AbortSignal;
-  /** SOCKS5 egress (no authentication). The target IP is sent to it as an IP. */
-  readonly socksProxy?: { readonly host: string; readonly port: number } | undefined;
   /**
    * Fail the session on an invalid server certificate. Default false: see the module header.
    */
   readonly tlsRejectUnauthorized?: boolean;
 }
 
-/**
- * RFC 5321 §4.5.3.1.5 caps a reply line at 512 octets; real servers exceed it a little (long
- * Microsoft and Google texts), so 8 KiB leaves room and still bounds what we buffer.
- */
-export const SMTP_MAX_LINE_BYTES = 8 * 1024;
-/** A whole reply, all lines: a hostile server cannot make us buffer more than this. */
-export const SMTP_MAX_REPLY_BYTES = 64 * 1024;
 /** RFC 5321 §4.5.3.1.3: a path is at most 256 octets including the angle brackets. */
 const MAX_PATH_LENGTH = 254;
-
-export interface SmtpErrorOptions {
-  cause?: unknown;
-}
-
-/** Base of every failure of a session: always says in which step it happened. */
-export abstract class SmtpError extends Error {
-  readonly step: SmtpStep;
-  /**
-   * The replies a pipelined group received before it failed, in order (the server processed those
-   * commands); empty for anything else.
-   */
-  repliesBeforeFailure: readonly SmtpReply[] = [];
-
-  constructor(step: SmtpStep, message: string, options: SmtpErrorOptions = {}) {
-    super(message, { cause: options.cause });
-    this.name = new.target.name;
-    this.step = step;
-  }
-}
-
-/** Refused, reset, or closed by the server (or by us) before the step completed. */
-export class SmtpConnectionError extends SmtpError {}
-
-/** A step took longer than its own timeout; the socket has been destroyed. */
-export class SmtpTimeoutError extends SmtpError {
-  readonly timeoutMs: number;
-
-  constructor(step: SmtpStep, timeoutMs: number, options: SmtpErrorOptions = {}) {
-    super(step, `No answer within ${timeoutMs} ms during ${step}.`, options);
-    this.timeoutMs = timeoutMs;
-  }
-}
-
-/** The caller's AbortSignal fired; `cause` is the signal's reason. */
-export class SmtpAbortedError extends SmtpError {
-  constructor(step: SmtpStep, options: SmtpErrorOptions = {}) {
-    super(step, `The SMTP session was aborted during ${step}.`, options);
-  }
-}
-
-export type SmtpProtocolProblem =
-  /** A well-formed reply with a code this step cannot continue with (e.g. a 554 banner). */
-  | 'unexpected_reply'
-  /** A line that is not `NNN[ -]text`, or a multi-line reply whose codes disagree. */
-  | 'malformed_reply'
-  | 'line_too_long'
-  | 'reply_too_large'
-  /** A reply nobody asked for (e.g. a 421 while idle, or bytes trailing another reply). */
-  | 'unsolicited_reply'
-  /** Bytes after the STARTTLS 220, before the handshake: a command-injection attempt. */
-  | 'data_after_starttls';
-
-export class SmtpProtocolError extends SmtpError {
-  readonly problem: SmtpProtocolProblem;
-  /** The offending reply when one was parsed. */
-  readonly reply: SmtpReply | null;
-
-  constructor(
-    step: SmtpStep,
-    problem: SmtpProtocolProblem,
-    message: string,
-    options: SmtpErrorOptions & { reply?: SmtpReply | null } = {},
-  ) {
-    super(step, message, options);
-    this.problem = problem;
-    this.reply = options.reply ?? null;
-  }
-}
-
-/** `class.subject.detail` at the very start of a text, followed by a space or the end. */
-const ENHANCED_CODE_PATTERN = /^([245])\.(\d{1,3})\.(\d{1,3})(?=\s|$)/;
-/** RFC 5321 §4.2: a code, then a space (last line), a hyphen (more lines follow) or nothing. */
-const REPLY_LINE_PATTERN = /^([2-5]\d\d)(?:([ -])(.*))?$/s;
-
-function enhancedCodeOf(code: number, firstLine: string): string | null {
-  const match = ENHANCED_CODE_PATTERN.exec(firstLine);
-  if (!match || match[1] !== String(code).charAt(0)) return null;
-  return `${match[1]}.${match[2]}.${match[3]}`;
-}
-
-function buildReply(code: number, lines: string[]): SmtpReply {
-  const enhancedCode = enhancedCodeOf(code, lines[0] ?? '');
-  // Servers repeat the enhanced code on every line (RFC 2034 §4); it is kept once, in its field.
-  const strip = (line: string): string =>
-    enhancedCode !== null && enhancedCodeOf(code, line) === enhancedCode
-      ? line.slice(enhancedCode.length)
-      : line;
-  const text = lines.map(strip).join(' ').replace(/\s+/g, ' ').trim();
-  return { code, enhancedCode, lines, text };
-}
-
-class ReplyFormatError extends Error {
-  constructor(
-    readonly problem: SmtpProtocolProblem,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Incremental reply parser with the size guards; bytes in, complete replies out. */
-class ReplyReader {
-  private pending: Buffer = Buffer.alloc(0);
-  private lines: string[] = [];
-  private code = 0;
-  private replyBytes = 0;
-
-  /** True when part of a reply has been received but not its last line. */
-  get hasBufferedBytes(): boolean {
-    return this.pending.length > 0 || this.lines.length > 0;
-  }
-
-  /** Throws ReplyFormatError; the reader is unusable afterwards (the session is torn down). */
-  push(chunk: Buffer): SmtpReply[] {
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    const replies: SmtpReply[] = [];
-    for (;;) {
-      const end = this.pending.indexOf(0x0a);
-      if (end < 0) break;
-      if (end > SMTP_MAX_LINE_BYTES) {
-        throw new ReplyFormatError(
-          'line_too_long',
-          `A reply line is longer than ${SMTP_MAX_LINE_BYTES} bytes.`,
-        );
-      }
-      const raw = this.pending.subarray(0, end);
-      this.pending = this.pending.subarray(end + 1);
-      this.replyBytes += end + 1;
-      if (this.replyBytes > SMTP_MAX_REPLY_BYTES) {
-        throw new ReplyFormatError(
-          'reply_too_large',
-          `A reply is larger than ${SMTP_MAX_REPLY_BYTES} bytes.`,
-        );
-      }
-      const reply = this.line(raw.toString('utf8').replace(/\r$/, ''));
-      if (reply) replies.push(reply);
-    }
-    // A line that never ends must not grow without bound either.
-    if (this.pending.length > SMTP_MAX_LINE_BYTES) {
-      throw new ReplyFormatError(
-        'line_too_long',
-        `A reply line is longer than ${SMTP_MAX_LINE_BYTES} bytes.`,
-      );
-    }
-    return replies;
-  }
-
-  private line(line: string): SmtpReply | null {
-    const match = REPLY_LINE_PATTERN.exec(line);
-    if (!match) {
-      throw new ReplyFormatError(
-        'malformed_reply',
-        `Not an SMTP reply line: ${JSON.stringify(line.slice(0, 80))}.`,
-      );
-    }
-    const code = Number(match[1]);
-    if (this.lines.length > 0 && code !== this.code) {
-      throw new ReplyFormatError(
-        'malformed_reply',
-        `A multi-line reply changed its code from ${this.code} to ${code}.`,
-      );
-    }
-    this.code = code;
-    this.lines.push(match[3] ?? '');
-    if (match[2] === '-') return null;
-    const reply = buildReply(code, this.lines);
-    this.lines = [];
-    this.replyBytes = 0;
-    return reply;
-  }
-}
-
-/**
- * Parses one complete reply as it appears on the wire (CRLF or LF line ends), with the same
- * rules and limits as a live session. For tests, fixtures and logs.
- */
-export function parseSmtpReply(wire: string): SmtpReply {
-  const reader = new ReplyReader();
-  const text = wire.endsWith('\n') ? wire : `${wire}\r\n`;
-  const replies = reader.push(Buffer.from(text, 'utf8'));
-  const [reply] = replies;
-  if (!reply || replies.length > 1 || reader.hasBufferedBytes) {
-    throw new TypeError('Expected exactly one complete SMTP reply.');
-  }
-  return reply;
-}
 
 /** Refuses anything that could end the command line early or leave the angle brackets. */
 function assertPath(address: string, allowEmpty: boolean): void {
@@ -333,76 +98,6 @@ function replyOf(reply: SmtpReply | undefined): SmtpReply {
 
 function describe(reply: SmtpReply): string {
   return `${reply.code} ${reply.text}`.slice(0, 200);
-}
-
-/** TCP (optionally through SOCKS5) to the target, bounded by connectMs and the signal. */
-function connect(options: SmtpSessionOptions): Promise<net.Socket> {
-  const { address, port, socksProxy, signal } = options;
-  const timeoutMs = options.timeouts.connectMs;
-  const where = socksProxy
-    ? `${address}:${port} through SOCKS5 ${socksProxy.host}:${socksProxy.port}`
-    : `${address}:${port}`;
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const startedAt = performance.now();
-    // Our own socket even through SOCKS (existing_socket), so a timeout or abort can destroy it.
-    const socket = net.connect({
-      host: socksProxy?.host ?? address,
-      port: socksProxy?.port ?? port,
-      noDelay: true,
-    });
-    const finish = (error?: SmtpError): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      socket.off('error', onError);
-      socket.off('close', onClose);
-      if (error) {
-        socket.destroy();
-        reject(error);
-      } else {
-        resolve(socket);
-      }
-    };
-    const onAbort = (): void => finish(new SmtpAbortedError('connect', { cause: signal.reason }));
-    const onError = (error: Error): void =>
-      finish(
-        new SmtpConnectionError('connect', `Could not connect to ${where}: ${error.message}`, {
-          cause: error,
-        }),
-      );
-    const onClose = (): void =>
-      finish(new SmtpConnectionError('connect', `The connection to ${where} closed.`));
-    const timer = setTimeout(() => finish(new SmtpTimeoutError('connect', timeoutMs)), timeoutMs);
-    signal.addEventListener('abort', onAbort, { once: true });
-    socket.on('error', onError);
-    socket.on('close', onClose);
-    socket.once('connect', () => {
-      if (!socksProxy) {
-        finish();
-        return;
-      }
-      SocksClient.createConnection({
-        existing_socket: socket,
-        proxy: { host: socksProxy.host, port: socksProxy.port, type: 5 },
-        command: 'connect',
-        destination: { host: address, port },
-        // Our own timer is the real bound; this only keeps the library's from outliving it.
-        timeout: Math.max(1, Math.ceil(timeoutMs - (performance.now() - startedAt))),
-      }).then(
-        () => finish(),
-        (error: unknown) =>
-          finish(
-            new SmtpConnectionError(
-              'connect',
-              `The SOCKS5 proxy did not connect ${where}: ${error instanceof Error ? error.message : String(error)}`,
-              { cause: error },
-            ),
-          ),
-      );
-    });
-  });
 }
 
 /** One command of a pipelined group: RFC 2920 §3.1 lets MAIL FROM and RCPT TO appear anywhere in one. */
@@ -492,7 +187,7 @@ export class SmtpSession {
   static async open(options: SmtpSessionOptions): Promise<SmtpSession> {
     assertOptions(options);
     if (options.signal.aborted) throw new SmtpAbortedError('connect', { cause: options.signal.reason });
-    const session = new SmtpSession(await connect(options), options);
+    const session = new SmtpSession(await connectToMailServer(options, options.timeouts.connectMs), options);
     try {
       // The signal may have fired between the connect and the listener above.
       if (options.signal.aborted) session.onAbort();
@@ -668,12 +363,7 @@ export class SmtpSession {
     this.unlisten(plain);
     // Errors surface on the TLS socket; this only keeps a late one on the plain socket harmless.
     plain.on('error', () => {});
-    const secure = tls.connect({
-      socket: plain,
-      // SNI takes host names only (RFC 6066 §3); an IP literal serverName sends none.
-      servername: net.isIP(this.serverName) === 0 ? this.serverName : undefined,
-      rejectUnauthorized: this.options.tlsRejectUnauthorized ?? false,
-    });
+    const secure = upgradeToTls(plain, this.serverName, this.options.tlsRejectUnauthorized ?? false);
     this.plainSocket = plain;
     this.socket = secure;
     this.reader = new ReplyReader();

@@ -1,39 +1,26 @@
 /**
- * The REST app: one route per catalog variant, all through the same handler and pipeline, one
- * error renderer, one request log line. Used by the local server (every operation) and by each
+ * The REST app: the routes of every API family (api-binding.ts) over the served operations, all
+ * through the same pipeline, one error renderer, one request log line. Used by the local server (every operation) and by each
  * Lambda function (its own operation only).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import {
-  type ApiError,
-  AuthFailuresThrottledError,
-  InternalError,
-  InvalidApiKeyError,
-  misplacedKeyMessages,
-  ResourceNotFoundError,
-} from '../errors.js';
+import { AuthFailuresThrottledError, InternalError, ResourceNotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse, newRequestId } from '../pipeline/public-response.js';
 import type { LookupPipeline } from '../pipeline/run-lookup.js';
 import { SERVICE_VERSION } from '../version.js';
+import { type ApiBinding, mountApi, type RestEnv } from './api-binding.js';
 import { AuthFailureThrottle, type AuthFailureThrottleSettings } from './auth-failure-throttle.js';
 import { clientAddress } from './client-address.js';
 import { compression } from './compression.js';
-import { registerOperationDocs, serveDocumentation } from './openapi.js';
-import { checkProtocol } from './protocol-checks.js';
+import { serveDocumentation } from './openapi.js';
 import { toHttpResponse } from './render.js';
-
-export interface RestEnv {
-  Variables: {
-    requestId: string;
-    /** What the pipeline learned, for the request log. */
-    lookup?: { operation: string; accountId?: string; keyId?: string; creditCost: number };
-  };
-}
 
 export interface RestAppOptions {
   operations: readonly RegisteredOperation[];
+  /** The API families that serve them (v1, /api/v2), each through the same pipeline. */
+  apis: readonly ApiBinding[];
   pipeline: LookupPipeline;
   logger: Logger;
   /** Serve /openapi.json and /docs. */
@@ -77,31 +64,7 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
   if (options.authFailures) throttleAuthFailures(app, new AuthFailureThrottle(options.authFailures), logger);
   app.use('*', compression());
 
-  for (const operation of options.operations) {
-    for (const variant of operation.definition.variants) {
-      registerOperationDocs(app, operation, variant);
-      app.all(variant.path, async (c) => {
-        const requestId = c.get('requestId');
-        const refusal = checkProtocol(c.req.raw) ?? v2KeyHeaderOnV1(c.req.raw.headers);
-        if (refusal) return toHttpResponse(errorResponse(refusal, requestId));
-        const outcome = await pipeline.run({
-          operation,
-          variant,
-          credential: { scheme: 'bearer', authorization: c.req.header('authorization') },
-          input: { kind: 'query', query: new URL(c.req.url).search },
-          requestId,
-          transport: 'rest',
-        });
-        c.set('lookup', {
-          operation: operation.definition.id,
-          accountId: outcome.accountId,
-          keyId: outcome.keyId,
-          creditCost: outcome.creditCost,
-        });
-        return toHttpResponse(outcome.response);
-      });
-    }
-  }
+  for (const api of options.apis) mountApi(app, api, options.operations, pipeline);
 
   if (options.documentation) serveDocumentation(app, { publicBaseUrl: options.publicBaseUrl });
   if (options.storeProbe) serveHealth(app, options.storeProbe);
@@ -137,12 +100,6 @@ function throttleAuthFailures(app: OpenAPIHono<RestEnv>, throttle: AuthFailureTh
       c.req.header('authorization') !== undefined || c.req.header('x-api-key') !== undefined;
     if (c.res.status === 401 && credentialSent) throttle.recordFailure(address);
   });
-}
-
-/** A v1 request whose key came the /api/v2 way (X-API-Key) and not as a bearer token: said so. */
-function v2KeyHeaderOnV1(headers: Headers): ApiError | undefined {
-  if (headers.has('authorization') || !headers.has('x-api-key')) return undefined;
-  return new InvalidApiKeyError(false, 'bearer', [], misplacedKeyMessages.v2HeaderOnV1);
 }
 
 /**

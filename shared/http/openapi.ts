@@ -1,5 +1,6 @@
 /**
- * The OpenAPI 3.1 document, generated from the catalog (and the prices in force), and the
+ * The OpenAPI 3.1 document, generated from the catalog (and the prices in force; each API family
+ * registers its paths through api-binding.ts with the helpers here), and the
  * interactive reference at /docs, whose assets come from the installed swagger-ui-dist package:
  * no CDN, so it works behind firewalls and offline. Each path publishes exactly the parameters it
  * accepts, each with an example (schemas/examples.ts), and patterns in JSON Schema's dialect.
@@ -10,23 +11,20 @@ import { dirname, join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import Negotiator from 'negotiator';
-import { z } from 'zod';
-import { type OperationDefinition, type OperationVariant, pathParameters } from '../../schemas/catalog.js';
-import { successEnvelopeSchema } from '../../schemas/envelope.js';
+import type { z } from 'zod';
 import { errorBodySchema } from '../../schemas/errors.js';
 import { BUNDLED_DOCS_DIRECTORY } from '../../schemas/functions.js';
+import {
+  exampleInput,
+  type OperationDefinition,
+  type OperationVariant,
+  pathParameters,
+} from '../../schemas/operation-definition.js';
 import { besideBundle } from '../bundle-assets.js';
 import { creditCount } from '../errors.js';
-import type { RegisteredOperation } from '../pipeline/operation.js';
 import { SERVICE_VERSION } from '../version.js';
 import { publishJsonSchemaPatterns } from './json-schema-pattern.js';
-import {
-  type ErrorExampleContext,
-  errorExamples,
-  exampleInput,
-  type NamedExamples,
-  successExample,
-} from './response-examples.js';
+import { type ErrorExampleContext, errorExamples, type NamedExamples } from './response-examples.js';
 
 const headerSchema = (description: string) => ({ description, schema: { type: 'string' as const } });
 
@@ -132,37 +130,6 @@ export function priceText(price: number): string {
   return `Price: ${price === 0 ? 'free' : creditCount(price)}.`;
 }
 
-export function registerOperationDocs<E extends Env>(
-  app: OpenAPIHono<E>,
-  operation: RegisteredOperation,
-  variant: OperationVariant,
-): void {
-  const { definition, price } = operation;
-  app.openAPIRegistry.registerPath({
-    method: 'get',
-    path: variant.path,
-    operationId: variant.identifier ? `${definition.id}.by-${variant.identifier}` : definition.id,
-    tags: [definition.family],
-    summary: definition.summary,
-    description: `${definition.description}\n\n${priceText(price)}`,
-    security: [{ bearerAuth: [] }],
-    request: { query: z.object(Object.fromEntries(documentedParameters(definition, variant))) },
-    responses: {
-      200: {
-        description: 'The result.',
-        headers: successHeaders(price > 0),
-        content: {
-          'application/json': {
-            schema: successEnvelopeSchema(definition.data, definition.paging, price, definition.meta),
-            examples: successExamples(app.openAPIRegistry, definition, successExample(definition, price)),
-          },
-        },
-      },
-      ...errorResponses(app.openAPIRegistry, { definition, variant, price, scheme: 'bearer' }),
-    },
-  });
-}
-
 export interface DocumentationSettings {
   /** The base URL clients use (`PUBLIC_BASE_URL`), published as the document's one server. */
   publicBaseUrl?: string;
@@ -172,11 +139,6 @@ export function serveDocumentation<E extends Env>(
   app: OpenAPIHono<E>,
   settings: DocumentationSettings = {},
 ): void {
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'API key: a fixed prefix followed by 66 Base64url characters.',
-  });
   let document: unknown;
   app.get('/openapi.json', (c) => {
     if (document === undefined) {

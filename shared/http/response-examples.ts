@@ -6,11 +6,11 @@
  * by its one error renderer, and a 400 from its own validator refusing a bad value of one of the
  * path's real parameters. Cheap enough to build at registration: no lookup runs.
  */
-import type { OperationDefinition, OperationVariant } from '../../schemas/catalog.js';
-import { pathParameters } from '../../schemas/catalog.js';
+
 import type { RunMeta } from '../../schemas/envelope.js';
 import { type ErrorCode, errorCodes, errorTable } from '../../schemas/errors.js';
-import { networkResponseExamples, parameterExamples } from '../../schemas/examples.js';
+import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
+import { exampleInput, pathParameters } from '../../schemas/operation-definition.js';
 import recordedExamples from '../../schemas/response-examples.json' with { type: 'json' };
 import {
   type ApiError,
@@ -23,6 +23,7 @@ import {
   InvalidApiKeyError,
   InvalidRequestError,
   type KeyScheme,
+  LookupTimeoutError,
   MethodNotAllowedError,
   NotAcceptableError,
   RateLimitExceededError,
@@ -30,23 +31,9 @@ import {
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
   UpstreamError,
-  UpstreamTimeoutError,
 } from '../errors.js';
 import { errorResponse } from '../pipeline/public-response.js';
 import { validateInput } from '../pipeline/validate-input.js';
-
-const examplesByOperation: ReadonlyMap<string, Readonly<Record<string, string>>> = new Map(
-  Object.entries(parameterExamples),
-);
-
-/** The example value of each parameter a path accepts that has one (all but `cursor`). */
-export function exampleInput(definition: OperationDefinition, variant: OperationVariant): [string, string][] {
-  const examples = examplesByOperation.get(definition.id) ?? {};
-  return pathParameters(definition, variant).flatMap(({ name }) => {
-    const example = Object.hasOwn(examples, name) ? examples[name] : undefined;
-    return example === undefined ? [] : [[name, example]];
-  });
-}
 
 /** A request id of the shape the service mints (`newRequestId`). */
 export const EXAMPLE_REQUEST_ID = 'req_q7Zk2mW9xT4vLp8nRf3sHd1c';
@@ -56,8 +43,8 @@ export interface SuccessBody {
   meta: RunMeta & { creditCost: number };
 }
 
-const successExamples: ReadonlyMap<string, SuccessBody> = new Map(
-  Object.entries({ ...recordedExamples, ...networkResponseExamples } as Record<string, SuccessBody>),
+const recordedAnswers: ReadonlyMap<string, SuccessBody> = new Map(
+  Object.entries(recordedExamples as Record<string, SuccessBody>),
 );
 
 /**
@@ -65,7 +52,7 @@ const successExamples: ReadonlyMap<string, SuccessBody> = new Map(
  * charged the catalog's price; a refunded answer stays free). None for an operation of no catalog.
  */
 export function successExample(definition: OperationDefinition, price: number): SuccessBody | undefined {
-  const example = successExamples.get(definition.id);
+  const example = definition.responseExample ?? recordedAnswers.get(definition.id);
   if (!example) return undefined;
   const { creditCost } = example.meta;
   return { data: example.data, meta: { ...example.meta, creditCost: creditCost === 0 ? 0 : price } };
@@ -142,7 +129,7 @@ function exampleError(code: ErrorCode, context: ErrorExampleContext): ApiError |
         ? new CapacityExceededError('The mail server mx1.example.com is at our concurrency limit.')
         : undefined;
     case 'upstream_timeout':
-      return new UpstreamTimeoutError();
+      return new LookupTimeoutError();
   }
 }
 

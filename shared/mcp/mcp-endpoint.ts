@@ -17,8 +17,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Principal } from '../auth/authenticator.js';
-import { ApiError, toApiError, UpstreamTimeoutError } from '../errors.js';
-import type { RestEnv } from '../http/create-app.js';
+import { ApiError, LookupTimeoutError, toApiError } from '../errors.js';
+import type { RestEnv } from '../http/api-binding.js';
 import { normalHostName } from '../http/host-name.js';
 import { toHttpResponse } from '../http/render.js';
 import type { Logger } from '../logger.js';
@@ -232,7 +232,7 @@ async function withDeadline(
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<ToolOutcome>((resolve) => {
     timer = setTimeout(() => {
-      const error = new UpstreamTimeoutError(
+      const error = new LookupTimeoutError(
         `The lookup did not finish within ${Math.round(deadlineMs / 1000)} s; credit settlement completes on its own.`,
       ).withRetryable(false);
       resolve({ response: errorResponse(error, requestId), creditCost: undefined });

@@ -4,7 +4,7 @@
  * so MCP clients can discover which authorization server issues tokens for this endpoint.
  */
 import type { Hono } from 'hono';
-import type { RestEnv } from '../http/create-app.js';
+import type { RestEnv } from '../http/api-binding.js';
 
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 

@@ -7,9 +7,9 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { OperationVariant } from '../../schemas/catalog.js';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema } from '../../schemas/errors.js';
+import type { OperationVariant } from '../../schemas/operation-definition.js';
 import { toolArgumentTypes } from '../../schemas/parameters.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 

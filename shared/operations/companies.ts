@@ -1,17 +1,17 @@
 /**
  * Run functions of the company family.
  */
-import type { companyOperations } from '../../schemas/operations/companies.js';
+import { companyOperations } from '../../schemas/operations/companies.js';
 import { offsetPage, PAGE_SIZE } from '../paging/pages.js';
-import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
+import { implement, type OperationImplementation, type RunnerRuntime } from '../pipeline/operation.js';
 import { companyRef, type DataDependencies, defaultDataDependencies } from './data-runtime.js';
 
-export function createRunners(
+export function createImplementations(
   runtime: RunnerRuntime,
   { source }: Pick<DataDependencies, 'source'> = defaultDataDependencies(runtime),
-): RunnerMap<(typeof companyOperations)[number]> {
+): OperationImplementation[] {
   const slugOf = (input: { slug?: string; url?: string }) => (input.slug ?? input.url) as string;
-  return {
+  return implement(companyOperations, {
     'companies.search': async (input, { signal }) => {
       const offset = input.offset ?? 0;
       const filters = {
@@ -84,5 +84,5 @@ export function createRunners(
         },
       };
     },
-  };
+  });
 }

@@ -1,14 +1,14 @@
 /**
  * Run functions of the email family: the free disposable check, and verify and find over SMTP.
  */
-import type { disposableCheck, emailFind, emailVerify } from '../../schemas/operations/emails.js';
+import { disposableCheck, emailFind, emailVerify } from '../../schemas/operations/emails.js';
 import { type DisposableDomains, packagedDisposableDomains } from '../emails/disposable-domains.js';
 import { DomainMemory } from '../emails/domain-memory.js';
-import { addressableName, type FindInput, findEmail } from '../emails/find-email.js';
+import { addressableName, findEmail } from '../emails/find-email.js';
 import { MxResolver } from '../emails/mx-resolver.js';
 import { type EmailCheckDependencies, verifyEmail } from '../emails/verify-email.js';
 import { HostSlots } from '../limits/host-slots.js';
-import type { RunContext, RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
+import { implement, type OperationImplementation, type RunnerRuntime } from '../pipeline/operation.js';
 
 export interface EmailDependencies {
   disposableDomains: DisposableDomains;
@@ -46,24 +46,25 @@ export function defaultEmailDependencies({ store, clock, config, logger }: Runne
   };
 }
 
-export function createRunners(
+export function createImplementations(
   runtime: RunnerRuntime,
   deps: EmailDependencies = defaultEmailDependencies(runtime),
-): RunnerMap<typeof disposableCheck | typeof emailVerify | typeof emailFind> {
-  return {
-    'emails.disposable': async ({ email }) => ({
-      data: { domain: email.domain, isDisposable: deps.disposableDomains.has(email.domain) },
-    }),
-    'emails.verify': async ({ email }, { signal }) => ({
-      data: counted(runtime, 'emails.verify', await verifyEmail(deps.checks, email, signal)),
-    }),
-    'emails.find': Object.assign(
-      async (input: FindInput, { signal }: RunContext) => ({
+): OperationImplementation[] {
+  return implement(
+    [disposableCheck, emailVerify, emailFind],
+    {
+      'emails.disposable': async ({ email }) => ({
+        data: { domain: email.domain, isDisposable: deps.disposableDomains.has(email.domain) },
+      }),
+      'emails.verify': async ({ email }, { signal }) => ({
+        data: counted(runtime, 'emails.verify', await verifyEmail(deps.checks, email, signal)),
+      }),
+      'emails.find': async (input, { signal }) => ({
         data: counted(runtime, 'emails.find', await findEmail(deps.checks, input, signal)),
       }),
-      { refuseInput: (input: FindInput) => void addressableName(input) },
-    ),
-  };
+    },
+    { 'emails.find': (input) => void addressableName(input) },
+  );
 }
 
 /** Counts an SMTP verdict (SmtpOutcome) and passes it on. */

@@ -1,12 +1,14 @@
 /**
  * Every family's run functions, for processes that serve every operation (the local server, tests).
- * A Lambda bundle imports only its own family's module (see scripts/build-functions.ts): each family
- * module exports `createRunners(runtime)`.
+ * A Lambda bundle imports only its own family's module, `shared/operations/<family>.ts` (see
+ * scripts/build-functions.ts): `familyModules` makes tsc check that every family of the catalog has
+ * one, exporting `createImplementations`.
  */
-import type { Runner, RunnerRuntime } from '../pipeline/operation.js';
+import type { Family } from '../../schemas/operation-definition.js';
+import type { OperationImplementation, RunnerRuntime } from '../pipeline/operation.js';
 import type { DataSource } from '../sources/data-source.js';
 import * as companies from './companies.js';
-import { defaultDataDependencies } from './data-runtime.js';
+import { type DataDependencies, defaultDataDependencies } from './data-runtime.js';
 import * as emails from './emails.js';
 import * as jobs from './jobs.js';
 import * as posts from './posts.js';
@@ -14,16 +16,28 @@ import * as profiles from './profiles.js';
 import * as search from './search.js';
 import * as websites from './websites.js';
 
+/** What each family's module exports; data families share one data source and cursor store. */
+export interface FamilyModule {
+  createImplementations(runtime: RunnerRuntime, data: DataDependencies): OperationImplementation[];
+}
+
+export const familyModules = {
+  profiles,
+  companies,
+  posts,
+  search,
+  jobs,
+  emails: { createImplementations: (runtime) => emails.createImplementations(runtime) },
+  websites: { createImplementations: (runtime) => websites.createImplementations(runtime) },
+} satisfies Record<Family, FamilyModule>;
+
 /** `source` replaces the data source the settings choose (tests compare sources through the app). */
-export function createAllRunners(runtime: RunnerRuntime, source?: DataSource): Record<string, Runner<never>> {
+export function createAllImplementations(
+  runtime: RunnerRuntime,
+  source?: DataSource,
+): OperationImplementation[] {
   const data = defaultDataDependencies(runtime, source);
-  return {
-    ...profiles.createRunners(runtime, data),
-    ...companies.createRunners(runtime, data),
-    ...posts.createRunners(runtime, data),
-    ...search.createRunners(runtime, data),
-    ...jobs.createRunners(runtime, data),
-    ...emails.createRunners(runtime),
-    ...websites.createRunners(runtime),
-  };
+  return Object.values(familyModules).flatMap((module: FamilyModule) =>
+    module.createImplementations(runtime, data),
+  );
 }

@@ -1,15 +1,15 @@
 /**
  * Run functions of the job family.
  */
-import type { jobOperations } from '../../schemas/operations/jobs.js';
-import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
+import { jobOperations } from '../../schemas/operations/jobs.js';
+import { implement, type OperationImplementation, type RunnerRuntime } from '../pipeline/operation.js';
 import { type DataDependencies, defaultDataDependencies } from './data-runtime.js';
 
-export function createRunners(
+export function createImplementations(
   runtime: RunnerRuntime,
   { source }: Pick<DataDependencies, 'source'> = defaultDataDependencies(runtime),
-): RunnerMap<(typeof jobOperations)[number]> {
-  return {
+): OperationImplementation[] {
+  return implement(jobOperations, {
     'jobs.search': async ({ keywords }, { signal }) => ({
       data: { jobs: await source.searchJobs(keywords, signal) },
     }),
@@ -17,5 +17,5 @@ export function createRunners(
     'jobs.search-filters': async ({ keywords }, { signal }) => ({
       data: await source.jobSearchFacets(keywords, signal),
     }),
-  };
+  });
 }

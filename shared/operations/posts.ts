@@ -1,15 +1,15 @@
 /**
  * Run functions of the post family.
  */
-import type { postOperations } from '../../schemas/operations/posts.js';
-import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
+import { postOperations } from '../../schemas/operations/posts.js';
+import { implement, type OperationImplementation, type RunnerRuntime } from '../pipeline/operation.js';
 import { type DataDependencies, defaultDataDependencies, postSlug } from './data-runtime.js';
 
-export function createRunners(
+export function createImplementations(
   runtime: RunnerRuntime,
   { source }: Pick<DataDependencies, 'source'> = defaultDataDependencies(runtime),
-): RunnerMap<(typeof postOperations)[number]> {
-  return {
+): OperationImplementation[] {
+  return implement(postOperations, {
     'posts.details': async (input, { signal }) => ({ data: await source.post(postSlug(input), signal) }),
     'posts.comments': async (input, { signal }) => ({
       data: { comments: await source.postComments(postSlug(input), signal) },
@@ -17,5 +17,5 @@ export function createRunners(
     'posts.reactions': async (input, { signal }) => ({
       data: { reactions: await source.postReactions(postSlug(input), input.reactionType, signal) },
     }),
-  };
+  });
 }

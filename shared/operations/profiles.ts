@@ -1,19 +1,25 @@
 /**
  * Run functions of the profile family.
  */
-import { LATEST_ACTIVITY_ITEMS, type profileOperations } from '../../schemas/operations/profiles.js';
+import { LATEST_ACTIVITY_ITEMS, profileOperations } from '../../schemas/operations/profiles.js';
 import { cursorOperation } from '../paging/cursors.js';
 import { PAGE_SIZE, startPage } from '../paging/pages.js';
-import type { RunContext, RunnerMap, RunnerRuntime, RunResult } from '../pipeline/operation.js';
+import {
+  implement,
+  type OperationImplementation,
+  type RunContext,
+  type RunnerRuntime,
+  type RunResult,
+} from '../pipeline/operation.js';
 import type { ActivityKind, DataSource, ProfileListName } from '../sources/data-source.js';
 import { type DataDependencies, defaultDataDependencies, profileRef } from './data-runtime.js';
 
 type ProfileIdentifier = { username?: string; url?: string; publicId?: string };
 
-export function createRunners(
+export function createImplementations(
   runtime: RunnerRuntime,
   deps: DataDependencies = defaultDataDependencies(runtime),
-): RunnerMap<(typeof profileOperations)[number]> {
+): OperationImplementation[] {
   const { source } = deps;
   const list =
     (name: ProfileListName, field: string) =>
@@ -22,7 +28,7 @@ export function createRunners(
     });
   const activity = (kind: ActivityKind) => activityPage(deps, kind);
 
-  return {
+  return implement(profileOperations, {
     'profiles.details': async (input, { signal }) => {
       const { profile, sections, skillsHasMore } = await source.profileDetails(profileRef(input), signal);
       return { data: profile, meta: { sections, skills: { hasMore: skillsHasMore } } };
@@ -79,7 +85,7 @@ export function createRunners(
       const latest = await Promise.all(kinds.map((kind) => newestActivity(source, username, kind, signal)));
       return { data: Object.fromEntries(kinds.map((kind, index) => [kind, latest[index]])) };
     },
-  };
+  });
 }
 
 /** Sizes of the profile's sections; null where the source withholds the section. */

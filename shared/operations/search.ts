@@ -1,15 +1,15 @@
 /**
  * Run functions of the search family.
  */
-import type { searchOperations } from '../../schemas/operations/search.js';
-import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
+import { searchOperations } from '../../schemas/operations/search.js';
+import { implement, type OperationImplementation, type RunnerRuntime } from '../pipeline/operation.js';
 import { type DataDependencies, defaultDataDependencies } from './data-runtime.js';
 
-export function createRunners(
+export function createImplementations(
   runtime: RunnerRuntime,
   { source }: Pick<DataDependencies, 'source'> = defaultDataDependencies(runtime),
-): RunnerMap<(typeof searchOperations)[number]> {
-  return {
+): OperationImplementation[] {
+  return implement(searchOperations, {
     'search.schools': async ({ keywords }, { signal }) => ({
       data: { schools: await source.searchSchools(keywords, signal) },
     }),
@@ -48,5 +48,5 @@ export function createRunners(
         },
       };
     },
-  };
+  });
 }

@@ -2,9 +2,9 @@
  * Run functions of the website family. The browser runtime (egress proxy + Chromium) starts on the
  * first website request and lives as long as the process: one browser per warm process.
  */
-import type { websiteOperations } from '../../schemas/operations/websites.js';
+import { websiteOperations } from '../../schemas/operations/websites.js';
 import { HostSlots } from '../limits/host-slots.js';
-import type { RunnerMap, RunnerRuntime } from '../pipeline/operation.js';
+import { implement, type OperationImplementation, type RunnerRuntime } from '../pipeline/operation.js';
 import { createWebsiteRuntime, type WebsiteRuntime } from '../websites/website-runtime.js';
 import {
   discoverEmails,
@@ -53,13 +53,13 @@ export function defaultWebsiteDependencies({
   };
 }
 
-export function createRunners(
+export function createImplementations(
   runtime: RunnerRuntime,
   deps: WebsiteDependencies = defaultWebsiteDependencies(runtime),
-): RunnerMap<(typeof websiteOperations)[number]> {
-  return {
+): OperationImplementation[] {
+  return implement(websiteOperations, {
     'websites.content': async ({ url }, { signal }) => ({ data: await pageContent(deps, url, signal) }),
     'websites.text': async ({ url }, { signal }) => ({ data: await pageText(deps, url, signal) }),
     'websites.emails': async ({ url }, { signal }) => ({ data: await discoverEmails(deps, url, signal) }),
-  };
+  });
 }

@@ -1,15 +1,17 @@
 /**
- * An operation as the pipeline runs it: its catalog definition, its run function and its price.
+ * An operation as the pipeline runs it: its catalog entry, its run function and its price, and how
+ * a family's run functions are paired with their entries (checked by tsc).
  */
 import type { z } from 'zod';
-import type { OperationDefinition } from '../../schemas/catalog.js';
 import type { RunMeta } from '../../schemas/envelope.js';
+import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApiFamily } from '../paging/cursors.js';
 import type { Store } from '../store/store.js';
+import { type RawInput, validateInput } from './validate-input.js';
 
 export interface RunContext {
   /** Aborted when the operation's deadline passes. */
@@ -36,36 +38,118 @@ export interface RunnerRuntime {
   metrics: Metrics;
 }
 
-/**
- * An operation's run function. `refuseInput`, when present, checks input in ways the catalog's
- * schemas cannot (they import only zod), e.g. whether a name can be spelled for an email address:
- * it throws an InvalidRequestError, and runs after validation and before admission, so such a
- * refusal costs no credit and no rate-limit request, like every other 400.
- */
-export type Runner<Input = never> = ((input: Input, context: RunContext) => Promise<RunResult>) & {
-  refuseInput?: (input: Input) => void;
+/** What an operation's run function receives: the output of its query schema. */
+export type InputOf<D extends OperationDefinition> = z.output<D['query']>;
+
+/** An operation's run function. */
+export type Runner<Input> = (input: Input, context: RunContext) => Promise<RunResult>;
+
+/** The run functions of a family, keyed by operation id: tsc wants exactly one per definition. */
+export type RunnerMap<Definitions extends OperationDefinition> = {
+  [D in Definitions as D['id']]: Runner<InputOf<D>>;
 };
 
-/** The run functions of one module, keyed by operation id; each takes its schema's parsed query. */
-export type RunnerMap<Definitions extends OperationDefinition> = {
-  [D in Definitions as D['id']]: Runner<z.output<D['query']>>;
+/**
+ * Checks of input the catalog's schemas cannot make (they import only zod), e.g. whether a name can
+ * be spelled for an email address: each throws an InvalidRequestError, after validation and before
+ * admission, so such a refusal costs no credit and no rate-limit request, like every other 400.
+ */
+export type InputChecks<Definitions extends OperationDefinition> = {
+  [D in Definitions as D['id']]?: (input: InputOf<D>) => void;
 };
+
+/** One operation's run function and input check, paired with its entry by id. */
+export interface OperationImplementation {
+  id: string;
+  run: Runner<never>;
+  refuseInput?: (input: never) => void;
+}
+
+/**
+ * The implementations of a family's operations, checked by tsc against the family's entries: a
+ * missing, misspelled or mistyped run function fails the type check, not a request.
+ */
+export function implement<const Definitions extends OperationDefinition>(
+  definitions: readonly Definitions[],
+  runners: NoInfer<RunnerMap<Definitions>>,
+  checks: NoInfer<InputChecks<Definitions>> = {},
+): OperationImplementation[] {
+  // Keyed by the definitions' own ids, which is what the mapped types above are keyed by.
+  const byId = new Map<string, Runner<never>>(Object.entries(runners));
+  const checkById = new Map<string, (input: never) => void>(Object.entries(checks));
+  return definitions.map(({ id }) => {
+    const run = byId.get(id);
+    if (!run) throw new Error(`Operation ${id} has no run function.`);
+    const refuseInput = checkById.get(id);
+    return refuseInput ? { id, run, refuseInput } : { id, run };
+  });
+}
+
+/** Builds the implementations of the operations a process serves from its runtime. */
+export type ImplementationFactory = (runtime: RunnerRuntime) => readonly OperationImplementation[];
 
 export interface RegisteredOperation {
   definition: OperationDefinition;
-  run: Runner<never>;
   /** Price in credits after `PRICE_OVERRIDES`. */
   price: number;
+  /**
+   * Validates a request's input against the entry's schema and the operation's own check (both
+   * throw an InvalidRequestError), and gives the run of that input.
+   */
+  accept(input: RawInput, variant?: OperationVariant): (context: RunContext) => Promise<RunResult>;
 }
 
+/** Pairs each served entry with its implementation; an entry without one fails here, at start-up. */
 export function registerOperations(
   definitions: readonly OperationDefinition[],
-  runners: Record<string, Runner<never>>,
-  priceOverrides: Record<string, number>,
+  implementations: readonly OperationImplementation[],
+  priceOverrides: Readonly<Record<string, number>>,
 ): RegisteredOperation[] {
+  const byId = new Map(implementations.map((implementation) => [implementation.id, implementation]));
   return definitions.map((definition) => {
-    const run = runners[definition.id];
-    if (!run) throw new Error(`Operation ${definition.id} has no run function.`);
-    return { definition, run, price: priceOverrides[definition.id] ?? definition.price };
+    const implementation = byId.get(definition.id);
+    if (!implementation) throw new Error(`Operation ${definition.id} has no run function.`);
+    return bindOperation(definition, implementation, priceOverrides[definition.id] ?? definition.price);
   });
+}
+
+/**
+ * The one place the run function's input type is erased: what reaches it has passed the entry's own
+ * query schema, whose output type is what `implement` checked the run function against.
+ */
+function bindOperation(
+  definition: OperationDefinition,
+  implementation: OperationImplementation,
+  price: number,
+): RegisteredOperation {
+  const run = implementation.run as Runner<unknown>;
+  const refuseInput = implementation.refuseInput as ((input: unknown) => void) | undefined;
+  return {
+    definition,
+    price,
+    accept(input, variant) {
+      const validated = validateInput(definition, input, variant);
+      refuseInput?.(validated);
+      return (context) => run(validated, context);
+    },
+  };
+}
+
+/** Registered operations that only describe themselves: their runs happen in other functions. */
+export function describedOperations(
+  definitions: readonly OperationDefinition[],
+  priceOverrides: Readonly<Record<string, number>>,
+): RegisteredOperation[] {
+  return definitions.map((definition) =>
+    bindOperation(
+      definition,
+      {
+        id: definition.id,
+        run: async () => {
+          throw new Error(`${definition.id} runs in its own function, not in this one.`);
+        },
+      },
+      priceOverrides[definition.id] ?? definition.price,
+    ),
+  );
 }

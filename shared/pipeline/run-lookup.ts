@@ -4,7 +4,7 @@
  * run under a deadline → settle (charge or refund) → envelope. It never throws: every outcome is a
  * PublicResponse.
  */
-import type { OperationVariant } from '../../schemas/catalog.js';
+import type { OperationVariant } from '../../schemas/operation-definition.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { AdmissionDecision, CreditLedger, InflightEntry, Transport } from '../billing/credit-ledger.js';
 import type { Clock } from '../clock.js';
@@ -12,18 +12,21 @@ import {
   type ApiError,
   InsufficientCreditsError,
   InternalError,
+  LookupTimeoutError,
   RateLimitExceededError,
   storeFailure,
   toApiError,
-  UpstreamTimeoutError,
 } from '../errors.js';
 import type { RateDecision } from '../limits/rolling-window.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApiFamily } from '../paging/cursors.js';
-import type { RegisteredOperation, RunResult } from './operation.js';
+import type { RegisteredOperation, RunContext, RunResult } from './operation.js';
 import { baseHeaders, errorResponse, type PublicResponse } from './public-response.js';
-import { type RawInput, validateInput } from './validate-input.js';
+import type { RawInput } from './validate-input.js';
+
+/** The run of a request's validated input. */
+type AcceptedRun = (context: RunContext) => Promise<RunResult>;
 
 export interface PipelineDependencies {
   authenticator: Authenticator;
@@ -102,8 +105,7 @@ export class LookupPipeline {
     try {
       principal = await this.authenticate(request);
       this.deps.authenticator.authorize(principal, operation.definition);
-      const input = validateInput(operation.definition, request.input, request.variant);
-      (operation.run.refuseInput as ((input: unknown) => void) | undefined)?.(input);
+      const run = operation.accept(request.input, request.variant);
 
       const admission = await this.admit(operation, requestId, principal, request.transport);
       Object.assign(accountHeaders, rateLimitHeaders(admission.rate));
@@ -115,8 +117,8 @@ export class LookupPipeline {
       }
 
       const result = admission.entry
-        ? await this.runBilled(operation, input, admission.entry, admission.balance, state, request.transport)
-        : await this.runFree(operation, input, requestId, principal, request.transport);
+        ? await this.runBilled(operation, run, admission.entry, admission.balance, state, request.transport)
+        : await this.runFree(operation, run, requestId, principal, request.transport);
       return {
         outcome: {
           response: {
@@ -183,7 +185,7 @@ export class LookupPipeline {
 
   private async runFree(
     operation: RegisteredOperation,
-    input: unknown,
+    run: AcceptedRun,
     requestId: string,
     principal: Principal,
     transport: Transport | undefined,
@@ -204,7 +206,7 @@ export class LookupPipeline {
       });
     const recorded = record(entry);
     try {
-      return await this.execute(operation, input, requestId, entry.accountId, apiFamily(transport));
+      return await this.execute(operation, run, requestId, entry.accountId, apiFamily(transport));
     } catch (error) {
       await recorded;
       await record({ ...entry, httpStatus: toApiError(error).status });
@@ -216,7 +218,7 @@ export class LookupPipeline {
 
   private async runBilled(
     operation: RegisteredOperation,
-    input: unknown,
+    run: AcceptedRun,
     entry: InflightEntry,
     balance: number | undefined,
     state: RequestState,
@@ -227,7 +229,7 @@ export class LookupPipeline {
     state.debited = entry.cost;
     let result: RunResult;
     try {
-      result = await this.execute(operation, input, entry.requestId, entry.accountId, apiFamily(transport));
+      result = await this.execute(operation, run, entry.requestId, entry.accountId, apiFamily(transport));
     } catch (error) {
       throw await this.settleFailure(entry, toApiError(error), operation, state);
     }
@@ -273,7 +275,7 @@ export class LookupPipeline {
   /** Runs the operation under its deadline, and checks its data against the public schema. */
   private async execute(
     operation: RegisteredOperation,
-    input: unknown,
+    run: AcceptedRun,
     requestId: string,
     accountId: string,
     api: ApiFamily,
@@ -283,7 +285,7 @@ export class LookupPipeline {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const error = new UpstreamTimeoutError(
+        const error = new LookupTimeoutError(
           `The lookup did not finish within ${definition.runtime.timeoutMs} ms.`,
         );
         controller.abort(error);
@@ -291,9 +293,8 @@ export class LookupPipeline {
       }, definition.runtime.timeoutMs);
     });
     try {
-      const run = operation.run as (input: unknown, context: unknown) => Promise<RunResult>;
       const result = await Promise.race([
-        run(input, {
+        run({
           signal: controller.signal,
           operationId: definition.id,
           api,

@@ -9,8 +9,8 @@
  * other here.
  */
 import type { z } from 'zod';
-import type { OperationDefinition, OperationVariant } from '../../schemas/catalog.js';
 import { type DetailCode, type ErrorDetail, MAX_ERROR_DETAILS } from '../../schemas/errors.js';
+import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
 import { InvalidRequestError } from '../errors.js';
 import {
   type DecodedText,

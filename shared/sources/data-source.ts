@@ -1,7 +1,7 @@
 /**
  * The data-source port: one method per lookup, plain inputs, an AbortSignal, typed results. An
  * adapter throws ResourceNotFoundError when nothing matches, UpstreamError when its source answers
- * something invalid, UpstreamTimeoutError when it answers too late, and ServiceUnavailableError when
+ * something invalid, LookupTimeoutError when it answers too late, and ServiceUnavailableError when
  * its source cannot take requests for now (shared/errors.ts). Adapters: dataset/ (the embedded
  * sample) and upstream/ (another service's /api/v2); open-data-source.ts picks one.
  *

@@ -17,10 +17,10 @@
 import { MAX_PAGE_CHARS } from '../../schemas/operations/websites.js';
 import {
   InvalidRequestError,
+  LookupTimeoutError,
   ResourceNotFoundError,
   ServiceUnavailableError,
   UpstreamError,
-  UpstreamTimeoutError,
 } from '../errors.js';
 import type { HostSlots } from '../limits/host-slots.js';
 import { classifyDestination } from '../net/address-policy.js';
@@ -125,7 +125,7 @@ async function navigate(handle: PageHandle, href: string): Promise<NavigationRes
 function publicFailure(error: unknown): unknown {
   if (error instanceof EgressDeniedError) return refusal(error.reason);
   if (error instanceof PageBudgetError) {
-    return new UpstreamTimeoutError(
+    return new LookupTimeoutError(
       'The page did not finish within the 35 s processing budget; no credits were used.',
       error,
     );

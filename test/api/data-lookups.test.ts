@@ -4,8 +4,9 @@
  * and a refused input. Paging walks live in paging.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { catalog } from '../../schemas/catalog.js';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { expectError } from '../support/assertions.js';
 import { harnessForFile } from '../support/harness.js';
 import {
@@ -113,11 +114,11 @@ describe.each(dataOperations.map((operation) => [operation.id, operation] as con
       const values = identifierValues[operation.family] as Record<string, string>;
       const [one, two] = operation.identifiers as [string, string];
       const both = {
-        ...otherParameters[operation.id],
+        ...otherParameters(operation),
         [one]: values[one] as string,
         [two]: values[two] as string,
       };
-      const none = { ...otherParameters[operation.id] };
+      const none = { ...otherParameters(operation) };
       for (const parameters of [both, none]) {
         const body = await expectError(
           await file.harness.get(`${variant?.path}?${query(parameters)}`, file.apiKey),

@@ -5,11 +5,12 @@
  * comparison over every record and search table is test/unit/dataset-database.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { catalog } from '../../schemas/catalog.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
-import { MemoryDatasetReader } from '../../shared/sources/dataset/memory-reader.js';
 import { harnessForFile } from '../support/harness.js';
+import { MemoryDatasetReader } from '../support/memory-reader.js';
 import { sampleRequests } from '../support/sample-inputs.js';
 
 const served = harnessForFile({ credits: 100_000 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { disposableCheck } from '../../schemas/operations/emails.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
+import { implement } from '../../shared/pipeline/operation.js';
 import { createService } from '../../shared/service.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { createDynamoTable } from '../../shared/store/dynamodb/table.js';
@@ -256,11 +257,11 @@ describe('429', () => {
 describe('500', () => {
   it('answers a failure inside the check with internal_error, not retryable, without account headers', async () => {
     const failing = await startHarness({
-      runners: {
-        'emails.disposable': (async () => {
+      implementations: implement([disposableCheck], {
+        'emails.disposable': async () => {
           throw new RangeError('snapshot corrupted');
-        }) as never,
-      },
+        },
+      }),
     });
     try {
       const { apiKey: key } = await failing.provision();
@@ -288,7 +289,8 @@ describe('503', () => {
       store,
       clock: new ManualClock(),
       logger: createLogger('silent'),
-      runners: () => ({ 'emails.disposable': (async () => ({ data: {} })) as never }),
+      implementations: () =>
+        implement([disposableCheck], { 'emails.disposable': async () => ({ data: {} }) }),
       operations: [disposableCheck],
     });
     const response = await service.app.request(`${PATH}?email=a%40b.com`, {

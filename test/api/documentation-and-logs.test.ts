@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
-import { createAllRunners } from '../../shared/operations/index.js';
+import { createAllImplementations } from '../../shared/operations/index.js';
 import { createService } from '../../shared/service.js';
 import { harnessForFile } from '../support/harness.js';
 
@@ -105,7 +105,7 @@ describe('request log', () => {
       store: file.harness.store,
       clock: file.harness.clock,
       logger: createLogger('info', sink),
-      runners: createAllRunners,
+      implementations: createAllImplementations,
       operations: catalog,
     });
     const response = await service.app.request('/v1/emails/disposable?email=a%40b.com', {
@@ -145,7 +145,7 @@ describe('start-up warnings', () => {
         store: file.harness.store,
         clock: file.harness.clock,
         logger: createLogger('warn', sink),
-        runners: createAllRunners,
+        implementations: createAllImplementations,
       });
       return lines.map((line) => JSON.parse(line).msg as string);
     };

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { catalog, type OperationVariant } from '../../schemas/catalog.js';
+import { catalog } from '../../schemas/catalog.js';
+import type { OperationVariant } from '../../schemas/operation-definition.js';
 import {
   COMPANY_PUBLIC_ID,
   companyPublicIdParam,

@@ -8,10 +8,11 @@
 import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { catalog } from '../../schemas/catalog.js';
 import { successEnvelopeSchema, v2EnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema, errorTable } from '../../schemas/errors.js';
-import { operationOf, v2Routes } from '../../schemas/v2-routes.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
+import { v2Routes } from '../../schemas/v2-routes.js';
 import { RESPONSE_EXAMPLES_FILE, recordResponseExamples } from '../../scripts/response-examples.js';
 import { loadConfig } from '../../shared/config.js';
 import { renderedRegExp } from '../../shared/http/json-schema-pattern.js';
@@ -245,7 +246,7 @@ describe('examples', () => {
   const operationAt = (path: string) => {
     const route = v2Paths.get(path);
     const definition = route
-      ? operationOf(route)
+      ? route.operation
       : catalog.find((candidate) => candidate.variants.some((variant) => variant.path === path));
     if (!definition) throw new Error(`No operation at ${path}.`);
     return { definition: definitions.get(definition.id) as OperationDefinition, v2: route !== undefined };

@@ -9,8 +9,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog, type OperationDefinition, type OperationId } from '../../schemas/catalog.js';
+import { catalog, type OperationId } from '../../schemas/catalog.js';
 import { successEnvelopeSchema, v2EnvelopeSchema } from '../../schemas/envelope.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { expectError } from '../support/assertions.js';
 import { type DnsServerHandle, startDnsServer } from '../support/dns-server.js';

@@ -32,7 +32,7 @@ import {
 import { identifierValues } from '../support/sample-inputs.js';
 import { startWebServer, type WebServer } from '../support/web-servers.js';
 
-const SCRIPT = 'functions/synth/start-synth.ts';
+const SCRIPT = 'functions/local/start-synth.ts';
 // Long enough for a cold website function (Chromium unpacked per environment, as on Lambda) on a busy
 // 2-core machine; the 504 case waits it out once.
 const TIMEOUT_SECONDS = 10;

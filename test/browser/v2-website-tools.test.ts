@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
-import { operationOf, v2Routes } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/v2-routes.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { startWebServer, type WebServer } from '../support/web-servers.js';
 
@@ -26,10 +26,10 @@ afterAll(async () => {
   await site?.close();
 });
 
-const websiteRoutes = v2Routes.filter((route) => operationOf(route).family === 'websites');
+const websiteRoutes = v2Routes.filter((route) => route.operation.family === 'websites');
 
 it('serves every website operation on v2', () => {
-  expect(websiteRoutes.map((route) => route.operation).sort()).toEqual([
+  expect(websiteRoutes.map((route) => route.operation.id).sort()).toEqual([
     'websites.content',
     'websites.emails',
     'websites.text',
@@ -39,7 +39,7 @@ it('serves every website operation on v2', () => {
 it.each(websiteRoutes.map((route) => [route.path, route] as const))(
   '%s answers in the v2 envelope with the v1 data',
   async (path, route) => {
-    const operation = operationOf(route);
+    const operation = route.operation;
     const query = new URLSearchParams({ url: `${site.origin}/` });
     const { apiKey } = await harness.provision({ credits: 100 });
     const response = await harness.app.request(`${path}?${query}`, { headers: { 'X-API-Key': apiKey } });

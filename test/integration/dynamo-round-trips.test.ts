@@ -27,10 +27,13 @@ beforeAll(async () => {
   harness = await startHarness({ store: 'dynamodb' });
   // Each lookup notes when it begins (the operations the app serves, wrapped in place).
   for (const operation of harness.operations) {
-    const run = operation.run;
-    operation.run = (input, context) => {
-      lookupStarts.push(performance.now());
-      return run(input, context);
+    const accept = operation.accept;
+    operation.accept = (input, variant) => {
+      const run = accept(input, variant);
+      return (context) => {
+        lookupStarts.push(performance.now());
+        return run(context);
+      };
     };
   }
   counter = countDynamoCalls((harness.store as DynamoStore).table);

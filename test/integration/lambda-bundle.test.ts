@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../shared/auth/api-keys.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
-import { createAllRunners } from '../../shared/operations/index.js';
+import { createAllImplementations } from '../../shared/operations/index.js';
 import { createService, type Service } from '../../shared/service.js';
 import type { Store } from '../../shared/store/store.js';
 import { builtFunctions } from '../support/built-functions.js';
@@ -49,7 +49,7 @@ beforeAll(async () => {
   local = createService({
     config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
     store,
-    runners: createAllRunners,
+    implementations: createAllImplementations,
     logger: createLogger('silent'),
   });
   // Its own process, as the Lambda runtime runs it: vitest's import() would transform the bundle and

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { catalog } from '../../schemas/catalog.js';
 import {
   DATA_FAMILIES,
   deployedFunctions,
@@ -17,6 +17,7 @@ import {
   toolGroupFunctionVariable,
   toolGroups,
 } from '../../schemas/functions.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { v2Routes } from '../../schemas/v2-routes.js';
 import type { Principal } from '../../shared/auth/authenticator.js';
 import { Authenticator } from '../../shared/auth/authenticator.js';
@@ -80,7 +81,7 @@ describe.each(deployedFunctions().filter((spec) => spec.kind === 'operation'))('
   it('answers a REST API proxy event for one of its paths', async () => {
     const operation = operationOf(spec) as OperationDefinition;
     const v1 = operation.variants.length > 0 ? sampleRequests(operation)[0] : undefined;
-    const v2 = v2Routes.find((route) => route.operation === operation.id);
+    const v2 = v2Routes.find((route) => route.operation.id === operation.id);
     if (DATA_FAMILIES.includes(operation.family) && v1) {
       const answered = await rest(spec, {
         method: 'GET',

@@ -1,8 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { catalog } from '../../schemas/catalog.js';
 import { deployedFunctions, toolGroupFunctionVariable, toolGroups } from '../../schemas/functions.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import { Authenticator } from '../../shared/auth/authenticator.js';
 import { systemClock } from '../../shared/clock.js';

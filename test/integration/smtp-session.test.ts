@@ -8,15 +8,13 @@ import net from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  SMTP_MAX_LINE_BYTES,
-  SMTP_MAX_REPLY_BYTES,
   SmtpAbortedError,
   SmtpConnectionError,
   SmtpProtocolError,
-  SmtpSession,
-  type SmtpSessionOptions,
   SmtpTimeoutError,
-} from '../../shared/emails/smtp-session.js';
+} from '../../shared/emails/smtp-errors.js';
+import { SMTP_MAX_LINE_BYTES, SMTP_MAX_REPLY_BYTES } from '../../shared/emails/smtp-reply.js';
+import { SmtpSession, type SmtpSessionOptions } from '../../shared/emails/smtp-session.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 

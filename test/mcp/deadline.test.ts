@@ -4,7 +4,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Runner } from '../../shared/pipeline/operation.js';
+import { serviceCategories } from '../../schemas/operations/search.js';
+import { implement } from '../../shared/pipeline/operation.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { connectClient, type ListeningApp, listen } from '../support/mcp-server.js';
 
@@ -13,15 +14,17 @@ const RUN_MS = 400;
 let harness: Harness;
 let app: ListeningApp;
 
-const slowCategories: Runner<never> = async () => {
-  await new Promise((resolve) => setTimeout(resolve, RUN_MS));
-  return { data: { serviceCategories: [] } };
-};
+const slowCategories = implement([serviceCategories], {
+  'search.service-categories': async () => {
+    await new Promise((resolve) => setTimeout(resolve, RUN_MS));
+    return { data: { serviceCategories: [] } };
+  },
+});
 
 beforeAll(async () => {
   harness = await startHarness({
     mcpDeadlineMs: DEADLINE_MS,
-    runners: { 'search.service-categories': slowCategories },
+    implementations: slowCategories,
   });
   app = await listen(harness);
 });

@@ -5,7 +5,8 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog as entries, type OperationDefinition } from '../../schemas/catalog.js';
+import { catalog as entries } from '../../schemas/catalog.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { connectClient, type ListeningApp, listen, postJsonRpc } from '../support/mcp-server.js';
 

@@ -7,8 +7,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { catalog } from '../../schemas/catalog.js';
 import { errorBodySchema } from '../../schemas/errors.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
+import { companySearch } from '../../schemas/operations/companies.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
 import { LocalToolDispatcher, type ToolCall } from '../../shared/mcp/tool-dispatch.js';
 import { type Harness, startHarness } from '../support/harness.js';
@@ -149,7 +151,7 @@ describe('tool errors', () => {
   });
 
   it('takes offsets as JSON numbers and answers what REST answers for the digits', async () => {
-    const keywords = otherParameters['companies.search']?.keywords as string;
+    const keywords = otherParameters(companySearch).keywords as string;
     const result = await call('search_companies_by_keyword', { keywords, offset: 10 });
     const { body } = await rest('/v1/companies/search', { keywords, offset: '10' });
     expect(result.structuredContent).toEqual(body);

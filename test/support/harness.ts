@@ -8,14 +8,15 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { catalog, type OperationDefinition } from '../../schemas/catalog.js';
+import { catalog } from '../../schemas/catalog.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { type NewAccount, provisionAccount } from '../../shared/accounts/provisioning.js';
 import type { Clock } from '../../shared/clock.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
-import { createAllRunners } from '../../shared/operations/index.js';
-import type { Runner } from '../../shared/pipeline/operation.js';
+import { createAllImplementations } from '../../shared/operations/index.js';
+import { implement, type OperationImplementation } from '../../shared/pipeline/operation.js';
 import { createService } from '../../shared/service.js';
 import type { DataSource } from '../../shared/sources/data-source.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
@@ -23,7 +24,6 @@ import { startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamo
 import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
 import { createSqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
 import type { Store } from '../../shared/store/store.js';
-import { mountV2 } from '../../shared/v2/mount-v2.js';
 import { ManualClock } from './manual-clock.js';
 import { pricedOperation, pricedRunner } from './priced-operation.js';
 
@@ -31,8 +31,8 @@ export type StoreKind = Store['kind'];
 
 export interface HarnessOptions {
   clock?: Clock;
-  /** Extra or replacement run functions by operation id. */
-  runners?: Record<string, Runner<never>>;
+  /** Extra or replacement implementations (`implement(...)`), by operation id. */
+  implementations?: readonly OperationImplementation[];
   operations?: readonly OperationDefinition[];
   env?: Record<string, string>;
   /** The adapter; SQLite (the default of `npm start`) unless a test says otherwise. */
@@ -98,16 +98,15 @@ export async function startHarness(options: HarnessOptions = {}) {
     store,
     clock,
     logger: options.logger ?? createLogger('silent'),
-    runners: (runtime) => ({
-      ...createAllRunners(runtime, options.dataSource),
-      'test.priced': pricedRunner as Runner<never>,
-      ...options.runners,
-    }),
+    implementations: (runtime) => [
+      ...createAllImplementations(runtime, options.dataSource),
+      ...implement([pricedOperation], { 'test.priced': pricedRunner }),
+      ...(options.implementations ?? []),
+    ],
     operations: options.operations ?? [...catalog, pricedOperation],
     documentation: true,
   });
   mountMcp(service, { deadlineMs: options.mcpDeadlineMs });
-  mountV2(service);
 
   const provision = (input: Partial<NewAccount> = {}) =>
     provisionAccount(service.repositories, {

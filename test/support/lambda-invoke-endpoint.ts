@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
-import { CHUNK_BYTES, streamEvent as event } from '../../functions/synth/local-aws.js';
+import { CHUNK_BYTES, streamEvent as event } from '../../local-aws/lambda-and-secrets-api.js';
 import type { LambdaProcess } from './lambda-process.js';
 
 const PATH = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations/;

@@ -1,5 +1,5 @@
 /**
- * One bundled Lambda function in a fresh Node process (functions/synth/lambda-instance.ts), from a copy of its
+ * One bundled Lambda function in a fresh Node process (local-aws/lambda-instance.ts), from a copy of its
  * dist/functions/<name>/ directory in a temp folder, so nothing resolves through node_modules: what
  * Lambda gets is all it has. `invoke` sends an event and answers the handler's result,
  * `invokeStreaming` what a response-streaming handler wrote; `restRequest` is a client's request
@@ -8,7 +8,7 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LambdaInitError, LambdaInstance } from '../../functions/synth/lambda-instance.js';
+import { LambdaInitError, LambdaInstance } from '../../local-aws/lambda-instance.js';
 import { FUNCTIONS_DIR } from './built-functions.js';
 import {
   type ClientRequest,

@@ -3,7 +3,7 @@
  * its `outcome` parameter picks what the run does.
  */
 import { z } from 'zod';
-import type { OperationDefinition } from '../../schemas/catalog.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { InternalError, ResourceNotFoundError, UpstreamError } from '../../shared/errors.js';
 import type { Runner } from '../../shared/pipeline/operation.js';
 
@@ -23,6 +23,7 @@ export const pricedOperation = {
   data: z.object({ answer: z.number() }),
   paging: 'none',
   price: 1,
+  examples: { outcome: 'ok' },
   settlement: { chargedErrors: ['resource_not_found'] },
   runtime: { timeoutMs: 300, memoryMb: 128, needs: [] },
   statuses: [200, 400, 401, 402, 403, 404, 405, 406, 415, 429, 500, 502, 503, 504],

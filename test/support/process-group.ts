@@ -5,6 +5,6 @@
 import { fileURLToPath } from 'node:url';
 
 /** Kills the child's whole process group (it must have been started `detached`). */
-export { killGroup } from '../../functions/synth/lambda-instance.js';
+export { killGroup } from '../../local-aws/lambda-instance.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { readStreamedAnswer } from '../../functions/synth/api-gateway.js';
-import { proxyEvent } from '../../functions/synth/proxy-event.js';
+import { readStreamedAnswer } from '../../local-aws/api-gateway.js';
+import { proxyEvent } from '../../local-aws/proxy-event.js';
 
 export const API_HOST = 'a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com';
 

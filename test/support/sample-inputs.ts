@@ -1,9 +1,9 @@
 /**
- * Inputs that match the dataset fixtures, per operation and path variant: the identifier of each
- * family and the other parameters each data lookup needs. Shared by the REST and MCP tests, so
- * both transports are checked against the same requests.
+ * Inputs that match the dataset fixtures, per path variant: the identifiers of each family, known and
+ * unknown, and each operation's examples from its catalog entry. Shared by the REST and MCP tests,
+ * so both transports are checked against the same requests.
  */
-import type { OperationDefinition } from '../../schemas/catalog.js';
+import { exampleInput, type OperationDefinition } from '../../schemas/operation-definition.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 
 const profile = fx.richProfile;
@@ -43,29 +43,12 @@ export const unknownIdentifiers: Record<string, Record<string, string>> = {
   jobs: { url: 'https://www.linkedin.com/jobs/view/1000000001/' },
 };
 
-/** Parameters besides the identifier, per operation; searches name theirs here. */
-export const otherParameters: Record<string, Record<string, string>> = {
-  'profiles.posts': { username: profile.username },
-  'profiles.comments': { username: profile.username },
-  'profiles.reactions': { username: profile.username },
-  'profiles.similar': { username: profile.username },
-  'companies.search': { keywords: fx.broadCompanyKeyword },
-  'companies.search-by-domain': { domain: fx.sharedDomain.domain },
-  'posts.reactions': { reactionType: 'ALL' },
-  'search.schools': { keywords: fx.schoolKeyword },
-  'search.people': { keywords: fx.peopleNarrowing.keywords },
-  'search.all': { keywords: 'northwind' },
-  'search.posts-by-hashtag': { hashtag: fx.hashtag },
-  'search.posts': { keywords: 'scaling' },
-  'search.locations': { keywords: fx.locationKeyword },
-  'search.industries': { query: fx.industryQuery },
-  'search.service-categories': {},
-  'search.typeahead': { query: 'north' },
-  'search.filters': {},
-  'jobs.search': { keywords: 'engineer' },
-  'jobs.search-filters': { keywords: 'engineer' },
-  'emails.disposable': { email: 'someone@mailinator.com' },
-};
+/** The entry's examples of its parameters besides its identifiers (searches: all of them). */
+export function otherParameters(operation: OperationDefinition): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(operation.examples).filter(([name]) => !operation.identifiers.includes(name)),
+  );
+}
 
 export interface SampleRequest {
   /** The REST path of the variant. */
@@ -74,17 +57,20 @@ export interface SampleRequest {
   parameters: Record<string, string>;
 }
 
-/** One request per path variant, with identifiers taken from `values` (by family). */
+/**
+ * One request per path variant: the entry's own examples (which name records the sample dataset
+ * plants), with the identifiers taken from `values` (by family).
+ */
 export function sampleRequests(
   operation: OperationDefinition,
   values: Record<string, Record<string, string>> = identifierValues,
 ): SampleRequest[] {
   return operation.variants.map((variant) => {
-    const parameters = { ...otherParameters[operation.id] };
-    // Activity and similar profiles take the username as a plain parameter, not a path variant.
-    if (parameters.username) parameters.username = values.profiles?.username as string;
-    if (variant.identifier)
-      parameters[variant.identifier] = values[operation.family]?.[variant.identifier] as string;
+    const parameters = Object.fromEntries(exampleInput(operation, variant));
+    for (const name of operation.identifiers) {
+      const value = values[operation.family]?.[name];
+      if (Object.hasOwn(parameters, name) && value !== undefined) parameters[name] = value;
+    }
     return { path: variant.path, parameters };
   });
 }

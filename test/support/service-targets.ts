@@ -69,6 +69,6 @@ export function serviceTargets(): ServiceTarget[] {
   return [
     serverTarget('npm start', 'functions/local/server.ts', 30_000),
     // The bundles through the tests' shared build (one build for every test file that needs it).
-    serverTarget('npm run start:synth', 'functions/synth/start-synth.ts', 300_000, builtFunctions),
+    serverTarget('npm run start:synth', 'functions/local/start-synth.ts', 300_000, builtFunctions),
   ];
 }

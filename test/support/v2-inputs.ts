@@ -4,7 +4,7 @@
  * under the v1 names. The v1 request of the same lookup comes along, for comparing the two families.
  */
 import { catalog } from '../../schemas/catalog.js';
-import { operationOf, type V2Route, variantOf } from '../../schemas/v2-routes.js';
+import { type V2Route, variantOf } from '../../schemas/v2-routes.js';
 import { identifierValues, otherParameters } from './sample-inputs.js';
 
 export interface V2SampleRequest {
@@ -24,8 +24,8 @@ export function v2SampleRequest(
   route: V2Route,
   values: Record<string, Record<string, string>> = identifierValues,
 ): V2SampleRequest {
-  const operation = operationOf(route);
-  const parameters: Record<string, string> = { ...otherParameters[operation.id] };
+  const operation = route.operation;
+  const parameters: Record<string, string> = { ...otherParameters(operation) };
   if (route.identifier && operation.identifiers.includes(route.identifier))
     parameters[route.identifier] = values[operation.family]?.[route.identifier] as string;
   const v1Url = operation.variants.length > 0 ? `${variantOf(route).path}${query(parameters)}` : undefined;

@@ -12,14 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reactionTypes } from '../../schemas/parameters.js';
 import type { ActivityKind, DataSource, ProfileListName } from '../../shared/sources/data-source.js';
 import { buildDatabaseFromDataset } from '../../shared/sources/dataset/database/build-database.js';
-import {
-  DatabaseDatasetReader,
-  DatasetFileError,
-} from '../../shared/sources/dataset/database/database-reader.js';
+import { DatabaseDatasetReader } from '../../shared/sources/dataset/database/database-reader.js';
+import { DatasetFileError } from '../../shared/sources/dataset/database/dataset-connection.js';
 import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
-import { MemoryDatasetReader } from '../../shared/sources/dataset/memory-reader.js';
+import { MemoryDatasetReader } from '../support/memory-reader.js';
 
 const dataset = generateDataset();
 const reference = new DatasetSource(new MemoryDatasetReader(dataset));

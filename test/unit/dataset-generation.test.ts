@@ -15,7 +15,6 @@ import {
   readDatasetLines,
   writeDatasetFiles,
 } from '../../shared/sources/dataset/dataset-files.js';
-import { identifierKey } from '../../shared/sources/dataset/dataset-reader.js';
 import { STREAM_WINDOW } from '../../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import {
@@ -28,6 +27,7 @@ import { companyCount } from '../../shared/sources/dataset/generate-companies.js
 import { generateDatasetFiles } from '../../shared/sources/dataset/generate-files.js';
 import type { Dataset } from '../../shared/sources/dataset/model.js';
 import { createRandom, SHUFFLE_LIMIT } from '../../shared/sources/dataset/random.js';
+import { identifierKey } from '../../shared/sources/dataset/reader-rules.js';
 
 const folders: string[] = [];
 afterAll(() => Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true }))));

@@ -12,10 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidRequestError, ResourceNotFoundError } from '../../shared/errors.js';
 import type { DataSource } from '../../shared/sources/data-source.js';
-import {
-  DatabaseDatasetReader,
-  DatasetFileError,
-} from '../../shared/sources/dataset/database/database-reader.js';
+import { DatabaseDatasetReader } from '../../shared/sources/dataset/database/database-reader.js';
+import { DatasetFileError } from '../../shared/sources/dataset/database/dataset-connection.js';
 import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import type { PortMethod } from '../../shared/sources/dataset/reader-messages.js';
@@ -122,6 +120,25 @@ describe('dataset reads on reader threads', () => {
     for (const [index, call] of methods.entries())
       expect(together[index]).toEqual(await outcome(call(inThread)));
   });
+});
+
+describe('the thread protocol', () => {
+  const { pool, source } = poolOver(sample, { threads: 1 });
+
+  it('forwards exactly the methods of the port', () => {
+    expect(Object.keys(source).sort()).toEqual(Object.keys(calls).sort());
+  });
+
+  // A name from a message is checked before it picks a function: prototype members and the
+  // source's own helpers are no port methods.
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'run', 'stamp', 'listItems'])(
+    'refuses %s, which is no method of the port, with a clear error',
+    async (name) => {
+      await expect(pool.run(name as PortMethod, [], live)).rejects.toThrow(
+        `${name} is not a method of the data source.`,
+      );
+    },
+  );
 });
 
 describe('the abort signal', () => {

@@ -55,9 +55,9 @@ import {
   datasetFixtures as fx,
 } from '../../shared/sources/dataset/fixtures.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
-import { MemoryDatasetReader } from '../../shared/sources/dataset/memory-reader.js';
 import type { CompanyRecord, PersonRecord } from '../../shared/sources/dataset/model.js';
 import { Relevance, relevance } from '../../shared/sources/dataset/search.js';
+import { MemoryDatasetReader } from '../support/memory-reader.js';
 
 const started = performance.now();
 const dataset = generateDataset();

@@ -1,6 +1,6 @@
 /**
  * The RCPT reply classifier against replies as real servers send them (wire format, parsed by
- * the session's own parser), the greylisting reading (and the wait a reply states), and the
+ * the parser a live session uses), the greylisting reading (and the wait a reply states), and the
  * published table in docs/email-verification.md.
  */
 import { readFile } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import {
   RCPT_REPLY_TABLE_MARKDOWN,
   RCPT_TEXT_PATTERNS_MARKDOWN,
 } from '../../shared/emails/reply-classifier.js';
-import { parseSmtpReply } from '../../shared/emails/smtp-session.js';
+import { parseSmtpReply } from '../../shared/emails/smtp-reply.js';
 import { RCPT_REPLY_CASES as cases } from '../support/rcpt-replies.js';
 
 describe('classifyRcptReply', () => {

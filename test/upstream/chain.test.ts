@@ -7,8 +7,9 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog, type Family } from '../../schemas/catalog.js';
-import { operationOf, v2Routes } from '../../schemas/v2-routes.js';
+import { catalog } from '../../schemas/catalog.js';
+import type { Family } from '../../schemas/operation-definition.js';
+import { v2Routes } from '../../schemas/v2-routes.js';
 import { createLogger } from '../../shared/logger.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { expectError } from '../support/assertions.js';
@@ -120,7 +121,7 @@ describe('every v1 data lookup', () => {
 
 describe('every /api/v2 data route', () => {
   const routes = v2Routes.filter(
-    (route) => selfContained.has(route.operation) && DATA_FAMILIES.includes(operationOf(route).family),
+    (route) => selfContained.has(route.operation.id) && DATA_FAMILIES.includes(route.operation.family),
   );
 
   it.each(routes.map((route) => [route.path, route] as const))(

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
-import { operationOf, v2Routes } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/v2-routes.js';
 import type { Zone } from '../support/dns-server.js';
 import { type EmailHarness, startEmailHarness } from '../support/email-harness.js';
 import { ADDRESSES } from '../support/mail-servers.js';
@@ -30,11 +30,11 @@ const inputs: Record<string, Record<string, string>> = {
 
 it.each(
   v2Routes
-    .filter((route) => Object.hasOwn(inputs, route.operation))
+    .filter((route) => Object.hasOwn(inputs, route.operation.id))
     .map((route) => [route.path, route] as const),
 )('%s answers in the v2 envelope with the v1 data', async (path, route) => {
-  const operation = operationOf(route);
-  const query = new URLSearchParams(inputs[route.operation]);
+  const operation = route.operation;
+  const query = new URLSearchParams(inputs[route.operation.id]);
   const { harness } = email;
   const { apiKey } = await harness.provision({ credits: 100 });
   const response = await harness.app.request(`${path}?${query}`, { headers: { 'X-API-Key': apiKey } });

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
-import { isExtension, operationOf, v2Routes } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/v2-routes.js';
 import { expectError } from '../support/assertions.js';
 import { harnessForFile } from '../support/harness.js';
 import { unknownIdentifiers } from '../support/sample-inputs.js';
@@ -23,24 +23,24 @@ const v1 = (url: string) => file.harness.get(url, file.apiKey);
 const withBogus = (url: string) => `${url}${url.includes('?') ? '&' : '?'}bogus=1`;
 
 it('covers the 47 listed routes and 10 extensions', () => {
-  expect(v2Routes.filter((route) => !isExtension(route))).toHaveLength(47);
-  expect(v2Routes.filter(isExtension)).toHaveLength(10);
+  expect(v2Routes.filter((route) => !route.extension)).toHaveLength(47);
+  expect(v2Routes.filter((route) => route.extension)).toHaveLength(10);
 });
 
 const cases = (routes: typeof v2Routes) => routes.map((route) => [route.path, route] as const);
 /** Routes whose lookup runs here (the others need mail servers or a browser). */
-const runnable = v2Routes.filter((route) => selfContained.has(route.operation));
+const runnable = v2Routes.filter((route) => selfContained.has(route.operation.id));
 /** Routes that look something up by an identifier (searches answer an empty success instead). */
 const identified = v2Routes.filter(
-  (route) => route.identifier !== undefined && operationOf(route).identifiers.length > 0,
+  (route) => route.identifier !== undefined && route.operation.identifiers.length > 0,
 );
 
 /** Routes of operations v1 serves too; the others are of the v2 listing only (test/v2/listing-only.test.ts). */
-const mirrored = v2Routes.filter((route) => operationOf(route).variants.length > 0);
+const mirrored = v2Routes.filter((route) => route.operation.variants.length > 0);
 
 describe('a success', () => {
   it.each(cases(runnable))('%s answers in the v2 envelope', async (_, route) => {
-    const operation = operationOf(route);
+    const operation = route.operation;
     const sample = v2SampleRequest(route);
     const response = await v2(sample.url);
     expect(response.status).toBe(200);

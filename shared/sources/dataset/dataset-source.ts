@@ -39,7 +39,7 @@ import type {
   Window,
   WindowRequest,
 } from '../data-source.js';
-import type { ActivityRecords, DatasetReader, FacetField, SearchAllHit } from './dataset-reader.js';
+import type { DatasetReader } from './database/database-reader.js';
 import type {
   CommentRecord,
   CompanyRecord,
@@ -52,6 +52,7 @@ import type {
   Stored,
 } from './model.js';
 import { profileSections } from './model.js';
+import type { ActivityRecords, FacetField, SearchAllHit } from './reader-rules.js';
 import { COMPANY_SIZES } from './vocabulary.js';
 
 export const SOURCE_TAG = 'dataset';
@@ -155,16 +156,20 @@ function positionRefused(): InvalidRequestError {
 
 const byName = (a: IdName, b: IdName) => a.name.localeCompare(b.name, 'en');
 
+/**
+ * Its prototype holds the port's methods and nothing else (helpers are #private, views are instance
+ * fields): reader threads answer exactly the methods found there (reader-messages.ts).
+ */
 export class DatasetSource implements DataSource {
   constructor(private readonly reader: DatasetReader) {}
 
   /** Honours the signal, then answers a deep copy: callers may mutate what they get. */
-  private async run<T>(signal: AbortSignal, work: () => T): Promise<T> {
+  async #run<T>(signal: AbortSignal, work: () => T): Promise<T> {
     signal.throwIfAborted();
     return structuredClone(work());
   }
 
-  private stamp<T extends object>(record: T, internalId: string): Stamped<T> {
+  #stamp<T extends object>(record: T, internalId: string): Stamped<T> {
     return { ...record, internalId, fetchedAt: this.reader.fetchedAt, sourceTag: SOURCE_TAG };
   }
 
@@ -172,15 +177,15 @@ export class DatasetSource implements DataSource {
 
   private personSummary = (person: PersonRecord): Stamped<ProfileSummary> => {
     const { publicId, username, fullName, headline, location, networkUrl } = person;
-    return this.stamp({ publicId, username, fullName, headline, location, networkUrl }, person.internalId);
+    return this.#stamp({ publicId, username, fullName, headline, location, networkUrl }, person.internalId);
   };
 
   private companyItem = (company: CompanyRecord): Stamped<CompanySearchItem> => {
     const { name, slug, networkUrl, description, summary, logoUrl } = company;
-    return this.stamp({ name, slug, networkUrl, description, summary, logoUrl }, company.internalId);
+    return this.#stamp({ name, slug, networkUrl, description, summary, logoUrl }, company.internalId);
   };
 
-  private companyDetailsView(company: CompanyRecord): Stamped<CompanyDetails> {
+  #companyDetailsView(company: CompanyRecord): Stamped<CompanyDetails> {
     const size = COMPANY_SIZE_RANGES[company.sizeCode];
     return {
       ...this.companyItem(company),
@@ -200,17 +205,17 @@ export class DatasetSource implements DataSource {
 
   private schoolView = (school: SchoolRecord): Stamped<School> => {
     const { name, slug, location, networkUrl } = school;
-    return this.stamp({ name, slug, location, networkUrl }, school.internalId);
+    return this.#stamp({ name, slug, location, networkUrl }, school.internalId);
   };
 
-  private postView = (post: PostRecord): Stamped<Post> => this.stamp({ ...post }, post.internalId);
+  private postView = (post: PostRecord): Stamped<Post> => this.#stamp({ ...post }, post.internalId);
 
   private commentView = (comment: CommentRecord): Stamped<Comment> =>
-    this.stamp({ ...comment }, comment.internalId);
+    this.#stamp({ ...comment }, comment.internalId);
 
   private reactionView = (reaction: ReactionRecord): Stamped<Reaction> => {
     const { reactionType, postSlug, postUrl, reactorName, reactorUsername, reactedAt } = reaction;
-    return this.stamp(
+    return this.#stamp(
       { reactionType, postSlug, postUrl, reactorName, reactorUsername, reactedAt },
       reaction.internalId,
     );
@@ -218,36 +223,36 @@ export class DatasetSource implements DataSource {
 
   private jobSummary = (job: JobRecord): Stamped<JobSummary> => {
     const { jobId, url, title, companyName, companySlug, location, postedAt, employmentType } = job;
-    return this.stamp(
+    return this.#stamp(
       { jobId, url, title, companyName, companySlug, location, postedAt, employmentType },
       job.internalId,
     );
   };
 
   private idNameView = (record: Stored<IdName>): Stamped<IdName> =>
-    this.stamp({ id: record.id, name: record.name }, record.internalId);
+    this.#stamp({ id: record.id, name: record.name }, record.internalId);
 
   /** A profile list as the source shows it: empty when withheld. */
-  private listItems<L extends ProfileListName>(person: PersonRecord, list: L): Stamped<ProfileLists[L]>[] {
+  #listItems<L extends ProfileListName>(person: PersonRecord, list: L): Stamped<ProfileLists[L]>[] {
     const section = LIST_SECTIONS[list];
     if (section !== null && isWithheld(person, section)) return [];
     const read = LIST_READERS[list];
-    return read(person).map((item, i) => this.stamp(item, `${person.internalId}/${list}/${i}`));
+    return read(person).map((item, i) => this.#stamp(item, `${person.internalId}/${list}/${i}`));
   }
 
   // ---- Profiles ---------------------------------------------------------------------------------
 
   profileDetails(ref: ProfileRef, signal: AbortSignal): Promise<ProfileDetailsResult> {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const person = this.reader.person(ref);
       const skillsWithheld = isWithheld(person, 'skills');
       return {
-        profile: this.stamp(
+        profile: this.#stamp(
           {
             ...this.personSummary(person),
             summary: person.summary,
-            experience: this.listItems(person, 'positions').slice(0, DETAILS_POSITIONS),
-            education: this.listItems(person, 'education'),
+            experience: this.#listItems(person, 'positions').slice(0, DETAILS_POSITIONS),
+            education: this.#listItems(person, 'education'),
             skills: skillsWithheld ? [] : person.skills.slice(0, SKILLS_PREVIEW).map((skill) => skill.name),
           },
           person.internalId,
@@ -261,28 +266,28 @@ export class DatasetSource implements DataSource {
   }
 
   profileContact(ref: ProfileRef, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const person = this.reader.person(ref);
-      return this.stamp({ ...person.contact }, `${person.internalId}/contact`);
+      return this.#stamp({ ...person.contact }, `${person.internalId}/contact`);
     });
   }
 
   profileList<L extends ProfileListName>(ref: ProfileRef, list: L, signal: AbortSignal) {
-    return this.run(signal, () => this.listItems(this.reader.person(ref), list));
+    return this.#run(signal, () => this.#listItems(this.reader.person(ref), list));
   }
 
   profileSkills(ref: ProfileRef, window: WindowRequest, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const person = this.reader.person(ref);
       const skills = isWithheld(person, 'skills') ? [] : person.skills;
       return windowOf(skills, window, (skill, i) =>
-        this.stamp({ ...skill }, `${person.internalId}/skills/${i}`),
+        this.#stamp({ ...skill }, `${person.internalId}/skills/${i}`),
       );
     });
   }
 
   profileCompanyInterests(ref: ProfileRef, window: WindowRequest, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const person = this.reader.person(ref);
       const companies = isWithheld(person, 'companyInterests')
         ? []
@@ -294,13 +299,13 @@ export class DatasetSource implements DataSource {
           publicId: company.publicId,
           followerCount: company.followerCount,
         };
-        return this.stamp(interest, `${person.internalId}/companyInterests/${i}`);
+        return this.#stamp(interest, `${person.internalId}/companyInterests/${i}`);
       });
     });
   }
 
   /** The public view of a raw stream item; null drops it (a reaction to a comment). */
-  private activityView<K extends ActivityKind>(
+  #activityView<K extends ActivityKind>(
     kind: K,
   ): (item: ActivityRecords[K]) => Stamped<ActivityItems[K]> | null {
     const views: { [A in ActivityKind]: (item: ActivityRecords[A]) => Stamped<ActivityItems[A]> | null } = {
@@ -317,7 +322,7 @@ export class DatasetSource implements DataSource {
     position: string | null,
     signal: AbortSignal,
   ): Promise<StreamPage<Stamped<ActivityItems[K]>>> {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const person = this.reader.person({ username });
       const start = streamStart(position);
       if (Number.isNaN(start)) throw positionRefused();
@@ -325,14 +330,14 @@ export class DatasetSource implements DataSource {
       if (start > raw.total) throw positionRefused();
       const end = start + STREAM_WINDOW;
       return {
-        items: raw.items.map(this.activityView(kind)).filter((item) => item !== null),
+        items: raw.items.map(this.#activityView(kind)).filter((item) => item !== null),
         next: end < raw.total ? String(end) : null,
       };
     });
   }
 
   similarProfiles(username: string, signal: AbortSignal) {
-    return this.run(signal, () =>
+    return this.#run(signal, () =>
       this.reader.similarProfiles(this.reader.person({ username }), FIRST_PAGE).map(this.personSummary),
     );
   }
@@ -340,65 +345,65 @@ export class DatasetSource implements DataSource {
   // ---- Companies --------------------------------------------------------------------------------
 
   companyDetails(ref: CompanyRef, signal: AbortSignal) {
-    return this.run(signal, () => this.companyDetailsView(this.reader.company(ref)));
+    return this.#run(signal, () => this.#companyDetailsView(this.reader.company(ref)));
   }
 
   companyPosts(slug: string, signal: AbortSignal) {
-    return this.run(signal, () =>
+    return this.#run(signal, () =>
       this.reader.companyPosts(this.reader.company({ slug }).slug, FIRST_PAGE).map(this.postView),
     );
   }
 
   similarCompanies(slug: string, signal: AbortSignal) {
-    return this.run(signal, () =>
+    return this.#run(signal, () =>
       this.reader.similarCompanies(this.reader.company({ slug }), FIRST_PAGE).map(this.companyItem),
     );
   }
 
   companyPeople(slug: string, signal: AbortSignal) {
-    return this.run(signal, () =>
+    return this.#run(signal, () =>
       this.reader.companyEmployees(this.reader.company({ slug }).slug, FIRST_PAGE).map(this.personSummary),
     );
   }
 
   companyProducts(slug: string, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const company = this.reader.company({ slug });
       return company.products
         .slice(0, FIRST_PAGE)
-        .map((product, i) => this.stamp({ ...product }, `${company.internalId}/products/${i}`));
+        .map((product, i) => this.#stamp({ ...product }, `${company.internalId}/products/${i}`));
     });
   }
 
   companyJobs(slug: string, signal: AbortSignal) {
-    return this.run(signal, () =>
+    return this.#run(signal, () =>
       this.reader.companyJobs(this.reader.company({ slug }).slug, FIRST_PAGE).map(this.jobSummary),
     );
   }
 
   companyTotals(slug: string, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const company = this.reader.company({ slug });
       return { ...this.reader.companyCounts(company.slug), products: company.products.length };
     });
   }
 
   companyStaffCounts(slug: string, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const { publicId } = this.reader.company({ slug });
       return { publicId, ...this.reader.staffCounts(publicId) };
     });
   }
 
   searchCompanies(filters: CompanySearchFilters, window: WindowRequest, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const { items, total } = this.reader.searchCompanies(filters, window);
       return { items: items.map(this.companyItem), total };
     });
   }
 
   searchCompaniesByDomain(domain: string, window: WindowRequest, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const { items, total } = this.reader.companiesByDomain(domain, window);
       return { items: items.map(this.companyItem), total };
     });
@@ -407,17 +412,17 @@ export class DatasetSource implements DataSource {
   // ---- Posts --------------------------------------------------------------------------------------
 
   post(slug: string, signal: AbortSignal) {
-    return this.run(signal, () => this.postView(this.reader.post(slug)));
+    return this.#run(signal, () => this.postView(this.reader.post(slug)));
   }
 
   postComments(slug: string, signal: AbortSignal) {
-    return this.run(signal, () =>
+    return this.#run(signal, () =>
       this.reader.postComments(this.reader.post(slug).slug, FIRST_PAGE).map(this.commentView),
     );
   }
 
   postReactions(slug: string, reactionType: ReactionType | 'ALL', signal: AbortSignal) {
-    return this.run(signal, () =>
+    return this.#run(signal, () =>
       this.reader.postReactions(this.reader.post(slug).slug, reactionType, FIRST_PAGE).map(this.reactionView),
     );
   }
@@ -425,20 +430,20 @@ export class DatasetSource implements DataSource {
   // ---- Searches -------------------------------------------------------------------------------
 
   searchSchools(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () => this.reader.searchSchools(keywords, FIRST_PAGE).map(this.schoolView));
+    return this.#run(signal, () => this.reader.searchSchools(keywords, FIRST_PAGE).map(this.schoolView));
   }
 
   searchPeople(filters: PeopleSearchFilters, signal: AbortSignal) {
-    return this.run(signal, () => this.reader.searchPeople(filters, FIRST_PAGE).map(this.personSummary));
+    return this.#run(signal, () => this.reader.searchPeople(filters, FIRST_PAGE).map(this.personSummary));
   }
 
   searchAll(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () =>
-      this.reader.searchAll(keywords, FIRST_PAGE).map((hit) => this.searchAllView(hit)),
+    return this.#run(signal, () =>
+      this.reader.searchAll(keywords, FIRST_PAGE).map((hit) => this.#searchAllView(hit)),
     );
   }
 
-  private searchAllView(hit: SearchAllHit): Stamped<SearchAllItem> {
+  #searchAllView(hit: SearchAllHit): Stamped<SearchAllItem> {
     switch (hit.type) {
       case 'person':
         return { type: 'person', ...this.personSummary(hit.record) };
@@ -455,31 +460,31 @@ export class DatasetSource implements DataSource {
 
   /** Hashtags compare without "#" and case, as the hashtag parameter hands them over. */
   searchPostsByHashtag(hashtag: string, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const tag = hashtag.replace(/^#/, '').normalize('NFC').toLowerCase();
       return this.reader.postsByHashtag(tag, FIRST_PAGE).map(this.postView);
     });
   }
 
   searchPosts(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () => this.reader.searchPosts(keywords, FIRST_PAGE).map(this.postView));
+    return this.#run(signal, () => this.reader.searchPosts(keywords, FIRST_PAGE).map(this.postView));
   }
 
   searchLocations(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () => this.reader.searchLocations(keywords, FIRST_PAGE).map(this.idNameView));
+    return this.#run(signal, () => this.reader.searchLocations(keywords, FIRST_PAGE).map(this.idNameView));
   }
 
   searchIndustries(query: string, signal: AbortSignal) {
-    return this.run(signal, () => this.reader.searchIndustries(query, FIRST_PAGE).map(this.idNameView));
+    return this.#run(signal, () => this.reader.searchIndustries(query, FIRST_PAGE).map(this.idNameView));
   }
 
   serviceCategories(signal: AbortSignal) {
-    return this.run(signal, () => this.reader.serviceCategories(FIRST_PAGE).map(this.idNameView));
+    return this.#run(signal, () => this.reader.serviceCategories(FIRST_PAGE).map(this.idNameView));
   }
 
   /** Locations where some company is, and industries some company is in, by name. */
   companySearchFilterValues(signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const { locations, industries } = this.reader.companyFilterValues();
       return {
         locations: locations.sort(byName).map(this.idNameView),
@@ -493,7 +498,7 @@ export class DatasetSource implements DataSource {
   }
 
   typeahead(query: string, signal: AbortSignal) {
-    return this.run(signal, () =>
+    return this.#run(signal, () =>
       this.reader.typeahead(query, FIRST_PAGE).map(({ type, record }) => {
         const [id, label] =
           'username' in record
@@ -501,17 +506,17 @@ export class DatasetSource implements DataSource {
             : 'slug' in record
               ? [record.slug, record.name]
               : [record.id, record.name];
-        return this.stamp({ type, id, label }, record.internalId);
+        return this.#stamp({ type, id, label }, record.internalId);
       }),
     );
   }
 
   searchJobs(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () => this.reader.searchJobs(keywords, FIRST_PAGE).map(this.jobSummary));
+    return this.#run(signal, () => this.reader.searchJobs(keywords, FIRST_PAGE).map(this.jobSummary));
   }
 
   jobSearchFacets(keywords: string, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const { matched, counts } = this.reader.jobFieldCounts(keywords);
       const facets = (field: FacetField) => facet(counts[field]);
       return {
@@ -525,9 +530,9 @@ export class DatasetSource implements DataSource {
   }
 
   job(jobId: string, signal: AbortSignal) {
-    return this.run(signal, () => {
+    return this.#run(signal, () => {
       const job = this.reader.job(jobId);
-      return this.stamp({ ...job }, job.internalId);
+      return this.#stamp({ ...job }, job.internalId);
     });
   }
 }

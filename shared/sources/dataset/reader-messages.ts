@@ -1,60 +1,26 @@
 /**
  * What the main thread and a dataset reader thread (reader-thread.ts) say to each other: a call of
- * one DataSource method with its arguments but no signal (a signal cannot cross threads; the pool
- * keeps it), and its answer or its error. Errors cross as plain descriptions and are rebuilt as the
- * same classes on the main thread, so a reader thread's refusals render exactly as an in-thread
- * reader's: structured cloning alone would turn every one into a bare Error, and so a 500.
+ * one DataSource method, by name, with its arguments but no signal (a signal cannot cross threads;
+ * the pool keeps it), and its answer or its error. Errors cross as plain descriptions and are rebuilt
+ * as the same classes on the main thread, so a reader thread's refusals render exactly as an
+ * in-thread reader's: structured cloning alone would turn every one into a bare Error, and so a 500.
  */
 import type { ErrorDetail } from '../../../schemas/errors.js';
 import { InvalidRequestError, ResourceNotFoundError } from '../../errors.js';
 import type { DataSource } from '../data-source.js';
-import { DatasetFileError } from './database/database-reader.js';
-
-/**
- * Every method of the port, each once: the reader thread calls only these, and the threaded source
- * forwards exactly these (the type keeps the list equal to the port's).
- */
-const portMethods: Record<keyof DataSource, true> = {
-  profileDetails: true,
-  profileContact: true,
-  profileList: true,
-  profileSkills: true,
-  profileCompanyInterests: true,
-  profileActivity: true,
-  similarProfiles: true,
-  companyDetails: true,
-  companyPosts: true,
-  similarCompanies: true,
-  companyPeople: true,
-  companyProducts: true,
-  companyJobs: true,
-  companyTotals: true,
-  companyStaffCounts: true,
-  searchCompanies: true,
-  searchCompaniesByDomain: true,
-  post: true,
-  postComments: true,
-  postReactions: true,
-  searchSchools: true,
-  searchPeople: true,
-  searchAll: true,
-  searchPostsByHashtag: true,
-  searchPosts: true,
-  searchLocations: true,
-  searchIndustries: true,
-  serviceCategories: true,
-  companySearchFilterValues: true,
-  typeahead: true,
-  searchJobs: true,
-  jobSearchFacets: true,
-  job: true,
-};
+import { DatasetFileError } from './database/dataset-connection.js';
+import { DatasetSource } from './dataset-source.js';
 
 export type PortMethod = keyof DataSource;
 
-export const PORT_METHODS = Object.keys(portMethods) as PortMethod[];
-
-export const isPortMethod = (name: string): name is PortMethod => Object.hasOwn(portMethods, name);
+/**
+ * The port's methods a reader thread answers and the pool forwards: the dataset source's own, read
+ * from its class (whose prototype holds nothing else), so a query added to the port crosses threads
+ * with no edit here.
+ */
+export const PORT_METHODS = Object.getOwnPropertyNames(DatasetSource.prototype).filter(
+  (name) => name !== 'constructor',
+) as PortMethod[];
 
 /** What a reader thread is started with. */
 export interface ReaderThreadData {

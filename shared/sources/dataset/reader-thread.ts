@@ -9,7 +9,7 @@ import { DatabaseDatasetReader } from './database/database-reader.js';
 import { DatasetSource } from './dataset-source.js';
 import {
   describeError,
-  isPortMethod,
+  PORT_METHODS,
   type ReaderAnswer,
   type ReaderCall,
   type ReaderThreadData,
@@ -18,6 +18,13 @@ import {
 const port = parentPort;
 if (!port) throw new Error('reader-thread.ts runs as a worker thread of the reader pool.');
 const { path } = workerData as ReaderThreadData;
+
+type PortCall = (this: DatasetSource, ...parameters: unknown[]) => Promise<unknown>;
+
+/** The port's methods by name: a name from a message picks a function through this map only. */
+const methods = new Map<string, PortCall>(
+  PORT_METHODS.map((name) => [name, DatasetSource.prototype[name] as PortCall]),
+);
 
 /** The pool gives up on a call on its own thread; here nothing is ever aborted. */
 const neverAborted = new AbortController().signal;
@@ -32,8 +39,8 @@ const source = () => {
 port.on('message', async ({ method, args }: ReaderCall) => {
   let answer: ReaderAnswer;
   try {
-    if (!isPortMethod(method)) throw new Error(`${String(method)} is not a method of the data source.`);
-    const call = source()[method] as (...parameters: unknown[]) => Promise<unknown>;
+    const call = methods.get(method);
+    if (!call) throw new Error(`${String(method)} is not a method of the data source.`);
     answer = { value: await call.apply(source(), [...args, neverAborted]) };
   } catch (error) {
     answer = { error: describeError(error) };

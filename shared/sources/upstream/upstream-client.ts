@@ -14,7 +14,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { z } from 'zod';
 import type { V2Route } from '../../../schemas/v2-routes.js';
-import { ApiError, InvalidRequestError, UpstreamTimeoutError } from '../../errors.js';
+import { ApiError, InvalidRequestError, LookupTimeoutError } from '../../errors.js';
 import { SERVICE_VERSION } from '../../version.js';
 import { RequestSlots } from './request-slots.js';
 import {
@@ -157,9 +157,7 @@ export class UpstreamClient {
 
 /** The error the caller's signal was aborted with (the lookup's deadline), as an ApiError. */
 function callerReason(signal: AbortSignal): ApiError {
-  return signal.reason instanceof ApiError
-    ? signal.reason
-    : new UpstreamTimeoutError(undefined, signal.reason);
+  return signal.reason instanceof ApiError ? signal.reason : new LookupTimeoutError(undefined, signal.reason);
 }
 
 /**

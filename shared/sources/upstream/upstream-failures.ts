@@ -19,11 +19,11 @@ import { errorBodySchema } from '../../../schemas/errors.js';
 import {
   type ApiError,
   CursorExpiredError,
+  LookupTimeoutError,
   ResourceNotFoundError,
   SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
   ServiceUnavailableError,
   UpstreamError,
-  UpstreamTimeoutError,
 } from '../../errors.js';
 
 /** The longest wait we pass on: an upstream asking for hours must not park our callers that long. */
@@ -97,7 +97,7 @@ export function answerFailure(answer: UpstreamAnswer, cause: (text: string) => E
         retryAfterSeconds(answer.retryAfter),
       );
     case 504:
-      return new UpstreamTimeoutError(`The data source ran out of time; ${NO_CREDITS}`, why);
+      return new LookupTimeoutError(`The data source ran out of time; ${NO_CREDITS}`, why);
     default:
       return new UpstreamError(`The data source failed (HTTP ${answer.status}); ${NO_CREDITS}`, why);
   }
@@ -128,5 +128,5 @@ export function invalidAnswer(kind: 'json' | 'schema', why: Error): ApiError {
 
 /** Past the deadline, waiting for a free slot or for the answer (the cause says which). */
 export function deadlineFailure(why: Error): ApiError {
-  return new UpstreamTimeoutError(`The data source did not answer in time; ${NO_CREDITS}`, why);
+  return new LookupTimeoutError(`The data source did not answer in time; ${NO_CREDITS}`, why);
 }

@@ -13,9 +13,9 @@
  * Records from here carry no provider-private fields (v2 answers are public bodies).
  */
 import type { z } from 'zod';
-import type { OperationDefinition } from '../../../schemas/catalog.js';
 import type { cursorPagingSchema } from '../../../schemas/envelope.js';
 import { v2EnvelopeSchema } from '../../../schemas/envelope.js';
+import type { OperationDefinition } from '../../../schemas/operation-definition.js';
 import * as companies from '../../../schemas/operations/companies.js';
 import * as jobs from '../../../schemas/operations/jobs.js';
 import * as posts from '../../../schemas/operations/posts.js';
@@ -97,7 +97,9 @@ const bySlug = (value: string): Identifier => ({ name: 'slug', value });
 
 /** The route of `operation` that takes `identifier` (none: a search). */
 function routeOf(operation: OperationDefinition, identifier: string | undefined) {
-  const route = v2Routes.find((entry) => entry.operation === operation.id && entry.identifier === identifier);
+  const route = v2Routes.find(
+    (entry) => entry.operation.id === operation.id && entry.identifier === identifier,
+  );
   if (!route) throw new Error(`No /api/v2 route serves ${operation.id} by ${identifier ?? 'query'}.`);
   return route;
 }

@@ -2,7 +2,7 @@
  * The API key record, found by the key's hash on every request (the key itself is never stored).
  */
 import { z } from 'zod';
-import { families } from '../../../schemas/catalog.js';
+import { families } from '../../../schemas/operation-definition.js';
 import type { ApiKeyRecord } from '../../auth/api-keys.js';
 import { nullable, recordCodec } from './stored-record.js';
 

@@ -9,10 +9,10 @@
  */
 import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from '../../../store/sqlite/node-sqlite.js';
-import { identifierKey, postKey } from '../dataset-reader.js';
-import { searchDocs } from '../memory-reader.js';
 import type { Dataset, IndustryRecord, LocationRecord } from '../model.js';
+import { identifierKey, postKey } from '../reader-rules.js';
 import { normalizeText, type SearchDoc, textWords } from '../search.js';
+import { searchDocs } from '../search-docs.js';
 import { indexedWords } from './full-text.js';
 import {
   createIndexes,

@@ -1,20 +1,16 @@
 /**
- * The dataset reader over a dataset database (schema.ts), opened read-only. Every lookup is an index
- * seek. Keyword search takes search.ts's tiers in order — exact name, name prefix (the names index),
- * name words (the names' FTS5 index), text (the all-words FTS5 index, minus rows whose names match) —
- * each read in rank order and stopped once a page is full, so its cost follows the page, not the
- * number of matches; answers equal the in-memory reader's. Memory stays bounded by SQLite's page
- * cache, whatever the file's size.
+ * The dataset's queries: every read DatasetSource makes of a dataset database, one method each,
+ * answering stored records (model.ts) in the order the port promises. Every lookup is an index seek;
+ * keyword searches read search-tiers.ts's tiers, so their cost follows the page, not the number of
+ * matches. Memory stays bounded by SQLite's page cache, whatever the file's size. The connection (and
+ * its move to a re-imported file) is dataset-connection.ts.
  *
- * A re-import renames a new file over the old one; the reader notices (at most once a second, by
- * the file's identity) and opens the new file, so a running server moves to the new data without a
- * restart and never reads a half-built one.
+ * This class is the reader's contract: DatasetReader is derived from it, so a new query is written
+ * here once. Lookups by identifier throw ResourceNotFoundError with reader-rules.ts's messages;
+ * rankings follow search.ts (relevance, then weight, then the stable key).
  */
-import { statSync } from 'node:fs';
 import type { ReactionType } from '../../../../schemas/parameters.js';
 import type { IdName } from '../../../../schemas/records.js';
-import { ResourceNotFoundError } from '../../../errors.js';
-import { DatabaseSync, type StatementSync } from '../../../store/sqlite/node-sqlite.js';
 import type {
   ActivityKind,
   CompanyRef,
@@ -24,9 +20,20 @@ import type {
   Window,
   WindowRequest,
 } from '../../data-source.js';
+import type {
+  CommentRecord,
+  CompanyRecord,
+  IndustryRecord,
+  JobRecord,
+  LocationRecord,
+  PersonRecord,
+  PostRecord,
+  ReactionRecord,
+  SchoolRecord,
+  Stored,
+} from '../model.js';
 import {
   type ActivityRecords,
-  type DatasetReader,
   type FacetField,
   facetFields,
   identifierKey,
@@ -39,45 +46,12 @@ import {
   similarityKeys,
   similarityTo,
   type TypeaheadHit,
-} from '../dataset-reader.js';
-import type {
-  CompanyRecord,
-  IndustryRecord,
-  JobRecord,
-  LocationRecord,
-  PersonRecord,
-  PostRecord,
-  SchoolRecord,
-  Stored,
-} from '../model.js';
-import {
-  byScore,
-  nameRelevance,
-  type PreparedQuery,
-  prepareQuery,
-  Relevance,
-  relevance,
-  type Scored,
-  type SearchDoc,
-} from '../search.js';
+} from '../reader-rules.js';
+import { prepareQuery, relevance, type SearchDoc } from '../search.js';
+import { DatasetConnection, type Parameters } from './dataset-connection.js';
 import { matchExpression } from './full-text.js';
-import { DATASET_DATABASE_VERSION, type FullTextKind, reversed, schemaFingerprint } from './schema.js';
-
-/** SQLite's page cache per open database (KiB): what bounds the reader's memory. */
-const PAGE_CACHE_KIB = 32 * 1024;
-/** Above every character: names starting with q sort between q and q + this. */
-const LAST_CHARACTER = String.fromCodePoint(0x10ffff);
-/** Records sharing a name prefix up to which the prefix tier sorts them; beyond, it walks the ranks. */
-const SORTED_PREFIXES = 2_000;
-/** Staff counts up to which people search scores the staff directly rather than through the index. */
-export const DIRECTLY_SCORED = 20_000;
-/** How often (ms) the reader looks whether the file was replaced. */
-const RELOAD_CHECK_MS = 1000;
-
-export class DatasetFileError extends Error {}
-
-type Parameters = Record<string, string | number | null>;
-type Row = Record<string, unknown>;
+import { reversed } from './schema.js';
+import { defaultSearchLimits, type SearchLimits, TieredSearch } from './search-tiers.js';
 
 const streams: Record<ActivityKind, { table: string; owner: string }> = {
   posts: { table: 'posts', owner: 'author_username' },
@@ -92,171 +66,38 @@ const facetColumns: Record<FacetField, string> = {
   seniority: 'seniority',
 };
 
-/** Narrows a search: SQL over the record's rank row `r` and, when `readsRecord`, its table row `e`. */
-interface Filter {
-  sql: string;
-  parameters: Parameters;
-  readsRecord: boolean;
-}
+/** What DatasetSource reads: every query of the dataset database, without the file's handling. */
+export type DatasetReader = Omit<DatabaseDatasetReader, 'close'>;
 
-/**
- * The joins a filter needs from a rank (`rank` is the column holding it). CROSS JOIN keeps the rank
- * source as the outer loop: left to itself the planner drives from a filter's IN list and re-runs
- * the full-text query once per row (224 ms instead of 2 for a filtered company search at 1M).
- */
-function narrowing(kind: FullTextKind, rank: string, filter: Filter | undefined): string {
-  if (!filter) return '';
-  const record = filter.readsRecord ? ` CROSS JOIN ${kind} e ON e.seq = r.seq` : '';
-  return `CROSS JOIN ${kind}_rank r ON r.rank = ${rank}${record}`;
-}
+export class DatabaseDatasetReader {
+  private readonly db: DatasetConnection;
+  private readonly search: TieredSearch;
 
-/** A matched record: its rank (tie order) and relevance tier. */
-interface Hit {
-  rank: number;
-  score: number;
-}
-
-/** One open file: its statements and the query the name-scoring function last prepared. */
-class Connection {
-  readonly fetchedAt: string;
-  private readonly db: DatabaseSync;
-  private readonly statements = new Map<string, StatementSync>();
-
-  constructor(readonly path: string) {
-    try {
-      this.db = new DatabaseSync(path, { readOnly: true });
-    } catch (error) {
-      throw new DatasetFileError(
-        `The dataset database ${path} cannot be opened: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
-    }
-    const meta = this.readMeta();
-    this.db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}; PRAGMA mmap_size = 0;`);
-    // Which name tier a record's names reach for a normalized query (0: none); asked only of the few
-    // rows a text-tier page reads.
-    let last: { query: unknown; prepared: PreparedQuery } | undefined;
-    this.db.function('name_relevance', { deterministic: true }, (query, doc) => {
-      if (last?.query !== query) last = { query, prepared: prepareQuery(String(query)) };
-      return nameRelevance(last.prepared, (JSON.parse(String(doc)) as Pick<SearchDoc, 'names'>).names);
-    });
-    this.fetchedAt = meta.fetchedAt;
-  }
-
-  private readMeta(): { fetchedAt: string } {
-    let rows: Row[];
-    try {
-      rows = this.db.prepare('SELECT key, value FROM meta').all() as Row[];
-    } catch (error) {
-      this.db.close();
-      throw new DatasetFileError(
-        `${this.path} is not a dataset database (build one with: npm run data -- import DIR --out FILE).`,
-        { cause: error },
-      );
-    }
-    const meta = new Map(rows.map((row) => [String(row.key), String(row.value)]));
-    if (
-      meta.get('version') !== String(DATASET_DATABASE_VERSION) ||
-      meta.get('schema') !== schemaFingerprint
-    ) {
-      this.db.close();
-      throw new DatasetFileError(
-        `${this.path} was built by another version of this service (dataset database ${meta.get('version')}/${meta.get('schema')}; this one reads ${DATASET_DATABASE_VERSION}/${schemaFingerprint}). Import the dataset again.`,
-      );
-    }
-    return { fetchedAt: meta.get('fetchedAt') ?? '' };
-  }
-
-  statement(sql: string): StatementSync {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+  /** `limits` choose between two ways of a search; tests lower them to reach both ways. */
+  constructor(path: string, limits: SearchLimits = defaultSearchLimits) {
+    this.db = new DatasetConnection(path);
+    this.search = new TieredSearch(this.db, limits);
   }
 
   close(): void {
     this.db.close();
   }
-}
 
-const fileIdentity = (path: string) => {
-  try {
-    const stat = statSync(path);
-    return `${stat.dev}:${stat.ino}`;
-  } catch {
-    return null;
-  }
-};
-
-export class DatabaseDatasetReader implements DatasetReader {
-  private connection: Connection;
-  private identity: string | null;
-  private checkedAt = Date.now();
-
-  /** The limits choosing between two ways of a search; tests lower them to reach both ways. */
-  constructor(
-    readonly path: string,
-    private readonly limits = { directlyScored: DIRECTLY_SCORED, sortedPrefixes: SORTED_PREFIXES },
-  ) {
-    this.identity = fileIdentity(path);
-    this.connection = new Connection(path);
-  }
-
-  /** The open file, replaced by the new one when a re-import renamed it into place. */
-  private current(): Connection {
-    const now = Date.now();
-    if (now - this.checkedAt < RELOAD_CHECK_MS) return this.connection;
-    this.checkedAt = now;
-    const identity = fileIdentity(this.path);
-    if (identity !== null && identity !== this.identity) {
-      const next = new Connection(this.path);
-      this.connection.close();
-      this.connection = next;
-      this.identity = identity;
-    }
-    return this.connection;
-  }
-
-  close(): void {
-    this.connection.close();
-  }
-
+  /** The one fetch time every record reports. */
   get fetchedAt(): string {
-    return this.current().fetchedAt;
-  }
-
-  private rows(sql: string, parameters: Parameters = {}): Row[] {
-    return this.current().statement(sql).all(parameters) as Row[];
-  }
-
-  private bodies<T>(sql: string, parameters: Parameters = {}): T[] {
-    return this.rows(sql, parameters).map((row) => JSON.parse(String(row.body)) as T);
-  }
-
-  private count(sql: string, parameters: Parameters): number {
-    return Number(this.rows(sql, parameters)[0]?.n ?? 0);
-  }
-
-  private found<T>(sql: string, parameters: Parameters, message: string): T {
-    const [record] = this.bodies<T>(sql, parameters);
-    if (record === undefined) throw new ResourceNotFoundError(message);
-    return record;
+    return this.db.fetchedAt;
   }
 
   // ---- Records by identifier ------------------------------------------------------------------------
 
   person(ref: ProfileRef): PersonRecord {
     if ('username' in ref)
-      return this.found(
+      return this.db.found(
         'SELECT body FROM people WHERE username_key = :key',
         { key: identifierKey(ref.username) },
         notFound.username(ref.username),
       );
-    return this.found(
+    return this.db.found(
       'SELECT body FROM people WHERE public_id = :id',
       { id: ref.publicId },
       notFound.profileId(ref.publicId),
@@ -265,12 +106,12 @@ export class DatabaseDatasetReader implements DatasetReader {
 
   company(ref: CompanyRef): CompanyRecord {
     if ('slug' in ref)
-      return this.found(
+      return this.db.found(
         'SELECT body FROM companies WHERE slug_key = :key',
         { key: identifierKey(ref.slug) },
         notFound.slug(ref.slug),
       );
-    return this.found(
+    return this.db.found(
       'SELECT body FROM companies WHERE public_id = :id',
       { id: ref.publicId },
       notFound.companyId(ref.publicId),
@@ -278,7 +119,7 @@ export class DatabaseDatasetReader implements DatasetReader {
   }
 
   post(slug: string): PostRecord {
-    return this.found(
+    return this.db.found(
       'SELECT body FROM posts WHERE slug_key = :key',
       { key: postKey(slug) },
       notFound.post(slug),
@@ -286,25 +127,28 @@ export class DatabaseDatasetReader implements DatasetReader {
   }
 
   job(jobId: string): JobRecord {
-    return this.found('SELECT body FROM jobs WHERE job_id = :id', { id: jobId }, notFound.job(jobId));
+    return this.db.found('SELECT body FROM jobs WHERE job_id = :id', { id: jobId }, notFound.job(jobId));
   }
 
+  /** A location or industry by id, for company details; null when the dataset has neither. */
   idName(id: string): IdName | null {
-    const [record] = this.bodies<IdName>(
+    const [record] = this.db.bodies<IdName>(
       'SELECT body FROM locations WHERE id = :id UNION ALL SELECT body FROM industries WHERE id = :id LIMIT 1',
       { id },
     );
     return record ? { id: record.id, name: record.name } : null;
   }
 
+  /** Companies by publicId in the order asked, unknown ones left out. */
   companiesByPublicId(publicIds: readonly string[]): CompanyRecord[] {
     return publicIds.flatMap((id) =>
-      this.bodies<CompanyRecord>('SELECT body FROM companies WHERE public_id = :id', { id }),
+      this.db.bodies<CompanyRecord>('SELECT body FROM companies WHERE public_id = :id', { id }),
     );
   }
 
   // ---- Lists ----------------------------------------------------------------------------------------
 
+  /** A window of a person's raw activity stream (keyed by the stored username) and its length. */
   activity<K extends ActivityKind>(
     username: string,
     kind: K,
@@ -313,73 +157,84 @@ export class DatabaseDatasetReader implements DatasetReader {
     const { table, owner } = streams[kind];
     const start = Math.max(0, window.start);
     return {
-      items: this.bodies(
+      items: this.db.bodies(
         `SELECT body FROM ${table} WHERE ${owner} = :owner ORDER BY at DESC, internal_id LIMIT :count OFFSET :start`,
         { owner: username, count: Math.max(0, window.count), start },
       ),
-      total: this.count(`SELECT count(*) AS n FROM ${table} WHERE ${owner} = :owner`, { owner: username }),
+      total: this.db.count(`SELECT count(*) AS n FROM ${table} WHERE ${owner} = :owner`, { owner: username }),
     };
   }
 
+  /** Up to `limit` items of a company's lists (by its stored slug), in dataset order. */
   companyPosts(slug: string, limit: number): PostRecord[] {
-    return this.bodies(
+    return this.db.bodies(
       'SELECT body FROM posts WHERE author_company_slug = :slug ORDER BY at DESC, internal_id LIMIT :limit',
       { slug, limit },
     );
   }
 
   companyJobs(slug: string, limit: number): JobRecord[] {
-    return this.bodies(
+    return this.db.bodies(
       'SELECT body FROM jobs WHERE company_slug = :slug ORDER BY at DESC, internal_id LIMIT :limit',
       { slug, limit },
     );
   }
 
+  /** People with a current position at the company. */
   companyEmployees(slug: string, limit: number): PersonRecord[] {
-    return this.bodies(
+    return this.db.bodies(
       `SELECT p.body FROM current_employment e JOIN people p ON p.seq = e.person
         WHERE e.company_slug = :slug ORDER BY e.person LIMIT :limit`,
       { slug, limit },
     );
   }
 
-  companyCounts(slug: string) {
+  companyCounts(slug: string): { employees: number; jobs: number; posts: number } {
     return {
-      employees: this.count('SELECT count(*) AS n FROM current_employment WHERE company_slug = :slug', {
+      employees: this.db.count('SELECT count(*) AS n FROM current_employment WHERE company_slug = :slug', {
         slug,
       }),
-      jobs: this.count('SELECT count(*) AS n FROM jobs WHERE company_slug = :slug', { slug }),
-      posts: this.count('SELECT count(*) AS n FROM posts WHERE author_company_slug = :slug', { slug }),
+      jobs: this.db.count('SELECT count(*) AS n FROM jobs WHERE company_slug = :slug', { slug }),
+      posts: this.db.count('SELECT count(*) AS n FROM posts WHERE author_company_slug = :slug', { slug }),
     };
   }
 
-  staffCounts(publicId: string) {
+  /** How many people have a current, and an ended, position at the company. */
+  staffCounts(publicId: string): { current: number; past: number } {
     const sql = 'SELECT count(*) AS n FROM employment WHERE company_public_id = :id AND current = :current';
     return {
-      current: this.count(sql, { id: publicId, current: 1 }),
-      past: this.count(sql, { id: publicId, current: 0 }),
+      current: this.db.count(sql, { id: publicId, current: 1 }),
+      past: this.db.count(sql, { id: publicId, current: 0 }),
     };
   }
 
-  postComments(slug: string, limit: number) {
-    return this.bodies<ActivityRecords['comments']>(
+  postComments(slug: string, limit: number): CommentRecord[] {
+    return this.db.bodies<CommentRecord>(
       'SELECT body FROM comments WHERE post_slug = :slug ORDER BY at DESC, internal_id LIMIT :limit',
       { slug, limit },
     );
   }
 
-  postReactions(slug: string, reactionType: ReactionType | 'ALL', limit: number) {
-    return this.bodies<ActivityRecords['reactions']>(
+  /** Reactions to the post itself (not to its comments), of one type or all. */
+  postReactions(slug: string, reactionType: ReactionType | 'ALL', limit: number): ReactionRecord[] {
+    return this.db.bodies<ReactionRecord>(
       `SELECT body FROM reactions WHERE post_slug = :slug AND on_comment = 0
          AND (:type = 'ALL' OR reaction_type = :type) ORDER BY at DESC, internal_id LIMIT :limit`,
       { slug, type: reactionType, limit },
     );
   }
 
+  /**
+   * The people most like the person among a bounded pool: for each of the person's current employers
+   * and each of their skills, the SIMILAR_POOL best-ranked people with a current position there or
+   * listing that skill (the person left out). Each scores 3 per current position at one of those
+   * employers, 1 per skill in common and 1 for the same location; ties fall to search's rank.
+   * The pool keeps the cost bounded by the person, not by the dataset.
+   */
   similarProfiles(person: PersonRecord, limit: number): PersonRecord[] {
     const pool = new Set<number>();
     const firstOfPool = (sql: string, key: string) => {
-      for (const row of this.rows(sql, { key, size: SIMILAR_POOL })) pool.add(Number(row.rank));
+      for (const row of this.db.rows(sql, { key, size: SIMILAR_POOL })) pool.add(Number(row.rank));
     };
     const keys = similarityKeys(person);
     for (const slug of keys.employers)
@@ -387,7 +242,7 @@ export class DatabaseDatasetReader implements DatasetReader {
     for (const skill of keys.skills)
       firstOfPool('SELECT rank FROM skill_holders WHERE skill = :key ORDER BY rank LIMIT :size', skill);
     const similarity = similarityTo(person, keys);
-    const members = this.rows(
+    const members = this.db.rows(
       `SELECT r.rank, p.body FROM people_rank r JOIN people p ON p.seq = r.seq
         WHERE r.rank IN (SELECT value FROM json_each(:pool)) AND p.public_id <> :self`,
       { pool: JSON.stringify([...pool]), self: person.publicId },
@@ -403,8 +258,9 @@ export class DatabaseDatasetReader implements DatasetReader {
       .map((entry) => entry.other);
   }
 
+  /** Same industry 2, a shared location 1; followers break ties. */
   similarCompanies(company: CompanyRecord, limit: number): CompanyRecord[] {
-    return this.bodies(
+    return this.db.bodies(
       `WITH scores (company, score) AS (
          SELECT seq, 2 FROM companies WHERE industry_id = :industry
          UNION ALL SELECT company, 1 FROM company_locations
@@ -423,107 +279,6 @@ export class DatabaseDatasetReader implements DatasetReader {
   }
 
   // ---- Searches -------------------------------------------------------------------------------------
-
-  /**
-   * The ranks of a kind's records the query matches, best first, up to `need`: the exact-name and
-   * name-prefix tiers from the names index, then the name-words and text tiers from the full-text
-   * index read in rank order, each stopping as soon as enough rows are found. `filter` narrows the
-   * rows (see Filter).
-   */
-  private searchRanks(kind: FullTextKind, query: PreparedQuery, need: number, filter?: Filter): Hit[] {
-    const all = matchExpression(query);
-    if (all === null || need <= 0) return [];
-    const where = filter?.sql ?? '';
-    const range = { query: query.normalized, end: `${query.normalized}${LAST_CHARACTER}` };
-    const hits: Hit[] = [];
-    const take = (score: number, sql: string, parameters: Parameters) => {
-      if (hits.length >= need) return;
-      const rows = this.rows(sql, { ...filter?.parameters, ...parameters, need: need - hits.length });
-      for (const row of rows) hits.push({ rank: Number(row.rank), score });
-    };
-    const names = `${kind}_names`;
-    const startsName = (rank: string) =>
-      `EXISTS (SELECT 1 FROM ${names} p WHERE p.rank = ${rank} AND p.name >= :query AND p.name < :end)`;
-    take(
-      Relevance.exactName,
-      `SELECT DISTINCT n.rank AS rank FROM ${names} n ${narrowing(kind, 'n.rank', filter)}
-         WHERE n.name = :query ${where} ORDER BY n.rank LIMIT :need`,
-      { query: query.normalized },
-    );
-    const exactName = `EXISTS (SELECT 1 FROM ${names} x WHERE x.rank = RANK AND x.name = :query)`;
-    // A name prefix few names share is read from the names index and sorted; one many share (a single
-    // letter) is found faster walking the ranks in order until enough records start a name with it.
-    const prefixed = this.count(
-      `SELECT count(*) AS n FROM (SELECT 1 FROM ${names} WHERE name >= :query AND name < :end LIMIT ${this.limits.sortedPrefixes + 1})`,
-      range,
-    );
-    take(
-      Relevance.namePrefix,
-      prefixed <= this.limits.sortedPrefixes
-        ? `SELECT DISTINCT n.rank AS rank FROM ${names} n ${narrowing(kind, 'n.rank', filter)}
-             WHERE n.name >= :query AND n.name < :end AND NOT ${exactName.replace('RANK', 'n.rank')} ${where}
-             ORDER BY n.rank LIMIT :need`
-        : `SELECT r.rank AS rank FROM ${kind}_rank r ${filter?.readsRecord ? `CROSS JOIN ${kind} e ON e.seq = r.seq` : ''}
-             WHERE ${startsName('r.rank')} AND NOT ${exactName.replace('RANK', 'r.rank')} ${where}
-             ORDER BY r.rank LIMIT :need`,
-      range,
-    );
-    const nameFts = `${kind}_name_fts`;
-    take(
-      Relevance.nameWords,
-      `SELECT ${nameFts}.rowid AS rank FROM ${nameFts} ${narrowing(kind, `${nameFts}.rowid`, filter)}
-         WHERE ${nameFts} MATCH :match AND NOT ${startsName(`${nameFts}.rowid`)} ${where}
-         ORDER BY ${nameFts}.rowid LIMIT :need`,
-      { ...range, match: all },
-    );
-    // Text hits: every match whose names do not hold the terms, in rank order (few rows are read).
-    const fts = `${kind}_fts`;
-    const text = filter
-      ? narrowing(kind, `${fts}.rowid`, filter)
-      : `CROSS JOIN ${kind}_rank r ON r.rank = ${fts}.rowid`;
-    take(
-      Relevance.text,
-      `SELECT ${fts}.rowid AS rank FROM ${fts} ${text}
-         WHERE ${fts} MATCH :match AND name_relevance(:query, r.doc) = 0 ${where}
-         ORDER BY ${fts}.rowid LIMIT :need`,
-      { query: query.normalized, match: all },
-    );
-    return hits;
-  }
-
-  /** How many of a kind's records the query matches (within `filter`). */
-  private matchCount(kind: FullTextKind, query: PreparedQuery, filter?: Filter): number {
-    const all = matchExpression(query);
-    if (all === null) return 0;
-    const fts = `${kind}_fts`;
-    return this.count(
-      `SELECT count(*) AS n FROM ${fts} ${narrowing(kind, `${fts}.rowid`, filter)}
-         WHERE ${fts} MATCH :match ${filter?.sql ?? ''}`,
-      { ...filter?.parameters, match: all },
-    );
-  }
-
-  /** The records of hits, in their order, with what a mixed search sorts them by. */
-  private records<T>(kind: FullTextKind, hits: readonly Hit[]): Scored<T>[] {
-    return hits.map((hit) => {
-      const [row] = this.rows(
-        `SELECT e.body, r.weight, r.key FROM ${kind}_rank r JOIN ${kind} e ON e.seq = r.seq WHERE r.rank = :rank`,
-        { rank: hit.rank },
-      );
-      return {
-        item: JSON.parse(String(row?.body)) as T,
-        score: hit.score,
-        weight: Number(row?.weight),
-        key: String(row?.key),
-      };
-    });
-  }
-
-  private top<T>(kind: FullTextKind, keywords: string, limit: number): T[] {
-    return this.records<T>(kind, this.searchRanks(kind, prepareQuery(keywords), limit)).map(
-      (entry) => entry.item,
-    );
-  }
 
   searchCompanies(filters: CompanySearchFilters, window: WindowRequest): Window<CompanyRecord> {
     const clauses: string[] = [];
@@ -549,13 +304,16 @@ export class DatabaseDatasetReader implements DatasetReader {
       : undefined;
     const query = prepareQuery(filters.keywords);
     const start = Math.max(0, window.start);
-    const hits = this.searchRanks('companies', query, start + Math.max(0, window.count), filter).slice(start);
+    const hits = this.search
+      .ranks('companies', query, start + Math.max(0, window.count), filter)
+      .slice(start);
     return {
-      items: this.records<CompanyRecord>('companies', hits).map((entry) => entry.item),
-      total: this.matchCount('companies', query, filter),
+      items: this.search.records<CompanyRecord>('companies', hits).map((entry) => entry.item),
+      total: this.search.matchCount('companies', query, filter),
     };
   }
 
+  /** The domain itself first, then its subdomains; by name within each. */
   companiesByDomain(domain: string, window: WindowRequest): Window<CompanyRecord> {
     const wanted = normalizeDomain(domain);
     if (!wanted) return { items: [], total: 0 };
@@ -564,11 +322,11 @@ export class DatabaseDatasetReader implements DatasetReader {
     const matching = `FROM companies WHERE reversed_domain = :key OR (reversed_domain >= :low AND reversed_domain < :high)`;
     const parameters = { key, low: `${key}.`, high: `${key}/` };
     return {
-      items: this.bodies(
+      items: this.db.bodies(
         `SELECT body ${matching} ORDER BY reversed_domain = :key DESC, name_order LIMIT :count OFFSET :start`,
         { ...parameters, count: Math.max(0, window.count), start: Math.max(0, window.start) },
       ),
-      total: this.count(`SELECT count(*) AS n ${matching}`, parameters),
+      total: this.db.count(`SELECT count(*) AS n ${matching}`, parameters),
     };
   }
 
@@ -591,14 +349,15 @@ export class DatabaseDatasetReader implements DatasetReader {
     workedAt(filters.pastCompany, 0, 'pastCompany');
     const query = prepareQuery(filters.keywords);
     if (clauses.length === 0)
-      return this.records<PersonRecord>('people', this.searchRanks('people', query, limit)).map(
-        (entry) => entry.item,
-      );
+      return this.search
+        .records<PersonRecord>('people', this.search.ranks('people', query, limit))
+        .map((entry) => entry.item);
     const filter = { sql: clauses.join(' '), parameters, readsRecord: false };
     const staff = `FROM people_rank r WHERE 1 ${filter.sql}`;
     const hits =
-      this.count(`SELECT count(*) AS n ${staff}`, parameters) <= this.limits.directlyScored
-        ? this.rows(`SELECT r.rank, r.doc ${staff}`, parameters)
+      this.db.count(`SELECT count(*) AS n ${staff}`, parameters) <= this.search.limits.directlyScored
+        ? this.db
+            .rows(`SELECT r.rank, r.doc ${staff}`, parameters)
             .map((row) => {
               const doc = JSON.parse(String(row.doc)) as Pick<SearchDoc, 'names' | 'texts'>;
               return {
@@ -609,51 +368,32 @@ export class DatabaseDatasetReader implements DatasetReader {
             .filter((hit) => hit.score > 0)
             .sort((a, b) => b.score - a.score || a.rank - b.rank)
             .slice(0, limit)
-        : this.searchRanks('people', query, limit, filter);
-    return this.records<PersonRecord>('people', hits).map((entry) => entry.item);
+        : this.search.ranks('people', query, limit, filter);
+    return this.search.records<PersonRecord>('people', hits).map((entry) => entry.item);
   }
 
   searchSchools(keywords: string, limit: number): SchoolRecord[] {
-    return this.top('schools', keywords, limit);
+    return this.search.top('schools', keywords, limit);
   }
 
   searchPosts(keywords: string, limit: number): PostRecord[] {
-    return this.top('posts', keywords, limit);
+    return this.search.top('posts', keywords, limit);
   }
 
   searchJobs(keywords: string, limit: number): JobRecord[] {
-    return this.top('jobs', keywords, limit);
+    return this.search.top('jobs', keywords, limit);
   }
 
   searchLocations(keywords: string, limit: number): LocationRecord[] {
-    return this.top('locations', keywords, limit);
+    return this.search.top('locations', keywords, limit);
   }
 
   searchIndustries(query: string, limit: number): IndustryRecord[] {
-    return this.top('industries', query, limit);
-  }
-
-  /** The best of several kinds: the best `limit` overall are among each kind's best `limit`. */
-  private mixed<H extends { type: string; record: unknown }>(
-    kinds: readonly [FullTextKind, H['type']][],
-    keywords: string,
-    limit: number,
-  ): H[] {
-    const query = prepareQuery(keywords);
-    return kinds
-      .flatMap(([kind, type]) =>
-        this.records<H['record']>(kind, this.searchRanks(kind, query, limit)).map((entry) => ({
-          ...entry,
-          item: { type, record: entry.item } as H,
-        })),
-      )
-      .sort(byScore)
-      .slice(0, limit)
-      .map((entry) => entry.item);
+    return this.search.top('industries', query, limit);
   }
 
   searchAll(keywords: string, limit: number): SearchAllHit[] {
-    return this.mixed<SearchAllHit>(
+    return this.search.mixed<SearchAllHit>(
       [
         ['people', 'person'],
         ['companies', 'company'],
@@ -667,7 +407,7 @@ export class DatabaseDatasetReader implements DatasetReader {
   }
 
   typeahead(query: string, limit: number): TypeaheadHit[] {
-    return this.mixed<TypeaheadHit>(
+    return this.search.mixed<TypeaheadHit>(
       [
         ['people', 'person'],
         ['companies', 'company'],
@@ -680,8 +420,9 @@ export class DatabaseDatasetReader implements DatasetReader {
     );
   }
 
+  /** Posts carrying the hashtag (lowercase, without "#"), newest first. */
   postsByHashtag(tag: string, limit: number): PostRecord[] {
-    return this.bodies(
+    return this.db.bodies(
       `SELECT p.body FROM post_hashtags h JOIN posts p ON p.seq = h.post WHERE h.tag = :tag
         ORDER BY h.at DESC, h.internal_id LIMIT :limit`,
       { tag, limit },
@@ -689,15 +430,16 @@ export class DatabaseDatasetReader implements DatasetReader {
   }
 
   serviceCategories(limit: number): Stored<IdName>[] {
-    return this.bodies('SELECT body FROM service_categories ORDER BY seq LIMIT :limit', { limit });
+    return this.db.bodies('SELECT body FROM service_categories ORDER BY seq LIMIT :limit', { limit });
   }
 
-  companyFilterValues() {
+  /** Locations where some company is and industries some company is in (any order). */
+  companyFilterValues(): { locations: LocationRecord[]; industries: IndustryRecord[] } {
     return {
-      locations: this.bodies<LocationRecord>(
+      locations: this.db.bodies<LocationRecord>(
         'SELECT body FROM locations WHERE id IN (SELECT location_id FROM company_locations) ORDER BY seq',
       ),
-      industries: this.bodies<IndustryRecord>(
+      industries: this.db.bodies<IndustryRecord>(
         'SELECT body FROM industries WHERE id IN (SELECT industry_id FROM companies) ORDER BY seq',
       ),
     };
@@ -709,7 +451,7 @@ export class DatabaseDatasetReader implements DatasetReader {
       facetFields.map((field) => [field, [] as [string, number][]]),
     ) as Record<FacetField, [string, number][]>;
     if (match === null) return { matched: 0, counts };
-    const rows = this.rows(
+    const rows = this.db.rows(
       `WITH hits AS MATERIALIZED (SELECT r.seq FROM jobs_fts CROSS JOIN jobs_rank r ON r.rank = jobs_fts.rowid
          WHERE jobs_fts MATCH :match)
        ${facetFields

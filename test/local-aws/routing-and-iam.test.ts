@@ -5,11 +5,11 @@
  * partition keys a DynamoDB request touches).
  */
 import { describe, expect, it } from 'vitest';
-import { RouteTable } from '../../functions/synth/api-gateway.js';
-import type { ApiMethod, DeployedTable, PolicyStatement } from '../../functions/synth/deployment-model.js';
-import { isAllowed } from '../../functions/synth/iam.js';
-import { partitionKeysOf } from '../../functions/synth/local-dynamodb.js';
-import { proxyEvent } from '../../functions/synth/proxy-event.js';
+import { RouteTable } from '../../local-aws/api-gateway.js';
+import type { ApiMethod, DeployedTable, PolicyStatement } from '../../local-aws/deployment-model.js';
+import { isAllowed } from '../../local-aws/iam.js';
+import { partitionKeysOf } from '../../local-aws/local-dynamodb.js';
+import { proxyEvent } from '../../local-aws/proxy-event.js';
 
 const method = (httpMethod: string, resourcePath: string): ApiMethod => ({
   httpMethod,

@@ -1,12 +1,14 @@
 /**
- * The in-memory dataset reader: lookup tables over a Dataset built once, and every search a scan
- * ranked by search.ts. It is the plain reference the dataset database's answers are tested against
- * (test/unit/dataset-database.test.ts): simple enough to be obviously right, far too slow and large
- * for a real dataset, which the server reads from the database instead.
+ * The in-memory dataset reader, a test oracle: lookup tables over a Dataset built once, and every
+ * search a scan ranked by search.ts. It is the plain reference the dataset database's queries are
+ * tested against (test/unit/dataset-database.test.ts, test/api/dataset-database.test.ts): simple
+ * enough to be obviously right, far too slow and large for a real dataset, which every service
+ * process (npm start, Lambda) reads from the database instead. It implements the DatasetReader the
+ * database's queries define, so tsc asks for a reference answer to each new query.
  */
-import type { ReactionType } from '../../../schemas/parameters.js';
-import type { IdName } from '../../../schemas/records.js';
-import { ResourceNotFoundError } from '../../errors.js';
+import type { ReactionType } from '../../schemas/parameters.js';
+import type { IdName } from '../../schemas/records.js';
+import { ResourceNotFoundError } from '../../shared/errors.js';
 import type {
   ActivityKind,
   CompanyRef,
@@ -15,10 +17,21 @@ import type {
   ProfileRef,
   Window,
   WindowRequest,
-} from '../data-source.js';
+} from '../../shared/sources/data-source.js';
+import type { DatasetReader } from '../../shared/sources/dataset/database/database-reader.js';
+import type {
+  CommentRecord,
+  CompanyRecord,
+  Dataset,
+  IndustryRecord,
+  JobRecord,
+  LocationRecord,
+  PersonRecord,
+  PostRecord,
+  ReactionRecord,
+} from '../../shared/sources/dataset/model.js';
 import {
   type ActivityRecords,
-  type DatasetReader,
   type FacetField,
   facetFields,
   identifierKey,
@@ -31,20 +44,15 @@ import {
   similarityKeys,
   similarityTo,
   type TypeaheadHit,
-} from './dataset-reader.js';
-import type {
-  CommentRecord,
-  CompanyRecord,
-  Dataset,
-  IndustryRecord,
-  JobRecord,
-  LocationRecord,
-  PersonRecord,
-  PostRecord,
-  ReactionRecord,
-  SchoolRecord,
-} from './model.js';
-import { byScore, normalizeText, ordered, rank, type SearchDoc } from './search.js';
+} from '../../shared/sources/dataset/reader-rules.js';
+import {
+  byScore,
+  normalizeText,
+  ordered,
+  rank,
+  type SearchDoc,
+} from '../../shared/sources/dataset/search.js';
+import { searchDocs } from '../../shared/sources/dataset/search-docs.js';
 
 function indexBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T> {
   return new Map(items.map((item) => [key(item), item]));
@@ -72,46 +80,6 @@ function windowOf<T>(items: readonly T[], window: WindowRequest): Window<T> {
   const start = Math.max(0, window.start);
   return { items: items.slice(start, start + Math.max(0, window.count)), total: items.length };
 }
-
-/** How each kind of record reads to keyword search; the database indexes the same fields. */
-export const searchDocs = {
-  person: (person: PersonRecord): SearchDoc => ({
-    names: [person.fullName, person.username],
-    texts: [person.headline, person.location],
-    weight: person.followerCount,
-    key: person.internalId,
-  }),
-  company: (company: CompanyRecord): SearchDoc => ({
-    names: [company.name, company.slug],
-    texts: [company.description, company.summary, ...company.specialties],
-    weight: company.followerCount,
-    key: company.internalId,
-  }),
-  school: (school: SchoolRecord): SearchDoc => ({
-    names: [school.name, school.slug],
-    texts: [school.location],
-    weight: school.followerCount,
-    key: school.internalId,
-  }),
-  post: (post: PostRecord): SearchDoc => ({
-    names: [],
-    texts: [post.text, post.authorName],
-    weight: post.reactionCount,
-    key: post.internalId,
-  }),
-  job: (job: JobRecord): SearchDoc => ({
-    names: [job.title],
-    texts: [job.companyName, job.location, job.employmentType, job.seniority],
-    weight: job.applicantCount ?? 0,
-    key: job.internalId,
-  }),
-  place: (record: LocationRecord | IndustryRecord): SearchDoc => ({
-    names: 'city' in record ? [record.name, record.city] : [record.name],
-    texts: ['country' in record ? record.country : null],
-    weight: 0,
-    key: record.internalId,
-  }),
-};
 
 /** Every filter given must match; within one filter any listed value does. An empty list restricts nothing. */
 function companyFilter(filters: CompanySearchFilters): (company: CompanyRecord) => boolean {

@@ -4,16 +4,16 @@
  * (`dynamodb:GetItem`, ...), the table's ARN, and the partition keys the request touches as
  * `dynamodb:LeadingKeys` (infra scopes every grant to key prefixes). A refusal is DynamoDB's own
  * AccessDeniedException (400), so a grant the templates forgot or scoped too narrowly fails here,
- * not on AWS. Callers are known by their SigV4 access key id, as in local-aws.ts (signatures are not
- * verified: every caller is a process of this machine): a function's role, or the operator, an
- * identity allowed every DynamoDB action on the tables, as an administrator's credentials are on AWS
- * (the operator CLI, through the record start-synth.ts writes for it). Any other key is refused with
+ * not on AWS. Callers are known by their SigV4 access key id, as in lambda-and-secrets-api.ts
+ * (signatures are not verified: every caller is a process of this machine): a function's role, or the
+ * operator, an identity allowed every DynamoDB action on the tables, as an administrator's credentials
+ * are on AWS (the operator CLI, through the record functions/local/start-synth.ts writes for it). Any other key is refused with
  * DynamoDB's UnrecognizedClientException, so no tool reaches the table by accident.
  */
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { buffer } from 'node:stream/consumers';
-import type { Logger } from '../../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { DeployedTable, Deployment, PolicyStatement } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';
 import { isAllowed } from './iam.js';

@@ -1,9 +1,9 @@
 /**
  * The synthesized AWS app as `npm run start:synth` serves it: what the CloudFormation templates under
  * cdk.out would create, with every intrinsic function resolved for one local account and region.
- * cloud-assembly.ts reads it from the templates (never from the catalog or infra/: a route or a
- * permission missing from the templates is missing here too); the local API Gateway, the Lambda
- * host and the local AWS endpoints act on it.
+ * cloud-assembly/read-deployment.ts reads it from the templates (never from the catalog or infra/: a
+ * route or a permission missing from the templates is missing here too); the local API Gateway, the
+ * Lambda host and the local AWS endpoints act on it.
  */
 
 /** One IAM policy statement, as the template writes it (Action/Resource may be one or many). */

@@ -1,7 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: CloudFormation's Fn::Sub syntax, not JavaScript's.
 /**
  * readDeployment on the real CDK app, synthesized in-process into a temp cdk.out (one synth for the
- * file), and on small hand-written assemblies that pin the intrinsic-function evaluator down.
+ * file), and on small hand-written assemblies on disk (a nested template and a code asset found through
+ * the asset manifest, an account and region of their own). The evaluator's own table, in memory:
+ * stack-template.test.ts.
  */
 import {
   cpSync,
@@ -17,9 +19,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloudAssemblyError, readDeployment } from '../../functions/synth/cloud-assembly.js';
-import type { Deployment, PolicyStatement } from '../../functions/synth/deployment-model.js';
 import { buildApp } from '../../infra/build-app.js';
+import { CloudAssemblyError } from '../../local-aws/cloud-assembly/cloud-assembly-error.js';
+import { readDeployment } from '../../local-aws/cloud-assembly/read-deployment.js';
+import type { Deployment, PolicyStatement } from '../../local-aws/deployment-model.js';
 import { catalog } from '../../schemas/catalog.js';
 import {
   MCP_FUNCTION,
@@ -71,7 +74,7 @@ describe('readDeployment on the synthesized app', () => {
         );
     for (const route of v2Routes)
       expect(routes.get(`ANY ${route.path}`), route.path).toBe(
-        deployedName(operationFunctionName(route.operation)),
+        deployedName(operationFunctionName(route.operation.id)),
       );
     expect(routes.size).toBe(deployment.api.methods.length);
   });

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buffer } from 'node:stream/consumers';
-import type { Logger } from '../../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { ApiMethod, DeployedFunction, Deployment } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';
 import type { Invocation } from './lambda-instance.js';

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { cp, mkdir, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import type { Logger } from '../../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { DeployedFunction, Deployment } from './deployment-model.js';
 import { type Invocation, LambdaInitError, LambdaInstance } from './lambda-instance.js';
 import { signingKeyId } from './loopback.js';

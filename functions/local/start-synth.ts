@@ -1,15 +1,16 @@
 /**
  * `npm run start:synth`: the synthesized AWS app (cdk.out) served on http://HOST:PORT as AWS would
- * run it, so the same clients and tests as `npm start` run unchanged against it: the REST API of the
- * templates (api-gateway.ts), each Lambda function in Node processes of its own with the template's
- * handler, environment, memory and timeout (function-host.ts), Lambda invoke and Secrets Manager
- * (local-aws.ts) and the table (an embedded DynamoDB under DATA_DIR behind local-dynamodb.ts) each
- * enforcing the templates' IAM, and the scheduled rules run on their schedules. It builds first when
- * dist/ is missing and synthesizes when cdk.out is missing or older than the build or infra/, and
- * says so. Settings: PORT, HOST, DATA_DIR, LOG_LEVEL and the ones passed to every function
- * (PASSED_SETTINGS); README.md lists them. It holds DATA_DIR as `npm start` does (one server per
- * folder) and records its table, with an operator's access key, for `npm run admin` on the same
- * DATA_DIR (shared/store/open-store.ts follows it).
+ * run it, so the same clients and tests as `npm start` run unchanged against it. This is the wiring;
+ * the emulation is local-aws/: the REST API of the templates (api-gateway.ts), each Lambda function
+ * in Node processes of its own with the template's handler, environment, memory and timeout
+ * (function-host.ts), Lambda invoke and Secrets Manager (lambda-and-secrets-api.ts) and the table (an
+ * embedded DynamoDB under DATA_DIR behind local-dynamodb.ts) each enforcing the templates' IAM, and
+ * the scheduled rules run on their schedules. It builds first when dist/ is missing and synthesizes
+ * when cdk.out is missing or older than the build or infra/, and says so. Settings: PORT, HOST,
+ * DATA_DIR, LOG_LEVEL and the ones passed to every function (PASSED_SETTINGS); README.md lists them.
+ * It holds DATA_DIR as `npm start` does (one server per folder) and records its table, with an
+ * operator's access key, for `npm run admin` on the same DATA_DIR (shared/store/open-store.ts
+ * follows it).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +22,12 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { apiGateway } from '../../local-aws/api-gateway.js';
+import { readDeployment } from '../../local-aws/cloud-assembly/read-deployment.js';
+import { FunctionHost } from '../../local-aws/function-host.js';
+import { startLambdaAndSecretsApi } from '../../local-aws/lambda-and-secrets-api.js';
+import { startLocalDynamo } from '../../local-aws/local-dynamodb.js';
+import { startScheduledRules } from '../../local-aws/scheduled-rules.js';
 import { createLogger } from '../../shared/logger.js';
 import { createRepositories } from '../../shared/service.js';
 import {
@@ -35,12 +42,7 @@ import { endpointFile, startEmbeddedDynamo } from '../../shared/store/dynamodb/e
 import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
 import { synthStatePath } from '../../shared/store/open-store.js';
 import { DataDirInUseError, holdServerLock } from '../../shared/store/sqlite/server-lock.js';
-import { banner, baseUrlOf, issueDemoKey } from '../local/demo-key.js';
-import { apiGateway } from './api-gateway.js';
-import { readDeployment } from './cloud-assembly.js';
-import { FunctionHost } from './function-host.js';
-import { startLocalAws } from './local-aws.js';
-import { startLocalDynamo } from './local-dynamodb.js';
+import { banner, baseUrlOf, issueDemoKey } from './demo-key.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BUILD_REPORT = join(ROOT, 'dist', 'functions', 'build-report.json');
@@ -152,7 +154,7 @@ async function main() {
   const passed = Object.fromEntries(
     PASSED_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name] as string]] : [])),
   );
-  let localAwsUrl = '';
+  let lambdaAndSecretsUrl = '';
   let localDynamoUrl = '';
   const host = new FunctionHost({
     deployment,
@@ -164,19 +166,19 @@ async function main() {
       // AWS's endpoints, here: the embedded DynamoDB and the local Lambda and Secrets Manager, each
       // enforcing the templates' IAM.
       DYNAMODB_ENDPOINT: localDynamoUrl,
-      AWS_ENDPOINT_URL_LAMBDA: localAwsUrl,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: localAwsUrl,
+      AWS_ENDPOINT_URL_LAMBDA: lambdaAndSecretsUrl,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: lambdaAndSecretsUrl,
       // The address clients use, as a custom domain in front of the stage would be.
       PUBLIC_BASE_URL: base,
     }),
   });
-  const localAws = await startLocalAws({
+  const lambdaAndSecrets = await startLambdaAndSecretsApi({
     deployment,
     host,
     secretsFile: join(state, 'secrets.json'),
     logger,
   });
-  localAwsUrl = localAws.url;
+  lambdaAndSecretsUrl = lambdaAndSecrets.url;
   // The operator's key to the table (the CLI's), known to this run only, as an AWS access key is.
   const operator = {
     accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`,
@@ -217,30 +219,11 @@ async function main() {
   });
   base = baseUrlOf(server.address() as AddressInfo);
 
-  const timers = deployment.schedules.flatMap((schedule) => {
-    const every = settings.START_SYNTH_SCHEDULE_SECONDS
-      ? settings.START_SYNTH_SCHEDULE_SECONDS * 1000
-      : schedule.intervalMs;
-    if (every === undefined) return [];
-    return [
-      setInterval(() => {
-        for (const arn of schedule.targetArns) {
-          const fn = host.find(arn);
-          if (!fn) continue;
-          host
-            .invoke(fn, {
-              source: 'aws.events',
-              'detail-type': 'Scheduled Event',
-              detail: {},
-              time: new Date().toISOString(),
-            })
-            .then((outcome) => logger.info({ function: fn.name, outcome }, 'scheduled run'))
-            .catch((error: unknown) =>
-              logger.error({ err: error, function: fn.name }, 'scheduled run failed'),
-            );
-        }
-      }, every),
-    ];
+  const stopScheduledRules = startScheduledRules({
+    deployment,
+    host,
+    logger,
+    everyMs: settings.START_SYNTH_SCHEDULE_SECONDS && settings.START_SYNTH_SCHEDULE_SECONDS * 1000,
   });
 
   process.stdout.write(
@@ -258,12 +241,12 @@ async function main() {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;
-      for (const timer of timers) clearInterval(timer);
+      stopScheduledRules();
       await endpointFile.remove(state);
       server.close();
       server.closeAllConnections();
       await host.close();
-      await localAws.close();
+      await lambdaAndSecrets.close();
       await localDynamo.close();
       await store.close();
       await dynamo.close();

@@ -13,7 +13,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { buffer } from 'node:stream/consumers';
 import { EventStreamCodec } from '@smithy/core/event-streams';
-import type { Logger } from '../../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { DeployedFunction, DeployedSecret, Deployment } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';
 import { isAllowed } from './iam.js';
@@ -46,9 +46,9 @@ export function streamEvent(type: 'PayloadChunk' | 'InvokeComplete', body: Uint8
 
 class AccessDenied extends Error {}
 
-export type LocalAws = LoopbackEndpoint;
+export type LambdaAndSecretsApi = LoopbackEndpoint;
 
-export interface LocalAwsOptions {
+export interface LambdaAndSecretsApiOptions {
   deployment: Deployment;
   host: FunctionHost;
   /** The file secret values are kept in. */
@@ -56,7 +56,9 @@ export interface LocalAwsOptions {
   logger: Logger;
 }
 
-export async function startLocalAws(options: LocalAwsOptions): Promise<LocalAws> {
+export async function startLambdaAndSecretsApi(
+  options: LambdaAndSecretsApiOptions,
+): Promise<LambdaAndSecretsApi> {
   const secrets = await secretValues(options.deployment.secrets, options.secretsFile);
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
