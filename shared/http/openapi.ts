@@ -3,7 +3,7 @@
  * registers its paths through api-binding.ts with the helpers here), and the
  * interactive reference at /docs, whose assets come from the installed swagger-ui-dist package:
  * no CDN, so it works behind firewalls and offline. Each path publishes exactly the parameters it
- * accepts, each with an example (schemas/examples.ts), and patterns in JSON Schema's dialect.
+ * accepts, each with its entry's example, and patterns in JSON Schema's dialect.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
