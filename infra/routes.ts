@@ -8,7 +8,8 @@
  */
 import { catalog } from '../schemas/catalog.js';
 import { MCP_FUNCTION, operationFunctionName, PAGES_FUNCTION } from '../schemas/functions.js';
-import { V2_EXTENSION_PREFIX, V2_PREFIX, v2Routes } from '../schemas/v2-routes.js';
+import type { OperationDefinition } from '../schemas/operation-definition.js';
+import { V2_EXTENSION_PREFIX, V2_PREFIX, v2RoutesOf } from '../schemas/v2-routes.js';
 
 export interface Route {
   /** API Gateway style: `/api/v2/profiles/{public_identifier}`, `/{proxy+}`. */
@@ -40,15 +41,15 @@ const PAGE_PATHS = [
   '/{proxy+}',
 ];
 
-export function apiRoutes(): Route[] {
+export function apiRoutes(operations: readonly OperationDefinition[] = catalog): Route[] {
   return [
-    ...catalog.flatMap((operation) =>
+    ...operations.flatMap((operation) =>
       operation.variants.map((variant) => ({
         path: variant.path,
         functionName: operationFunctionName(operation.id),
       })),
     ),
-    ...v2Routes.map((route) => ({
+    ...v2RoutesOf(operations).map((route) => ({
       path: route.path,
       functionName: operationFunctionName(route.operation.id),
     })),

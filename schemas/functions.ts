@@ -27,8 +27,6 @@ export interface FunctionSpec {
   browser: boolean;
 }
 
-/** The Lambda handler setting of every function: `index.mjs`, export `handler`. */
-export const LAMBDA_HANDLER = 'index.handler';
 /** Where a data function's bundled dataset database lands (its directory is /var/task on Lambda). */
 export const BUNDLED_DATASET_FILE = 'dataset.sqlite';
 /** The folder beside a website bundle holding @sparticuz/chromium's brotli archives. */
@@ -65,7 +63,6 @@ export const DATA_FAMILIES: readonly Family[] = ['profiles', 'companies', 'posts
 export const toolGroupFunctionVariable = (group: string) =>
   `TOOL_GROUP_FUNCTION_${group.toUpperCase().replace(/-/g, '_')}`;
 
-/** `profiles.details` → `profiles-details`. */
 /**
  * The settings a deployed function reads from Secrets Manager rather than from its environment
  * (where anyone allowed to read the function's configuration would see them): the environment
@@ -84,12 +81,8 @@ export const MCP_FUNCTION = 'mcp';
 export const PAGES_FUNCTION = 'pages';
 export const RECONCILE_FUNCTION = 'reconcile';
 
-const operations = catalog as readonly OperationDefinition[];
-const byId = new Map(operations.map((operation) => [operation.id, operation]));
-
 /** What a function carries beside its bundle, from the operations it runs. */
-function assets(members: readonly OperationId[]): Pick<FunctionSpec, 'dataset' | 'browser'> {
-  const definitions = members.flatMap((id) => byId.get(id) ?? []);
+function assets(definitions: readonly OperationDefinition[]): Pick<FunctionSpec, 'dataset' | 'browser'> {
   return {
     dataset: definitions.some((definition) => DATA_FAMILIES.includes(definition.family)),
     browser: definitions.some((definition) => definition.runtime.needs.includes('browser')),
@@ -106,33 +99,42 @@ const plain = (name: string, kind: FunctionKind): FunctionSpec => ({
 });
 
 /** The MCP tool groups and the operations of each (only operations with a tool). */
-export function toolGroups(): Map<string, OperationId[]> {
-  const groups = new Map<string, OperationId[]>();
+export function toolGroupMembers(
+  operations: readonly OperationDefinition[] = catalog,
+): Map<string, OperationDefinition[]> {
+  const groups = new Map<string, OperationDefinition[]>();
   for (const operation of operations) {
     if (!operation.mcpTool) continue;
     const members = groups.get(operation.group) ?? [];
-    members.push(operation.id as OperationId);
+    members.push(operation);
     groups.set(operation.group, members);
   }
   return groups;
 }
 
-export function deployedFunctions(): FunctionSpec[] {
+/** The MCP tool groups and the ids of their operations. */
+export function toolGroups(operations: readonly OperationDefinition[] = catalog): Map<string, OperationId[]> {
+  return new Map(
+    [...toolGroupMembers(operations)].map(([group, members]) => [
+      group,
+      members.map((member) => member.id as OperationId),
+    ]),
+  );
+}
+
+export function deployedFunctions(operations: readonly OperationDefinition[] = catalog): FunctionSpec[] {
   return [
-    ...operations.map((operation) => {
-      const members = [operation.id as OperationId];
-      return {
-        name: operationFunctionName(operation.id),
-        kind: 'operation' as const,
-        operations: members,
-        ...assets(members),
-      };
-    }),
+    ...operations.map((operation) => ({
+      name: operationFunctionName(operation.id),
+      kind: 'operation' as const,
+      operations: [operation.id as OperationId],
+      ...assets([operation]),
+    })),
     plain(MCP_FUNCTION, 'mcp'),
-    ...[...toolGroups()].map(([group, members]) => ({
+    ...[...toolGroupMembers(operations)].map(([group, members]) => ({
       name: toolGroupFunctionName(group),
       kind: 'tool-group' as const,
-      operations: members,
+      operations: members.map((member) => member.id as OperationId),
       ...assets(members),
     })),
     plain(PAGES_FUNCTION, 'pages'),

@@ -123,3 +123,13 @@ export function exampleInput(definition: OperationDefinition, variant: Operation
     return example === undefined ? [] : [[name, example]];
   });
 }
+
+/**
+ * The MCP tools every tools/list shows, in catalog order: the spec's catalog. Tools marked
+ * `on-request` are served only to a connection whose `tools` or `toolsets` filter names them.
+ */
+export function defaultToolNames(definitions: readonly OperationDefinition[]): string[] {
+  return definitions.flatMap((definition) =>
+    definition.mcpTool !== undefined && definition.mcpListing !== 'on-request' ? [definition.mcpTool] : [],
+  );
+}

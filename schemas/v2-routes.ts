@@ -46,14 +46,7 @@ function extensionPath(definition: OperationDefinition): V2Path | undefined {
   };
 }
 
-/** How many path parameters a route has: a literal segment must be routed before a parameter. */
-const parameterCount = (route: V2Route) => route.path.split('{').length - 1;
-
-/**
- * Every v2 route of the operations given, the listing's first, then the extensions; within each,
- * literal paths before parameterized ones (`/profiles/detail` before `/profiles/{public_identifier}`),
- * since the router answers with the first route that matches.
- */
+/** Every v2 route of the operations given, in catalog order: the listing's first, then the extensions. */
 export function v2RoutesOf(operations: readonly OperationDefinition[]): V2Route[] {
   const listed = operations.flatMap((operation) =>
     (operation.v2 ?? []).map((route) => ({
@@ -70,8 +63,7 @@ export function v2RoutesOf(operations: readonly OperationDefinition[]): V2Route[
       ? [{ ...route, path: `${V2_EXTENSION_PREFIX}${route.path}`, operation, extension: true }]
       : [];
   });
-  const byParameters = (a: V2Route, b: V2Route) => parameterCount(a) - parameterCount(b);
-  return [...listed.sort(byParameters), ...extensions.sort(byParameters)];
+  return [...listed, ...extensions];
 }
 
 /** The v2 routes of the catalog. */

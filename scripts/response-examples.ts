@@ -1,10 +1,10 @@
 /**
  * The 200 examples of the OpenAPI document: what the sample dataset answers to each operation's
- * example input (schemas/examples.ts), recorded through the real pipeline into
+ * example input (its catalog entry's `examples`), recorded through the real pipeline into
  * schemas/response-examples.json, so the document shows real answers without running lookups at
  * start-up. `npm run docs` rewrites the file; a test fails when it differs from what the sample
  * answers today. Operations that reach mail servers or web sites cannot run here: their examples
- * are written by hand (schemas/examples.ts `networkResponseExamples`).
+ * are written by hand on their entries (`responseExample`).
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

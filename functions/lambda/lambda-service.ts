@@ -26,7 +26,6 @@ export interface LambdaServiceOptions {
   /** The operations the function runs; none for /mcp, the pages and reconcile. */
   operations: readonly OperationDefinition[];
   implementations: ImplementationFactory;
-  documentation?: boolean;
 }
 
 /** The config, with the secrets the environment names by ARN, refusing what cannot work on Lambda. */
@@ -63,7 +62,7 @@ export async function createLambdaService(options: LambdaServiceOptions) {
     implementations: options.implementations,
     metrics: emfMetrics(),
     operations: options.operations,
-    documentation: options.documentation ?? false,
+    documentation: false,
   });
 }
 

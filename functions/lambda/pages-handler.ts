@@ -6,16 +6,18 @@
 import { catalog } from '../../schemas/catalog.js';
 import { mcpResourceUrl } from '../../shared/config.js';
 import { documentApi } from '../../shared/http/api-binding.js';
+import { serveDocumentation } from '../../shared/http/openapi.js';
 import { serveProtectedResourceMetadata } from '../../shared/mcp/protected-resource.js';
 import { describedOperations } from '../../shared/pipeline/operation.js';
 import { apiFamilies } from '../../shared/service.js';
 import { createLambdaService } from './lambda-service.js';
 import { toRestHandler } from './rest-adapter.js';
 
-const service = await createLambdaService({ operations: [], implementations: () => [], documentation: true });
+const service = await createLambdaService({ operations: [], implementations: () => [] });
 const { app, config } = service;
 const documented = describedOperations(catalog, config.PRICE_OVERRIDES);
 for (const api of apiFamilies) documentApi(app, api, documented);
+serveDocumentation(app, { publicBaseUrl: config.PUBLIC_BASE_URL, operations: catalog });
 if (config.OAUTH_ISSUER) {
   serveProtectedResourceMetadata(app, { resource: mcpResourceUrl(config), issuer: config.OAUTH_ISSUER });
 }

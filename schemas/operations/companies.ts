@@ -181,6 +181,29 @@ export const companyJobs = companyList({
   identifiers: ['slug'],
 });
 
+/**
+ * A company's offices: its headquarters and branch locations, the places the company search's
+ * location filter matches. Beyond the spec's catalog: its MCP tool is listed only on request, and
+ * its v2 path is the extension derived from its v1 path.
+ */
+export const companyLocations = dataLookup({
+  id: 'companies.locations',
+  family: 'companies',
+  group: 'companies',
+  summary: "The company's offices",
+  description:
+    'The headquarters and branch locations of the company, headquarters first, as data.offices: each ' +
+    'office is a location of location search (its id is what the company search location filter takes).',
+  variants: byIdentifier('/v1/companies/locations', ['slug']),
+  identifiers: ['slug'],
+  query: z.object(companyIdentifiers('slug')),
+  data: listOf('offices', z.object({ id: z.string(), name: z.string(), headquarters: z.boolean() })),
+  paging: 'none',
+  price: 1,
+  mcpTool: 'get_company_locations',
+  mcpListing: 'on-request',
+});
+
 /*
  * Lookups of the /api/v2 listing that v1 has no operation for: no v1 path (`variants: []`), derived
  * from the dataset's company records, by slug.
@@ -250,6 +273,7 @@ export const companyOperations = [
   companyPeople,
   companyProducts,
   companyJobs,
+  companyLocations,
   companyJobCount,
   companyInsights,
   companyEmployeeFilters,

@@ -127,12 +127,23 @@ export function documentApi<E extends Env>(
   for (const { route, operation } of routesOf(api, operations)) documentRoute(app, api, operation, route);
 }
 
+/** How many parameters a path has. */
+const parameterCount = (route: ApiRoute) => route.path.split('{').length - 1;
+
+/**
+ * The family's routes of the operations, literal paths before parameterized ones
+ * (`/api/v2/profiles/detail` before `/api/v2/profiles/{public_identifier}`): the router answers
+ * with the first route that matches, whatever order the catalog lists them in.
+ */
 function routesOf(api: ApiBinding, operations: readonly RegisteredOperation[]) {
   const served = new Map(operations.map((operation) => [operation.definition, operation]));
-  return api.routes(operations.map((operation) => operation.definition)).flatMap((route) => {
-    const operation = served.get(route.operation);
-    return operation ? [{ route, operation }] : [];
-  });
+  return api
+    .routes(operations.map((operation) => operation.definition))
+    .sort((a, b) => parameterCount(a) - parameterCount(b))
+    .flatMap((route) => {
+      const operation = served.get(route.operation);
+      return operation ? [{ route, operation }] : [];
+    });
 }
 
 /**

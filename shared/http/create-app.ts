@@ -66,7 +66,11 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
 
   for (const api of options.apis) mountApi(app, api, options.operations, pipeline);
 
-  if (options.documentation) serveDocumentation(app, { publicBaseUrl: options.publicBaseUrl });
+  if (options.documentation)
+    serveDocumentation(app, {
+      publicBaseUrl: options.publicBaseUrl,
+      operations: options.operations.map((operation) => operation.definition),
+    });
   if (options.storeProbe) serveHealth(app, options.storeProbe);
 
   app.notFound((c) =>

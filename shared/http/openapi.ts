@@ -3,7 +3,7 @@
  * registers its paths through api-binding.ts with the helpers here), and the
  * interactive reference at /docs, whose assets come from the installed swagger-ui-dist package:
  * no CDN, so it works behind firewalls and offline. Each path publishes exactly the parameters it
- * accepts, each with an example (schemas/examples.ts), and patterns in JSON Schema's dialect.
+ * accepts, each with its entry's example, and patterns in JSON Schema's dialect.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -15,6 +15,7 @@ import type { z } from 'zod';
 import { errorBodySchema } from '../../schemas/errors.js';
 import { BUNDLED_DOCS_DIRECTORY } from '../../schemas/functions.js';
 import {
+  defaultToolNames,
   exampleInput,
   type OperationDefinition,
   type OperationVariant,
@@ -133,12 +134,15 @@ export function priceText(price: number): string {
 export interface DocumentationSettings {
   /** The base URL clients use (`PUBLIC_BASE_URL`), published as the document's one server. */
   publicBaseUrl?: string;
+  /** The operations the document describes: the description counts their MCP tools. */
+  operations: readonly OperationDefinition[];
 }
 
 export function serveDocumentation<E extends Env>(
   app: OpenAPIHono<E>,
-  settings: DocumentationSettings = {},
+  settings: DocumentationSettings,
 ): void {
+  const tools = defaultToolNames(settings.operations).length;
   let document: unknown;
   app.get('/openapi.json', (c) => {
     if (document === undefined) {
@@ -149,7 +153,7 @@ export function serveDocumentation<E extends Env>(
           version: SERVICE_VERSION,
           description:
             'Lookups of professional profiles, companies, email addresses and websites, billed in credits. ' +
-            'AI agents reach the same data lookups as 35 MCP tools at POST /mcp (JSON-RPC 2.0 over ' +
+            `AI agents reach the same data lookups as ${tools} MCP tools at POST /mcp (JSON-RPC 2.0 over ` +
             'Streamable HTTP, same key, prices and limits); tools/list describes them. The /api/v2 family ' +
             '(tag v2, key in X-API-Key) runs the same lookups on the same account with its own envelope.',
         },

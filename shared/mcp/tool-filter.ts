@@ -2,7 +2,9 @@
  * Tool filtering, beyond the spec: `?tools=a,b` and `?toolsets=profiles,companies` (the catalog's
  * tool groups) narrow what tools/list shows and tools/call accepts on one connection, so an agent
  * pays context only for the tools it uses. Both may be given (the union is served); without either,
- * every tool is. Names arrive from the request, so they are only looked up in Maps and Sets.
+ * every tool of the spec's catalog is, and a tool beyond it (`mcpListing: 'on-request'`) only when a
+ * filter names it or its group. Names arrive from the request, so they are only looked up in Maps
+ * and Sets.
  */
 import type { ToolEntry } from './tool-catalog.js';
 
@@ -11,7 +13,11 @@ export type ToolFilterResult =
   | { ok: false; parameter: 'tools' | 'toolsets'; unknown: string[]; valid: string[] };
 
 export function filterTools(all: ReadonlyMap<string, ToolEntry>, params: URLSearchParams): ToolFilterResult {
-  if (!params.has('tools') && !params.has('toolsets')) return { ok: true, tools: all };
+  if (!params.has('tools') && !params.has('toolsets'))
+    return {
+      ok: true,
+      tools: new Map([...all].filter(([, entry]) => entry.operation.definition.mcpListing !== 'on-request')),
+    };
   const groups = new Set([...all.values()].map((entry) => entry.operation.definition.group));
   const toolNames = namesIn(params, 'tools');
   const groupNames = namesIn(params, 'toolsets');

@@ -54,6 +54,14 @@ export function createImplementations(
     'companies.jobs': async (input, { signal }) => ({
       data: { jobs: await source.companyJobs(slugOf(input), signal) },
     }),
+    'companies.locations': async (input, { signal }) => {
+      const { headquarters, locations } = await source.companyDetails(companyRef(input), signal);
+      return {
+        data: {
+          offices: locations.map((place) => ({ ...place, headquarters: place.id === headquarters?.id })),
+        },
+      };
+    },
     'companies.job-count': async (input, { signal }) => ({
       data: { count: (await source.companyTotals(slugOf(input), signal)).jobs },
     }),

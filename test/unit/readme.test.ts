@@ -19,7 +19,7 @@ it('lists every catalog path with its parameters, price and paging', async () =>
 });
 
 it.each(generatedPages.map((page) => [page.path, page] as const))(
-  'keeps every generated table of %s up to date (v2 endpoints, v1 to v2 mapping)',
+  'keeps every generated table and catalog count of %s up to date',
   async (path, page) => {
     const text = await readFile(join(ROOT, path), 'utf8');
     expect(regenerate(text, page.blocks())).toBe(text);

@@ -7,7 +7,9 @@
  * here and for their successes in test/v2/outside-servers.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { catalog } from '../../schemas/catalog.js';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { v2Routes } from '../../schemas/v2-routes.js';
 import { expectError } from '../support/assertions.js';
 import { harnessForFile } from '../support/harness.js';
@@ -22,9 +24,19 @@ const v1 = (url: string) => file.harness.get(url, file.apiKey);
 
 const withBogus = (url: string) => `${url}${url.includes('?') ? '&' : '?'}bogus=1`;
 
-it('covers the 47 listed routes and 10 extensions', () => {
-  expect(v2Routes.filter((route) => !route.extension)).toHaveLength(47);
-  expect(v2Routes.filter((route) => route.extension)).toHaveLength(10);
+it('routes every catalog operation: its listed v2 paths, or one extension derived from its v1 path', () => {
+  for (const operation of catalog as readonly OperationDefinition[]) {
+    const routes = v2Routes.filter((route) => route.operation === operation);
+    if (operation.v2?.length)
+      expect(routes.map((route) => route.extension)).toEqual(operation.v2.map(() => false));
+    else expect(routes.map((route) => route.extension)).toEqual([true]);
+  }
+  expect(v2Routes.filter((route) => !route.extension)).toHaveLength(
+    (catalog as readonly OperationDefinition[]).reduce(
+      (sum, operation) => sum + (operation.v2?.length ?? 0),
+      0,
+    ),
+  );
 });
 
 const cases = (routes: typeof v2Routes) => routes.map((route) => [route.path, route] as const);
