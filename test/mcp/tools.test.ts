@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { errorBodySchema } from '../../schemas/errors.js';
+import { toolGroups } from '../../schemas/functions.js';
 import { defaultToolNames, type OperationDefinition } from '../../schemas/operation-definition.js';
 import { companySearch } from '../../schemas/operations/companies.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
@@ -31,7 +32,8 @@ beforeAll(async () => {
     apiKey,
     account: { accountId },
   } = await harness.provision({ credits: 10_000 }));
-  client = await connectClient(app.url, apiKey);
+  // Every group asked for: the connection serves every tool, those listed only on request too.
+  client = await connectClient(`${app.url}?toolsets=${[...toolGroups().keys()].join(',')}`, apiKey);
   await client.listTools();
 });
 afterAll(async () => {
