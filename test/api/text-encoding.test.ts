@@ -8,6 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { type ErrorBody, errorBodySchema } from '../../schemas/errors.js';
+import { toolGroups } from '../../schemas/functions.js';
 import { v2Routes } from '../../schemas/v2-routes.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
@@ -58,7 +59,8 @@ let nextId = 1;
 async function callTool(name: string, args: Record<string, unknown> | string, key = file.apiKey) {
   const argumentsJson = typeof args === 'string' ? args : JSON.stringify(args);
   const body = `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${argumentsJson}}}`;
-  const response = await postJsonRpc(server.url, body, {
+  // Every group asked for, so the tools listed only on request are swept too.
+  const response = await postJsonRpc(`${server.url}?toolsets=${[...toolGroups().keys()].join(',')}`, body, {
     Authorization: `Bearer ${key}`,
     'MCP-Protocol-Version': '2025-06-18',
   });
