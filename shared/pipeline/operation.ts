@@ -44,6 +44,9 @@ export type InputOf<D extends OperationDefinition> = z.output<D['query']>;
 /** An operation's run function. */
 export type Runner<Input> = (input: Input, context: RunContext) => Promise<RunResult>;
 
+/** The run of one request's input, once it has been accepted. */
+export type AcceptedRun = (context: RunContext) => Promise<RunResult>;
+
 /** The run functions of a family, keyed by operation id: tsc wants exactly one per definition. */
 export type RunnerMap<Definitions extends OperationDefinition> = {
   [D in Definitions as D['id']]: Runner<InputOf<D>>;
@@ -96,7 +99,7 @@ export interface RegisteredOperation {
    * Validates a request's input against the entry's schema and the operation's own check (both
    * throw an InvalidRequestError), and gives the run of that input.
    */
-  accept(input: RawInput, variant?: OperationVariant): (context: RunContext) => Promise<RunResult>;
+  accept(input: RawInput, variant?: OperationVariant): AcceptedRun;
 }
 
 /** Pairs each served entry with its implementation; an entry without one fails here, at start-up. */

@@ -21,12 +21,9 @@ import type { RateDecision } from '../limits/rolling-window.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApiFamily } from '../paging/cursors.js';
-import type { RegisteredOperation, RunContext, RunResult } from './operation.js';
+import type { AcceptedRun, RegisteredOperation, RunResult } from './operation.js';
 import { baseHeaders, errorResponse, type PublicResponse } from './public-response.js';
 import type { RawInput } from './validate-input.js';
-
-/** The run of a request's validated input. */
-type AcceptedRun = (context: RunContext) => Promise<RunResult>;
 
 export interface PipelineDependencies {
   authenticator: Authenticator;
