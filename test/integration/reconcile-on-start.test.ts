@@ -98,7 +98,9 @@ describe('npm start reconciles by itself', () => {
       },
       { timeout: 20_000, interval: 250 },
     );
-    expect(server.output()).toContain('reconciled in-flight debits');
+    // The log line follows the refunds' commit and crosses a pipe: it may arrive a moment later.
+    const { output } = server;
+    await vi.waitFor(() => expect(output()).toContain('reconciled in-flight debits'), { timeout: 10_000 });
   });
 
   it('refunds on its schedule what a running server finds left in flight', { timeout: 60_000 }, async () => {
