@@ -24,7 +24,8 @@ export function protectStage(
   });
   const acl = new wafv2.CfnWebACL(scope, 'WebAcl', {
     scope: 'REGIONAL',
-    description: `Per-IP rate limit in front of the lookup API (${settings.stage})`,
+    // CloudFormation takes letters, digits, spaces and = : # @ / - , . + only (no parentheses).
+    description: `Per-IP rate limit in front of the lookup API, stage ${settings.stage}`,
     defaultAction: { allow: {} },
     visibilityConfig: metric('acl'),
     customResponseBodies: {

@@ -37,6 +37,13 @@ describe('the web ACL', () => {
     }
   });
 
+  it('has a description CloudFormation accepts', () => {
+    // AWS::WAFv2::WebACL Description's pattern, as CloudFormation validates it.
+    const allowed = /^[a-zA-Z0-9=:#@/\-,.][a-zA-Z0-9+=:#@/\-,.\s]+[a-zA-Z0-9+=:#@/\-,.]{1,256}$/;
+    const [acl] = Object.values(dev.main.findResources('AWS::WAFv2::WebACL'));
+    expect(acl?.Properties.Description).toMatch(allowed);
+  });
+
   it('answers in the service error shape', () => {
     const [acl] = Object.values(dev.main.findResources('AWS::WAFv2::WebACL'));
     const bodies = acl?.Properties.CustomResponseBodies as Record<
