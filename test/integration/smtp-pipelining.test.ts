@@ -210,6 +210,20 @@ async function startSmtpServer(
 let dns: DnsServerHandle;
 const closers: Array<() => Promise<void>> = [];
 
+const DIALOGUE_STYLES = ['pipelined', 'lockStep'] as const;
+type DialogueStyle = (typeof DIALOGUE_STYLES)[number];
+
+/** One scripted MX that offers PIPELINING and one that does not, closed after the file. */
+async function startBothStyles(): Promise<Record<DialogueStyle, ScriptedMx>> {
+  const pipelined = await startScriptedMx(true);
+  const lockStep = await startScriptedMx(false);
+  closers.push(
+    () => pipelined.close(),
+    () => lockStep.close(),
+  );
+  return { pipelined, lockStep };
+}
+
 beforeAll(async () => {
   const zone: Zone = { [MX]: { a: ['127.0.0.1'] } };
   const domains = ['ok.test', 'limit.test', 'catchall.test', 'rank-1.test', 'rank-2.test', 'rank-9.test'];
@@ -398,25 +412,18 @@ describe.each([
 });
 
 describe('what the mail server receives for a find, pipelined and in lock-step', () => {
-  const servers: Partial<Record<'pipelined' | 'lockStep', ScriptedMx>> = {};
-  const checks: Partial<Record<'pipelined' | 'lockStep', Checks>> = {};
+  const servers: Partial<Record<DialogueStyle, ScriptedMx>> = {};
+  const checks: Partial<Record<DialogueStyle, Checks>> = {};
 
   beforeAll(async () => {
-    for (const [name, pipelining] of [
-      ['pipelined', true],
-      ['lockStep', false],
-    ] as const) {
-      const mx = await startScriptedMx(pipelining);
-      closers.push(() => mx.close());
-      servers[name] = mx;
-      checks[name] = checksOn(mx.port);
-    }
+    Object.assign(servers, await startBothStyles());
+    for (const name of DIALOGUE_STYLES) checks[name] = checksOn((servers[name] as ScriptedMx).port);
   });
 
   /** Finds FIND_NAME at `domain` both ways, one after the other, with what each server received. */
   async function findBothWays(domain: string) {
     const seen = [];
-    for (const name of ['pipelined', 'lockStep'] as const) {
+    for (const name of DIALOGUE_STYLES) {
       const mx = servers[name] as ScriptedMx;
       const [rcpts, chunks] = [mx.rcpts.length, mx.chunks.length];
       const result = await find(checks[name] as Checks, domain);
@@ -492,22 +499,15 @@ describe('what the mail server receives for a find, pipelined and in lock-step',
 });
 
 describe('greylisting that states its wait', () => {
-  const servers: Partial<Record<'pipelined' | 'lockStep', ScriptedMx>> = {};
+  const servers: Partial<Record<DialogueStyle, ScriptedMx>> = {};
 
   beforeAll(async () => {
-    for (const [name, pipelining] of [
-      ['pipelined', true],
-      ['lockStep', false],
-    ] as const) {
-      const mx = await startScriptedMx(pipelining);
-      closers.push(() => mx.close());
-      servers[name] = mx;
-    }
+    Object.assign(servers, await startBothStyles());
   });
 
   /** Runs `check` against both servers at once, each with a fresh store; RCPTs at `domain` each received. */
   async function bothWays<T>(domain: string, check: (checks: Checks) => Promise<T>, reuse?: Checks[]) {
-    const names = ['pipelined', 'lockStep'] as const;
+    const names = DIALOGUE_STYLES;
     const stores =
       reuse ??
       names.map((name) => checksOn((servers[name] as ScriptedMx).port, { domainFactsMs: 3_600_000 }));
