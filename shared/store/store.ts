@@ -9,6 +9,7 @@
 import type { AccountStore } from '../accounts/accounts.js';
 import type { ApiKeyStore } from '../auth/api-keys.js';
 import type { OAuthLinkStore } from '../auth/oauth-links.js';
+import type { PasskeyStore } from '../auth/passkeys.js';
 import type { BillingStore } from '../billing/billing-store.js';
 import type { DomainFactsStore } from '../emails/domain-memory.js';
 import type { HostSlotStore } from '../limits/host-slots.js';
@@ -35,13 +36,14 @@ export interface Store {
   readonly domains: DomainFactsStore;
   readonly hostSlots: HostSlotStore;
   readonly oauthLinks: OAuthLinkStore;
+  readonly passkeys: PasskeyStore;
   /**
    * Resolves when the store can take the writes billing needs now, proved by writing (a heartbeat
    * that must find room and the write lock on SQLite, a conditional write on DynamoDB); throws
    * otherwise. It waits only briefly for a lock, so /healthz answers at once either way.
    */
   ping(): Promise<void>;
-  /** Deletes records whose `expiresAt` passed (cursors, domain facts, host slots); how many. */
+  /** Deletes records whose `expiresAt` passed (cursors, domain facts, host slots, passkey challenges); how many. */
   sweepExpired(now: number): Promise<number>;
   /** Releases connections or the database file; the store is unusable afterwards. */
   close(): Promise<void>;
