@@ -166,6 +166,17 @@ const schema = [
   ) STRICT;
   CREATE INDEX account_audit_by_time ON account_audit (account_id, created_at, audit_id);
   `,
+  // Version 6: signed-in browsers of /console (console/console-sessions.ts), by the hash of their id.
+  `
+  CREATE TABLE console_sessions (
+    id_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    method TEXT NOT NULL,
+    credential TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];
 
 interface QueuedWrite {
