@@ -166,7 +166,18 @@ const schema = [
   ) STRICT;
   CREATE INDEX account_audit_by_time ON account_audit (account_id, created_at, audit_id);
   `,
-  // Version 6: passkeys that sign in to the console, and the challenges of their ceremonies.
+  // Version 6: signed-in browsers of /console (console/console-sessions.ts), by the hash of their id.
+  `
+  CREATE TABLE console_sessions (
+    id_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    method TEXT NOT NULL,
+    credential TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  `,
+  // Version 7: passkeys that sign in to the console, and the challenges of their ceremonies.
   `
   CREATE TABLE passkeys (
     credential_id TEXT PRIMARY KEY,
