@@ -24,7 +24,8 @@ export const CONTENT_SECURITY_POLICY = [
 export const securityHeaders: Readonly<Record<string, string>> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // Not `no-referrer`: under it Chromium sends `Origin: null` with the console's own forms.
+  'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
   'Cross-Origin-Opener-Policy': 'same-origin',
 };
@@ -82,17 +83,21 @@ export function crossSiteRefusal(
   headers: { origin?: string; secFetchSite?: string },
   allowedOrigins: readonly string[],
 ): string | undefined {
-  if (headers.origin !== undefined) {
+  // `null` is what a browser sends where it will not tell (a privacy setting, a sandboxed frame):
+  // then its Sec-Fetch-Site decides, and without one the request is refused.
+  if (headers.origin !== undefined && headers.origin !== 'null') {
     return allowedOrigins.includes(headers.origin)
       ? undefined
-      : `The form was sent from ${headers.origin === 'null' ? 'an opaque origin' : headers.origin}, not from this console.`;
+      : `The form was sent from ${headers.origin}, not from this console.`;
   }
   if (headers.secFetchSite !== undefined) {
     return headers.secFetchSite === 'same-origin'
       ? undefined
       : `The browser says the form was sent from a ${headers.secFetchSite} page, not from this console.`;
   }
-  return 'The request says neither where it was sent from (Origin) nor whether it is same-origin (Sec-Fetch-Site).';
+  return headers.origin === 'null'
+    ? 'The form was sent from an opaque origin, not from this console.'
+    : 'The request says neither where it was sent from (Origin) nor whether it is same-origin (Sec-Fetch-Site).';
 }
 
 export function originOf(url: string): string {

@@ -46,7 +46,7 @@ const client = (address?: string) => new ConsoleClient(harness.app, BASE, addres
 const sessionIdOf = (console: ConsoleClient) => console.cookies.get('console_session') as string;
 
 describe('every console answer', () => {
-  it('carries the strict CSP, nosniff, no referrer and no-store', async () => {
+  it('carries the strict CSP, nosniff, a same-origin referrer policy and no-store', async () => {
     const { response } = await client().get('/console/sign-in');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
@@ -54,7 +54,7 @@ describe('every console answer', () => {
       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     );
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('referrer-policy')).toBe('same-origin');
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
@@ -156,6 +156,10 @@ describe('state changes (CSRF)', () => {
   it.each([
     ['another origin', { origin: 'https://evil.example' }],
     ['an opaque origin', { origin: 'null' }],
+    [
+      'an opaque origin in a cross-site fetch',
+      { origin: 'null', headers: { 'sec-fetch-site': 'cross-site' } },
+    ],
     ['no Origin and a cross-site fetch', { origin: null, headers: { 'sec-fetch-site': 'cross-site' } }],
     ['neither Origin nor Sec-Fetch-Site', { origin: null }],
   ] as const)('refuses a post from %s with a 403 page, changing nothing', async (_, options) => {

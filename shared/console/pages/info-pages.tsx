@@ -3,7 +3,7 @@
  * applied, and when a call keeps its charge) and Connect (curl and the README's MCP client set-ups
  * with this service's public URL filled in, each with a copy button).
  */
-import { Layout, type LayoutProps, type SignedIn } from './layout.js';
+import { Layout, type LayoutProps, ScrollingTable, type SignedIn } from './layout.js';
 
 export interface PriceRow {
   operation: string;
@@ -24,7 +24,7 @@ export function PricesPage(props: {
         Current costs in credits per call. A call refused before it runs (400, 401, 402, 403, 429) costs
         nothing; a failure on our side or the source’s is refunded.
       </p>
-      <div class="table-wrap">
+      <ScrollingTable label="Costs per operation">
         <table id="prices">
           <caption>Costs per operation</caption>
           <thead>
@@ -57,7 +57,7 @@ export function PricesPage(props: {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollingTable>
     </Layout>
   );
 }

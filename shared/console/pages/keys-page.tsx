@@ -5,7 +5,7 @@
 import { families } from '../../../schemas/operation-definition.js';
 import type { ApiKeyRecord } from '../../auth/api-keys.js';
 import { CSRF_FIELD } from '../console-security.js';
-import { Layout, type LayoutProps, type SignedIn } from './layout.js';
+import { Layout, type LayoutProps, ScrollingTable, type SignedIn } from './layout.js';
 
 const day = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '—');
 
@@ -47,7 +47,7 @@ export function KeysPage(props: {
           {props.error}
         </p>
       )}
-      <div class="table-wrap">
+      <ScrollingTable label="Keys of this account">
         <table>
           <caption>Keys of this account</caption>
           <thead>
@@ -111,7 +111,7 @@ export function KeysPage(props: {
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollingTable>
 
       <h2 id="issue">Issue a key</h2>
       <form method="post" action="/console/keys" class="stacked" aria-labelledby="issue">

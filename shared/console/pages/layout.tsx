@@ -75,3 +75,15 @@ export function Layout(props: LayoutProps) {
     </html>
   );
 }
+
+/**
+ * A table that may scroll sideways on a phone: a named region that takes focus, so a keyboard can
+ * scroll it too.
+ */
+export function ScrollingTable(props: { label: string; children?: Child }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={props.label} tabindex={0}>
+      {props.children}
+    </div>
+  );
+}
