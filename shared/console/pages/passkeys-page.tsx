@@ -5,7 +5,7 @@
  */
 import type { PasskeyRecord } from '../../auth/passkeys.js';
 import { CSRF_FIELD } from '../console-security.js';
-import { Layout, type LayoutProps } from './layout.js';
+import { Layout, type LayoutProps, ScrollingTable } from './layout.js';
 
 export function PasskeysPage(props: {
   assets: LayoutProps['assets'];
@@ -44,7 +44,7 @@ export function PasskeysPage(props: {
         {props.passkeys.length === 0 ? (
           <p>No passkeys yet.</p>
         ) : (
-          <div class="table-wrap">
+          <ScrollingTable label="Registered passkeys">
             <table>
               <thead>
                 <tr>
@@ -80,7 +80,7 @@ export function PasskeysPage(props: {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollingTable>
         )}
       </section>
     </Layout>
