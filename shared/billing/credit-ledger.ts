@@ -27,6 +27,8 @@ import type {
   LedgerEntry,
   LedgerQuery,
   Transport,
+  UsageQuery,
+  UsageRow,
 } from './billing-store.js';
 
 export type {
@@ -35,9 +37,12 @@ export type {
   CreditOutcome,
   InflightEntry,
   LedgerEntry,
+  LedgerPosition,
   LedgerQuery,
   LedgerStatus,
   Transport,
+  UsageQuery,
+  UsageRow,
 } from './billing-store.js';
 
 export interface AdmissionInput {
@@ -95,6 +100,28 @@ export class CreditLedger {
 
   entries(accountId: string, query?: LedgerQuery): Promise<LedgerEntry[]> {
     return this.store.entries(accountId, query);
+  }
+
+  usage(accountId: string, query: UsageQuery): Promise<UsageRow[]> {
+    return this.store.usage(accountId, query);
+  }
+
+  /**
+   * Counts an account read against the account reads' own window (never the lookups'); fails open
+   * like the lookups' limiter, since an account read spends nothing.
+   */
+  async admitAccountRead(accountId: string, rateLimit: RateLimitSetting): Promise<RateDecision> {
+    try {
+      const admission = await this.store.admitAccountRead(accountId, rateLimit, this.clock.now());
+      if (admission.outcome === 'rate_limited') return this.limited({ accountId }, admission.window).rate;
+      return admitted(admission.window);
+    } catch (error) {
+      this.logger.warn(
+        { err: error, accountId, reason: 'limiter_unavailable' },
+        'account-read limiter failed open',
+      );
+      return limiterUnavailable(rateLimit);
+    }
   }
 
   /**
