@@ -221,6 +221,15 @@ export function usageRows(entries: readonly LedgerEntry[]): UsageRow[] {
   );
 }
 
+/** An account read to count: the account's window for them, and a key use to record with it. */
+export interface AccountReadRequest {
+  accountId: string;
+  rateLimit: RateLimitSetting;
+  now: number;
+  /** As on `AdmissionRequest`: a use of the key (`lastUsedAt`) an admitted read records. */
+  keyUse?: { keyId: string; at: string };
+}
+
 /** A request counted (or not) against a rate window of its own, apart from the lookups' window. */
 export type WindowAdmission = { outcome: 'admitted' | 'rate_limited'; window: WindowState };
 
@@ -260,7 +269,7 @@ export interface BillingStore {
    * Counts an account read (GET /v1/account…) against the account's window for them, kept apart
    * from the lookups' window: one atomic step, exact under concurrency like `admit`.
    */
-  admitAccountRead(accountId: string, rateLimit: RateLimitSetting, now: number): Promise<WindowAdmission>;
+  admitAccountRead(request: AccountReadRequest): Promise<WindowAdmission>;
   /**
    * Settles every request still in flight that was admitted before `cutoff` (ISO 8601): completes a
    * settlement that a crash interrupted, and refunds the others. Safe at any time, repeatedly.

@@ -17,6 +17,7 @@ import type { Clock } from '../clock.js';
 import { admitted, limitExceeded, limiterUnavailable, type RateDecision } from '../limits/rolling-window.js';
 import type { Logger } from '../logger.js';
 import type {
+  AccountReadRequest,
   AdmissionRequest,
   BalanceState,
   BillingStore,
@@ -110,9 +111,10 @@ export class CreditLedger {
    * Counts an account read against the account reads' own window (never the lookups'); fails open
    * like the lookups' limiter, since an account read spends nothing.
    */
-  async admitAccountRead(accountId: string, rateLimit: RateLimitSetting): Promise<RateDecision> {
+  async admitAccountRead(input: Omit<AccountReadRequest, 'now'>): Promise<RateDecision> {
+    const { accountId, rateLimit } = input;
     try {
-      const admission = await this.store.admitAccountRead(accountId, rateLimit, this.clock.now());
+      const admission = await this.store.admitAccountRead({ ...input, now: this.clock.now() });
       if (admission.outcome === 'rate_limited') return this.limited({ accountId }, admission.window).rate;
       return admitted(admission.window);
     } catch (error) {

@@ -195,7 +195,7 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
     clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1_000);
     const outcomes = await Promise.all(
       Array.from({ length: 12 }, () =>
-        harness.store.billing.admitAccountRead(accountId, setting, clock.now()),
+        harness.store.billing.admitAccountRead({ accountId, rateLimit: setting, now: clock.now() }),
       ),
     );
     expect(outcomes.filter((outcome) => outcome.outcome === 'admitted')).toHaveLength(5);
@@ -205,9 +205,10 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
     expect((await harness.repositories.ledger.state(accountId)).window).toMatchObject({ windowCount: 1 });
     expect((await harness.repositories.ledger.state(accountId)).window).toMatchObject({ windowCount: 1 });
     clock.advance(120_000);
-    expect((await harness.store.billing.admitAccountRead(accountId, setting, clock.now())).outcome).toBe(
-      'admitted',
-    );
+    expect(
+      (await harness.store.billing.admitAccountRead({ accountId, rateLimit: setting, now: clock.now() }))
+        .outcome,
+    ).toBe('admitted');
   });
 
   it('records grants and adjustments with time, actor and reason, and they add up to granted', async () => {

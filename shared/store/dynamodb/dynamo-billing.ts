@@ -29,8 +29,8 @@
  * entry's own item. docs/state.md has the rest.
  */
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { RateLimitSetting } from '../../accounts/accounts.js';
 import type {
+  AccountReadRequest,
   Admission,
   AdmissionRequest,
   BalanceState,
@@ -308,11 +308,12 @@ export class DynamoBillingStore implements BillingStore {
    * read, then one conditional write that holds only if nobody counted in between, retried when
    * another request won the race.
    */
-  async admitAccountRead(
-    accountId: string,
-    rateLimit: RateLimitSetting,
-    now: number,
-  ): Promise<WindowAdmission> {
+  async admitAccountRead({
+    accountId,
+    rateLimit,
+    now,
+    keyUse,
+  }: AccountReadRequest): Promise<WindowAdmission> {
     const key = itemKeys.rateWindow(accountId, ACCOUNT_WINDOW);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const { Item } = await this.table.doc.send(
@@ -350,6 +351,7 @@ export class DynamoBillingStore implements BillingStore {
           update.command(this.table.table, key, 'UPDATED_NEW'),
         );
         const { windowCount } = this.after(windowAfterWrite, key, Attributes);
+        if (keyUse) await this.recordKeyUse(accountId, keyUse);
         return { outcome: 'admitted', window: { ...window, currentCount: windowCount } };
       } catch (error) {
         // Another request opened the window, or took its last room: read again.
@@ -462,6 +464,22 @@ export class DynamoBillingStore implements BillingStore {
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
+    }
+  }
+
+  /**
+   * A key use outside an admission (account reads): on the balance item, where key uses live; an
+   * item without a key-use map (written before they moved there) is left for the next admission.
+   */
+  private async recordKeyUse(accountId: string, keyUse: { keyId: string; at: string }): Promise<void> {
+    const update = new UpdateExpression();
+    update
+      .set(`keyUse.${update.name(keyUse.keyId)} = ${update.value(keyUse.at)}`)
+      .when('attribute_exists(keyUse)');
+    try {
+      await this.table.doc.send(update.command(this.table.table, itemKeys.balance(accountId)));
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
     }
   }
 

@@ -7,8 +7,8 @@
  * transaction.
  */
 
-import type { RateLimitSetting } from '../../accounts/accounts.js';
 import type {
+  AccountReadRequest,
   Admission,
   AdmissionRequest,
   BalanceState,
@@ -112,11 +112,7 @@ export class SqliteBillingStore implements BillingStore {
              window_count = excluded.window_count, previous_count = excluded.previous_count`,
           )
           .run(accountId, windowStart, window.currentCount + 1, previousCount, cost);
-        if (request.keyUse) {
-          this.database
-            .statement('UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND account_id = ?')
-            .run(request.keyUse.at, request.keyUse.keyId, accountId);
-        }
+        if (request.keyUse) this.recordKeyUse(accountId, request.keyUse);
         const admitted = { ...window, currentCount: window.currentCount + 1 };
         if (cost === 0) return { outcome: 'admitted', window: admitted };
         const entry = inflightEntryOf(request, now);
@@ -200,11 +196,12 @@ export class SqliteBillingStore implements BillingStore {
   }
 
   /** Its own row per account, so account reads never take room from lookups. Fails open, like a free call. */
-  async admitAccountRead(
-    accountId: string,
-    rateLimit: RateLimitSetting,
-    now: number,
-  ): Promise<WindowAdmission> {
+  async admitAccountRead({
+    accountId,
+    rateLimit,
+    now,
+    keyUse,
+  }: AccountReadRequest): Promise<WindowAdmission> {
     return this.database.write((): WindowAdmission => {
       const row = this.database
         .statement('SELECT * FROM rate_windows WHERE account_id = ? AND name = ?')
@@ -225,6 +222,7 @@ export class SqliteBillingStore implements BillingStore {
            VALUES (?, ?, ?, ?, ?)`,
         )
         .run(accountId, ACCOUNT_WINDOW, window.windowStart, window.currentCount + 1, window.previousCount);
+      if (keyUse) this.recordKeyUse(accountId, keyUse);
       return { outcome: 'admitted', window: { ...window, currentCount: window.currentCount + 1 } };
     }, 'bestEffort');
   }
@@ -248,6 +246,12 @@ export class SqliteBillingStore implements BillingStore {
           return reconciled;
         }),
     );
+  }
+
+  private recordKeyUse(accountId: string, keyUse: { keyId: string; at: string }): void {
+    this.database
+      .statement('UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND account_id = ?')
+      .run(keyUse.at, keyUse.keyId, accountId);
   }
 
   private balanceRow(accountId: string): BalanceRecord | undefined {
