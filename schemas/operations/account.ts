@@ -175,6 +175,7 @@ export const accountUsage = {
     `(YYYY-MM-DD, both included), at most ${MAX_USAGE_DAYS} days apart; the default is the last ` +
     `${DEFAULT_USAGE_DAYS} days up to today. Free; not counted against the lookup rate limit.`,
   variants: [{ path: '/v1/account/usage' }],
+  examples: { from: '2026-11-01', to: '2026-11-26' },
   query: z.object({ from: dayParam.optional(), to: dayParam.optional() }),
   data: z.object({ from: z.string(), to: z.string(), rows: z.array(usageRowSchema) }),
   paging: 'none',
@@ -211,6 +212,13 @@ export const accountLedger = {
     'meta.paging.hasMore is true, copy nextCursor unchanged into cursor (with the same filters). ' +
     'Cursors expire within 15 minutes. Free; not counted against the lookup rate limit.',
   variants: [{ path: '/v1/account/ledger' }],
+  // A request id of the shape the service mints; a real one is the X-Request-Id of an answer.
+  examples: {
+    requestId: 'req_q7Zk2mW9xT4vLp8nRf3sHd1c',
+    operation: 'profiles.details',
+    from: '2026-11-01',
+    to: '2026-11-26',
+  },
   query: z.object({
     requestId: z.string().min(1).max(100).optional(),
     operation: operationIdParam.optional(),
