@@ -14,7 +14,7 @@ import { defaultToolNames } from '../../schemas/operation-definition.js';
 import { profileDetails } from '../../schemas/operations/profiles.js';
 import type { Transport } from '../../shared/billing/credit-ledger.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { type Harness, startHarness, storeKinds } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { connectClient, type ListeningApp, listen } from '../support/mcp-server.js';
 import { cleanUpProcesses, cli, freshDataDir } from '../support/processes.js';
@@ -77,8 +77,8 @@ async function json<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
-async function account(apiKey: string) {
-  const response = await harness.get('/v1/account', apiKey);
+async function account(apiKey: string, server: Harness = harness) {
+  const response = await server.get('/v1/account', apiKey);
   expect(response.status).toBe(200);
   return (await json<Envelope<Record<string, unknown> & { rateLimit: { remaining: number } }>>(response))
     .data;
@@ -185,172 +185,201 @@ describe('GET /v1/account', () => {
   });
 });
 
-describe('usage and ledger after charged, refunded and free calls over v1, v2 and MCP', () => {
-  interface Call {
-    requestId: string;
-    operation: string;
-    transport: Transport;
-    status: number;
-    outcome: 'charged' | 'refunded' | 'free';
-    credits: number;
-    reason: string | null;
-  }
-  const calls: Call[] = [];
-  let apiKey: string;
+describe.each(storeKinds)(
+  'usage and ledger after charged, refunded and free calls over v1, v2 and MCP, on %s',
+  (kind) => {
+    // The file's server on SQLite; a second one on DynamoDB (dynalite), for this part only.
+    const served = {} as { harness: Harness; app: ListeningApp };
+    beforeAll(async () => {
+      if (kind === 'sqlite') {
+        Object.assign(served, { harness, app });
+      } else {
+        served.harness = await startHarness({ clock, store: kind });
+        served.app = await listen(served.harness);
+      }
+      await makeCalls();
+    });
+    afterAll(async () => {
+      if (kind === 'sqlite') return;
+      await served.app?.close();
+      await served.harness?.close();
+    });
 
-  beforeAll(async () => {
-    ({ apiKey } = await harness.provision({ credits: 100 }));
-    const rest = async (path: string) => {
-      const response = await harness.get(path, apiKey);
-      return { status: response.status, requestId: response.headers.get('x-request-id') as string };
-    };
-    const v2 = async (path: string) => {
-      const response = await harness.app.request(path, { headers: { 'X-API-Key': apiKey } });
-      return { status: response.status, requestId: response.headers.get('x-request-id') as string };
-    };
-    const client = await connectClient(app.url, apiKey);
-    const mcp = async (name: string, args: Record<string, string>) => {
-      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-      const meta = result._meta?.[META_KEY] as { status: number; headers: Record<string, string> };
-      return { status: meta.status, requestId: meta.headers['X-Request-Id'] as string };
-    };
-    const record = (
-      made: { status: number; requestId: string },
-      operation: string,
-      transport: Transport,
-      credits: number,
-    ) => {
-      const outcome = credits === 0 ? 'free' : made.status === 200 ? 'charged' : 'refunded';
-      const reason = outcome === 'refunded' ? 'resource_not_found' : null;
-      calls.push({ ...made, operation, transport, outcome, credits, reason });
-    };
-    try {
-      record(
-        await rest(`/v1/profiles/details/by-username?username=${USERNAME}`),
-        'profiles.details',
-        'rest',
-        PROFILE_PRICE,
-      );
-      record(
-        await rest(`/v1/profiles/details/by-username?username=${MISSING}`),
-        'profiles.details',
-        'rest',
-        PROFILE_PRICE,
-      );
-      record(await rest('/v1/emails/disposable?email=a%40mailinator.com'), 'emails.disposable', 'rest', 0);
-      record(await v2(`/api/v2/profiles/${USERNAME}`), 'profiles.details', 'v2', PROFILE_PRICE);
-      record(await v2(`/api/v2/profiles/${MISSING}`), 'profiles.details', 'v2', PROFILE_PRICE);
-      record(await v2('/api/v2/ext/emails/disposable?email=b%40example.com'), 'emails.disposable', 'v2', 0);
-      record(
-        await mcp('get_profile_details', { username: USERNAME }),
-        'profiles.details',
-        'mcp',
-        PROFILE_PRICE,
-      );
-      record(
-        await mcp('get_profile_details', { username: MISSING }),
-        'profiles.details',
-        'mcp',
-        PROFILE_PRICE,
-      );
-    } finally {
-      await client.close();
+    interface Call {
+      requestId: string;
+      operation: string;
+      transport: Transport;
+      status: number;
+      outcome: 'charged' | 'refunded' | 'free';
+      credits: number;
+      reason: string | null;
     }
-    expect(calls.map((call) => call.status)).toEqual([200, 404, 200, 200, 404, 200, 200, 404]);
-  });
+    const calls: Call[] = [];
+    let apiKey: string;
 
-  it('usage has one row per day and operation that sums the calls exactly', async () => {
-    const response = await harness.get('/v1/account/usage', apiKey);
-    expect(response.status).toBe(200);
-    const { data } = await json<Envelope<{ from: string; to: string; rows: UsageRowBody[] }>>(response);
-    expect(data.to).toBe('2026-11-26');
-    expect(data.from).toBe('2026-10-28');
-    const expected = ['emails.disposable', 'profiles.details'].map((operation) => {
-      const mine = calls.filter((call) => call.operation === operation);
-      const by = (transport: Transport) => mine.filter((call) => call.transport === transport).length;
-      return {
-        date: '2026-11-26',
-        operation,
-        calls: mine.length,
-        creditsCharged: mine
-          .filter((call) => call.outcome === 'charged')
-          .reduce((sum, call) => sum + call.credits, 0),
-        creditsRefunded: mine
-          .filter((call) => call.outcome === 'refunded')
-          .reduce((sum, call) => sum + call.credits, 0),
-        callsByTransport: { rest: by('rest'), mcp: by('mcp'), v2: by('v2') },
+    /** The calls, made once the server is up. */
+    async function makeCalls() {
+      ({ apiKey } = await served.harness.provision({ credits: 100 }));
+      const rest = async (path: string) => {
+        const response = await served.harness.get(path, apiKey);
+        return { status: response.status, requestId: response.headers.get('x-request-id') as string };
       };
-    });
-    expect(data.rows).toEqual(expected);
-    expect(expected[1]).toMatchObject({
-      calls: 6,
-      creditsCharged: 3 * PROFILE_PRICE,
-      creditsRefunded: 3 * PROFILE_PRICE,
-    });
-    // The same over v2 and MCP.
-    const viaV2 = await harness.app.request('/api/v2/ext/account/usage?from=2026-11-26&to=2026-11-26', {
-      headers: { 'X-API-Key': apiKey },
-    });
-    expect((await json<{ data: { rows: UsageRowBody[] } }>(viaV2)).data.rows).toEqual(expected);
-    const client = await connectClient(`${app.url}?toolsets=account`, apiKey);
-    try {
-      const result = (await client.callTool({ name: 'get_account_usage', arguments: {} })) as CallToolResult;
-      expect((result.structuredContent as { data: { rows: unknown } }).data.rows).toEqual(expected);
-    } finally {
-      await client.close();
+      const v2 = async (path: string) => {
+        const response = await served.harness.app.request(path, { headers: { 'X-API-Key': apiKey } });
+        return { status: response.status, requestId: response.headers.get('x-request-id') as string };
+      };
+      const client = await connectClient(served.app.url, apiKey);
+      const mcp = async (name: string, args: Record<string, string>) => {
+        const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        const meta = result._meta?.[META_KEY] as { status: number; headers: Record<string, string> };
+        return { status: meta.status, requestId: meta.headers['X-Request-Id'] as string };
+      };
+      const record = (
+        made: { status: number; requestId: string },
+        operation: string,
+        transport: Transport,
+        credits: number,
+      ) => {
+        const outcome = credits === 0 ? 'free' : made.status === 200 ? 'charged' : 'refunded';
+        const reason = outcome === 'refunded' ? 'resource_not_found' : null;
+        calls.push({ ...made, operation, transport, outcome, credits, reason });
+      };
+      try {
+        record(
+          await rest(`/v1/profiles/details/by-username?username=${USERNAME}`),
+          'profiles.details',
+          'rest',
+          PROFILE_PRICE,
+        );
+        record(
+          await rest(`/v1/profiles/details/by-username?username=${MISSING}`),
+          'profiles.details',
+          'rest',
+          PROFILE_PRICE,
+        );
+        record(await rest('/v1/emails/disposable?email=a%40mailinator.com'), 'emails.disposable', 'rest', 0);
+        record(await v2(`/api/v2/profiles/${USERNAME}`), 'profiles.details', 'v2', PROFILE_PRICE);
+        record(await v2(`/api/v2/profiles/${MISSING}`), 'profiles.details', 'v2', PROFILE_PRICE);
+        record(await v2('/api/v2/ext/emails/disposable?email=b%40example.com'), 'emails.disposable', 'v2', 0);
+        record(
+          await mcp('get_profile_details', { username: USERNAME }),
+          'profiles.details',
+          'mcp',
+          PROFILE_PRICE,
+        );
+        record(
+          await mcp('get_profile_details', { username: MISSING }),
+          'profiles.details',
+          'mcp',
+          PROFILE_PRICE,
+        );
+      } finally {
+        await client.close();
+      }
+      expect(calls.map((call) => call.status)).toEqual([200, 404, 200, 200, 404, 200, 200, 404]);
     }
-  });
 
-  it('the ledger finds each call by the X-Request-Id of its answer, with why it cost what it did', async () => {
-    for (const call of calls) {
-      const response = await harness.get(`/v1/account/ledger?requestId=${call.requestId}`, apiKey);
+    it('usage has one row per day and operation that sums the calls exactly', async () => {
+      const response = await served.harness.get('/v1/account/usage', apiKey);
       expect(response.status).toBe(200);
-      const { data, meta } = await json<Envelope<{ entries: LedgerRow[] }>>(response);
-      expect(meta).toEqual({ creditCost: 0, paging: { hasMore: false, nextCursor: null } });
-      expect(data.entries).toEqual([
+      const { data } = await json<Envelope<{ from: string; to: string; rows: UsageRowBody[] }>>(response);
+      expect(data.to).toBe('2026-11-26');
+      expect(data.from).toBe('2026-10-28');
+      const expected = ['emails.disposable', 'profiles.details'].map((operation) => {
+        const mine = calls.filter((call) => call.operation === operation);
+        const by = (transport: Transport) => mine.filter((call) => call.transport === transport).length;
+        return {
+          date: '2026-11-26',
+          operation,
+          calls: mine.length,
+          creditsCharged: mine
+            .filter((call) => call.outcome === 'charged')
+            .reduce((sum, call) => sum + call.credits, 0),
+          creditsRefunded: mine
+            .filter((call) => call.outcome === 'refunded')
+            .reduce((sum, call) => sum + call.credits, 0),
+          callsByTransport: { rest: by('rest'), mcp: by('mcp'), v2: by('v2') },
+        };
+      });
+      expect(data.rows).toEqual(expected);
+      expect(expected[1]).toMatchObject({
+        calls: 6,
+        creditsCharged: 3 * PROFILE_PRICE,
+        creditsRefunded: 3 * PROFILE_PRICE,
+      });
+      // The same over v2 and MCP.
+      const viaV2 = await served.harness.app.request(
+        '/api/v2/ext/account/usage?from=2026-11-26&to=2026-11-26',
         {
-          requestId: call.requestId,
-          time: new Date(clock.now()).toISOString(),
-          operation: call.operation,
-          transport: call.transport,
-          status: call.status,
-          outcome: call.outcome,
-          credits: call.credits,
-          reason: call.reason,
+          headers: { 'X-API-Key': apiKey },
         },
-      ]);
-    }
-    const all = await json<Envelope<{ entries: LedgerRow[] }>>(
-      await harness.get('/v1/account/ledger', apiKey),
-    );
-    expect(new Set(all.data.entries.map((entry) => entry.requestId))).toEqual(
-      new Set(calls.map((call) => call.requestId)),
-    );
-    const free = await harness.get('/v1/account/ledger?operation=emails.disposable', apiKey);
-    expect(
-      (await json<Envelope<{ entries: LedgerRow[] }>>(free)).data.entries.map((entry) => entry.outcome),
-    ).toEqual(['free', 'free']);
-  });
+      );
+      expect((await json<{ data: { rows: UsageRowBody[] } }>(viaV2)).data.rows).toEqual(expected);
+      const client = await connectClient(`${served.app.url}?toolsets=account`, apiKey);
+      try {
+        const result = (await client.callTool({
+          name: 'get_account_usage',
+          arguments: {},
+        })) as CallToolResult;
+        expect((result.structuredContent as { data: { rows: unknown } }).data.rows).toEqual(expected);
+      } finally {
+        await client.close();
+      }
+    });
 
-  it('get_account over MCP is listed only on request and answers what /v1/account answers', async () => {
-    const listed = await connectClient(app.url, apiKey);
-    const asked = await connectClient(`${app.url}?toolsets=account`, apiKey);
-    try {
-      expect((await listed.listTools()).tools.map((tool) => tool.name)).toEqual(defaultToolNames(catalog));
-      expect(defaultToolNames(catalog)).toHaveLength(35);
-      expect((await asked.listTools()).tools.map((tool) => tool.name)).toEqual([
-        'get_account',
-        'get_account_usage',
-        'get_account_ledger',
-      ]);
-      const result = (await asked.callTool({ name: 'get_account', arguments: {} })) as CallToolResult;
-      expect(result.isError).toBeFalsy();
-      expect((result.structuredContent as unknown as Envelope<unknown>).data).toEqual(await account(apiKey));
-    } finally {
-      await Promise.all([listed.close(), asked.close()]);
-    }
-  });
-});
+    it('the ledger finds each call by the X-Request-Id of its answer, with why it cost what it did', async () => {
+      for (const call of calls) {
+        const response = await served.harness.get(`/v1/account/ledger?requestId=${call.requestId}`, apiKey);
+        expect(response.status).toBe(200);
+        const { data, meta } = await json<Envelope<{ entries: LedgerRow[] }>>(response);
+        expect(meta).toEqual({ creditCost: 0, paging: { hasMore: false, nextCursor: null } });
+        expect(data.entries).toEqual([
+          {
+            requestId: call.requestId,
+            time: new Date(clock.now()).toISOString(),
+            operation: call.operation,
+            transport: call.transport,
+            status: call.status,
+            outcome: call.outcome,
+            credits: call.credits,
+            reason: call.reason,
+          },
+        ]);
+      }
+      const all = await json<Envelope<{ entries: LedgerRow[] }>>(
+        await served.harness.get('/v1/account/ledger', apiKey),
+      );
+      expect(new Set(all.data.entries.map((entry) => entry.requestId))).toEqual(
+        new Set(calls.map((call) => call.requestId)),
+      );
+      const free = await served.harness.get('/v1/account/ledger?operation=emails.disposable', apiKey);
+      expect(
+        (await json<Envelope<{ entries: LedgerRow[] }>>(free)).data.entries.map((entry) => entry.outcome),
+      ).toEqual(['free', 'free']);
+    });
+
+    it('get_account over MCP is listed only on request and answers what /v1/account answers', async () => {
+      const listed = await connectClient(served.app.url, apiKey);
+      const asked = await connectClient(`${served.app.url}?toolsets=account`, apiKey);
+      try {
+        expect((await listed.listTools()).tools.map((tool) => tool.name)).toEqual(defaultToolNames(catalog));
+        expect(defaultToolNames(catalog)).toHaveLength(35);
+        expect((await asked.listTools()).tools.map((tool) => tool.name)).toEqual([
+          'get_account',
+          'get_account_usage',
+          'get_account_ledger',
+        ]);
+        const result = (await asked.callTool({ name: 'get_account', arguments: {} })) as CallToolResult;
+        expect(result.isError).toBeFalsy();
+        expect((result.structuredContent as unknown as Envelope<unknown>).data).toEqual(
+          await account(apiKey, served.harness),
+        );
+      } finally {
+        await Promise.all([listed.close(), asked.close()]);
+      }
+    });
+  },
+);
 
 describe('ledger paging', () => {
   it('pages newest first by cursor, bound to the account and the filters', async () => {
