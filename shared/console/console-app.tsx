@@ -13,7 +13,7 @@ import type { PasskeyStore } from '../auth/passkeys.js';
 import { ApiError } from '../errors.js';
 import { AuthFailureThrottle, type AuthFailureThrottleSettings } from '../http/auth-failure-throttle.js';
 import { accountRoutes } from './account-routes.js';
-import { ASSETS_PATH, type ConsoleAssets } from './console-assets.js';
+import { ASSETS_PATH, assetResponse, type ConsoleAssets } from './console-assets.js';
 import type { ConsoleEnv, ConsoleServices } from './console-env.js';
 import {
   clearedCookieHeader,
@@ -76,14 +76,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
     );
   });
 
-  app.get('/assets/:name', (c) => {
-    const asset = c.get('assets').byName.get(c.req.param('name'));
-    if (!asset) return c.notFound();
-    return c.body(asset.body as Uint8Array<ArrayBuffer>, 200, {
-      'Content-Type': asset.contentType,
-      'Cache-Control': 'public, max-age=31536000, immutable',
-    });
-  });
+  app.get('/assets/:name', (c) => assetResponse(c.get('assets'), c.req.param('name')) ?? c.notFound());
 
   const cookie = { secure, maxAgeSeconds: options.sessionSeconds };
   const throttle = new AuthFailureThrottle(options.signInFailures);
