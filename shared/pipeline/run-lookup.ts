@@ -2,9 +2,11 @@
  * The billed pipeline, shared by every transport once it has a request id and has passed its own
  * protocol checks: authenticate → authorize → validate → admit (rate limit and debit, one step) →
  * run under a deadline → settle (charge or refund) → envelope. It never throws: every outcome is a
- * PublicResponse.
+ * PublicResponse. An account read (`metering: 'account'`) takes the same path with another
+ * admission: counted in the account reads' own window, never debited, never ledgered.
  */
 import type { OperationVariant } from '../../schemas/operation-definition.js';
+import type { RateLimitSetting } from '../accounts/accounts.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { AdmissionDecision, CreditLedger, InflightEntry, Transport } from '../billing/credit-ledger.js';
 import type { Clock } from '../clock.js';
@@ -31,6 +33,8 @@ export interface PipelineDependencies {
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
+  /** The window of account reads, per account, apart from its lookups' rate limit (ACCOUNT_RATE_LIMIT). */
+  accountReads: RateLimitSetting;
 }
 
 export interface LookupRequest {
@@ -104,7 +108,10 @@ export class LookupPipeline {
       this.deps.authenticator.authorize(principal, operation.definition);
       const run = operation.accept(request.input, request.variant);
 
-      const admission = await this.admit(operation, requestId, principal, request.transport);
+      const admission =
+        operation.definition.metering === 'account'
+          ? await this.admitAccountRead(principal)
+          : await this.admit(operation, requestId, principal, request.transport);
       Object.assign(accountHeaders, rateLimitHeaders(admission.rate));
       if (admission.outcome === 'rate_limited')
         throw new RateLimitExceededError(admission.rate.retryAfterSeconds ?? 1);
@@ -114,8 +121,18 @@ export class LookupPipeline {
       }
 
       const result = admission.entry
-        ? await this.runBilled(operation, run, admission.entry, admission.balance, state, request.transport)
-        : await this.runFree(operation, run, requestId, principal, request.transport);
+        ? await this.runBilled(
+            operation,
+            run,
+            admission.entry,
+            admission.balance,
+            state,
+            request.transport,
+            principal,
+          )
+        : operation.definition.metering === 'account'
+          ? await this.execute(operation, run, requestId, principal, apiFamily(request.transport))
+          : await this.runFree(operation, run, requestId, principal, request.transport);
       return {
         outcome: {
           response: {
@@ -180,6 +197,16 @@ export class LookupPipeline {
     }
   }
 
+  /** An account read: free and unrecorded, counted in its own window, which fails open. */
+  private async admitAccountRead(principal: Principal): Promise<AdmissionDecision> {
+    const rate = await this.deps.ledger.admitAccountRead({
+      accountId: principal.account.accountId,
+      rateLimit: this.deps.accountReads,
+      keyUse: principal.keyUse,
+    });
+    return rate.allowed ? { outcome: 'admitted', rate } : { outcome: 'rate_limited', rate };
+  }
+
   private async runFree(
     operation: RegisteredOperation,
     run: AcceptedRun,
@@ -203,7 +230,7 @@ export class LookupPipeline {
       });
     const recorded = record(entry);
     try {
-      return await this.execute(operation, run, requestId, entry.accountId, apiFamily(transport));
+      return await this.execute(operation, run, requestId, principal, apiFamily(transport));
     } catch (error) {
       await recorded;
       await record({ ...entry, httpStatus: toApiError(error).status });
@@ -220,13 +247,14 @@ export class LookupPipeline {
     balance: number | undefined,
     state: RequestState,
     transport: Transport | undefined,
+    principal: Principal,
   ): Promise<RunResult> {
     state.accountHeaders['X-Credits-Remaining'] = String(balance);
     state.creditCost = entry.cost;
     state.debited = entry.cost;
     let result: RunResult;
     try {
-      result = await this.execute(operation, run, entry.requestId, entry.accountId, apiFamily(transport));
+      result = await this.execute(operation, run, entry.requestId, principal, apiFamily(transport));
     } catch (error) {
       throw await this.settleFailure(entry, toApiError(error), operation, state);
     }
@@ -274,7 +302,7 @@ export class LookupPipeline {
     operation: RegisteredOperation,
     run: AcceptedRun,
     requestId: string,
-    accountId: string,
+    principal: Principal,
     api: ApiFamily,
   ): Promise<RunResult> {
     const { definition } = operation;
@@ -296,7 +324,8 @@ export class LookupPipeline {
           operationId: definition.id,
           api,
           requestId,
-          accountId,
+          accountId: principal.account.accountId,
+          principal,
           clock: this.deps.clock,
         }),
         deadline,

@@ -38,6 +38,11 @@ export const itemKeys = {
     sk: `AUDIT#${createdAt}#${auditId}`,
   }),
   auditPrefix: 'AUDIT#',
+  /** A rate window of the account apart from the lookups' one (kept on the balance item), by name. */
+  rateWindow: (accountId: string, name: string): ItemKey => ({
+    pk: accountPk(accountId),
+    sk: `WINDOW#${name}`,
+  }),
   cursor: (cursorId: string): ItemKey => ({ pk: `CURSOR#${cursorId}`, sk: 'CURSOR' }),
   /** A console session, by the SHA-256 of its id (console/console-sessions.ts). */
   consoleSession: (idHash: string): ItemKey => ({ pk: `CONSOLE#${idHash}`, sk: 'SESSION' }),
@@ -70,6 +75,7 @@ export const itemTypes = {
   ledger: 'ledger',
   credit: 'credit',
   audit: 'audit',
+  rateWindow: 'rateWindow',
   cursor: 'cursor',
   consoleSession: 'consoleSession',
   setting: 'setting',

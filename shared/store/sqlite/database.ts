@@ -166,7 +166,18 @@ const schema = [
   ) STRICT;
   CREATE INDEX account_audit_by_time ON account_audit (account_id, created_at, audit_id);
   `,
-  // Version 6: signed-in browsers of /console (console/console-sessions.ts), by the hash of their id.
+  // Version 6: rate windows kept apart from the lookups' one (account reads: GET /v1/account…).
+  `
+  CREATE TABLE rate_windows (
+    account_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    window_start INTEGER NOT NULL,
+    window_count INTEGER NOT NULL,
+    previous_count INTEGER NOT NULL,
+    PRIMARY KEY (account_id, name)
+  ) STRICT;
+  `,
+  // Version 7: signed-in browsers of /console (console/console-sessions.ts), by the hash of their id.
   `
   CREATE TABLE console_sessions (
     id_hash TEXT PRIMARY KEY,
