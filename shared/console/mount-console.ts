@@ -3,6 +3,8 @@
  * function of its own on AWS can serve `createConsoleApp`'s sub-app the same way.
  */
 
+import { noMetrics } from '../observability/metrics.js';
+import { accountViewDependencies } from '../operations/account.js';
 import type { Service } from '../service.js';
 import type { Store } from '../store/store.js';
 import { createConsoleApp } from './console-app.js';
@@ -10,7 +12,7 @@ import { consoleAssets } from './console-assets.js';
 import { ConsoleSessions } from './console-sessions.js';
 import { apiKeySessions } from './sign-in-routes.js';
 
-export function mountConsole(service: Service, store: Pick<Store, 'consoleSessions'>): void {
+export function mountConsole(service: Service, store: Store): void {
   const { config, clock, logger } = service;
   const consoleApp = createConsoleApp({
     repositories: service.repositories,
@@ -18,6 +20,7 @@ export function mountConsole(service: Service, store: Pick<Store, 'consoleSessio
     clock,
     logger,
     publicBaseUrl: config.PUBLIC_BASE_URL,
+    accountView: accountViewDependencies({ store, clock, config, logger, metrics: noMetrics }),
     sessions: new ConsoleSessions(store.consoleSessions, clock, config.CONSOLE_SESSION_SECONDS * 1000),
     authenticator: service.authenticator,
     resolvers: { api_key: apiKeySessions(service.authenticator) },
