@@ -75,8 +75,8 @@ export async function accountDetails(
     rateLimit: {
       limit: account.rateLimit.limit,
       windowSeconds: account.rateLimit.windowSeconds,
-      remaining: standing.remaining ?? account.rateLimit.limit,
-      resetSeconds: standing.resetSeconds ?? account.rateLimit.windowSeconds,
+      remaining: standing.remaining,
+      resetSeconds: standing.resetSeconds,
     },
     key: key
       ? {

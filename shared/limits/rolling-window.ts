@@ -72,9 +72,11 @@ export function windowAt(
 }
 
 /** What is left of a window without counting a request: `X-RateLimit-Remaining` and `-Reset` before one. */
-export function windowStanding(
-  state: WindowState,
-): Pick<RateDecision, 'limit' | 'remaining' | 'resetSeconds'> {
+export function windowStanding(state: WindowState): {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+} {
   return {
     limit: state.limit,
     remaining: Math.max(0, currentAllowance(state) - state.currentCount),
