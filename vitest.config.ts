@@ -7,6 +7,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { LOG_LEVEL: 'silent' },
+    // vitest's default is one worker less than the cores: one test file at a time on the 2-core CI
+    // machine, idle while a file waits on its child processes, servers and Chromium. Two files at a
+    // time keep both cores busy; every file binds port 0 and works in a temp folder of its own.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

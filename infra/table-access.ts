@@ -52,6 +52,8 @@ const domainFacts: TableGrant = {
 const ping: TableGrant = { purpose: 'ping', actions: ['UpdateItem'], leadingKeys: ['PROBE'] };
 /** /mcp resolves an OAuth subject to its account (the operator links them with `npm run admin`). */
 const oauthLinks: TableGrant = { purpose: 'oauth-links', actions: ['GetItem'], leadingKeys: ['OAUTH#*'] };
+/** Account reads (`metering: 'account'`): the account's ledger items, queried for usage and ledger pages. */
+const readLedger: TableGrant = { purpose: 'read-ledger', actions: ['Query'], leadingKeys: ['ACCOUNT#*'] };
 /** Reconcile reads every balance item (a filtered scan) and settles stale in-flight entries. */
 const reconcileScan: TableGrant = { purpose: 'reconcile-scan', actions: ['Scan'] };
 /** The sweep of expired records TTL has not removed yet (cursors, domain facts, host slots). */
@@ -78,6 +80,7 @@ export function tableGrants(kind: FunctionKind, operations: readonly OperationDe
         bill,
         ping,
         ...(operations.some((operation) => operation.paging === 'cursor') ? [page] : []),
+        ...(operations.some((operation) => operation.metering === 'account') ? [readLedger] : []),
         ...(needs.has('smtp') || needs.has('browser') ? [hostSlots] : []),
         ...(needs.has('smtp') ? [domainFacts] : []),
       ];

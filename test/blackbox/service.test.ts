@@ -152,6 +152,39 @@ describe.each(serviceTargets())('$name', (target) => {
     expect(credits(response)).toBe(before - operation.price);
   });
 
+  describe('the account', () => {
+    it('tells the balance, finds a call in the ledger by its request id, and sums it in usage, free', async () => {
+      const before = await balance();
+      const lookup = await get(sampleUrl('profiles.details'));
+      expect(lookup.status).toBe(200);
+      const requestId = lookup.headers.get('x-request-id') as string;
+      const account = await get('/v1/account');
+      const details = (await expectSuccess(account, operationOf('account.details'))).data as {
+        credits: { balance: number };
+      };
+      expect(details.credits.balance).toBe(before - operationOf('profiles.details').price);
+      const ledger = await get(`/v1/account/ledger?${query({ requestId })}`);
+      const { entries } = (await expectSuccess(ledger, operationOf('account.ledger'))).data as {
+        entries: { requestId: string; outcome: string; credits: number }[];
+      };
+      expect(entries).toEqual([
+        expect.objectContaining({
+          requestId,
+          outcome: 'charged',
+          credits: operationOf('profiles.details').price,
+        }),
+      ]);
+      const usage = await get('/v1/account/usage');
+      const { rows } = (await expectSuccess(usage, operationOf('account.usage'))).data as {
+        rows: { operation: string; creditsCharged: number }[];
+      };
+      expect(rows.find((row) => row.operation === 'profiles.details')?.creditsCharged).toBeGreaterThanOrEqual(
+        operationOf('profiles.details').price,
+      );
+      expect(await balance()).toBe(details.credits.balance);
+    });
+  });
+
   describe('emails', () => {
     it('checks a disposable domain free of charge', async () => {
       const before = await balance();

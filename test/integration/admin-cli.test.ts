@@ -28,8 +28,10 @@ import {
 } from '../support/processes.js';
 
 afterAll(cleanUpProcesses);
-// Every command is a process of its own, which takes seconds on a busy machine; tests run several.
-vi.setConfig({ testTimeout: 120_000 });
+// Every command is a process of its own, which takes seconds on a busy machine; tests run several,
+// so tests on accounts of their own run side by side (at most vitest's maxConcurrency, 5, per block;
+// the blocks without a server side by side too): a test's commands then wait behind the others'.
+vi.setConfig({ testTimeout: 240_000 });
 
 // --- shapes printed by the CLI ----------------------------------------------------------------
 
@@ -86,7 +88,7 @@ const noAccount = `${JSON.stringify({ error: { code: 'not_found', message: 'No a
 
 // --- tests ----------------------------------------------------------------------------------------
 
-describe('without a server running, the CLI opens the store itself', () => {
+describe.concurrent('without a server running, the CLI opens the store itself', () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await freshDataDir();
@@ -495,7 +497,7 @@ describe('without a server running, the CLI opens the store itself', () => {
   });
 });
 
-describe('help and failures before any command runs', () => {
+describe.concurrent('help and failures before any command runs', () => {
   it('--help names the settings the CLI reads, on stdout with exit code 0', async () => {
     for (const args of [['--help'], ['accounts', 'create', '--help']]) {
       const result = await runCli(await freshDataDir(), args);
@@ -559,12 +561,12 @@ describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
       useStore('');
     });
 
-    it('provisions in the store the server uses: the server accepts the key the CLI printed', async () => {
+    it.concurrent('provisions in the store the server uses: the server accepts the key the CLI printed', async () => {
       const { apiKey } = await createAccount(dataDir, '--credits', '10');
       expect((await lookup(apiKey)).status).toBe(200);
     });
 
-    it('revoked keys are refused and scoped keys reach only their families', async () => {
+    it.concurrent('revoked keys are refused and scoped keys reach only their families', async () => {
       const { accountId, apiKey, keyId } = await createAccount(dataDir);
       const profilesOnly = await cli<IssuedKey>(dataDir, 'keys', 'issue', accountId, '--scopes', 'profiles');
       expect((await lookup(profilesOnly.apiKey)).status).toBe(403);
@@ -576,7 +578,7 @@ describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
       expect((await lookup(emails.apiKey)).status).toBe(200);
     });
 
-    it('a suspended account is refused until it is resumed', async () => {
+    it.concurrent('a suspended account is refused until it is resumed', async () => {
       const { accountId, apiKey } = await createAccount(dataDir);
       await cli(dataDir, 'accounts', 'suspend', accountId);
       expect((await lookup(apiKey)).status).toBe(403);
@@ -584,7 +586,7 @@ describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
       expect((await lookup(apiKey)).status).toBe(200);
     });
 
-    it('reports usage per operation with the most recent ledger entries first', async () => {
+    it.concurrent('reports usage per operation with the most recent ledger entries first', async () => {
       const { accountId, apiKey } = await createAccount(dataDir, '--credits', '10');
       const requestIds: string[] = [];
       for (let call = 0; call < 3; call++) {
@@ -612,7 +614,7 @@ describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
       expect(newest.totals).toEqual(report.totals);
     });
 
-    it('shows the key behind each call in usage, and reads usage by --since and --until', async () => {
+    it.concurrent('shows the key behind each call in usage, and reads usage by --since and --until', async () => {
       const { accountId, apiKey, keyId } = await createAccount(dataDir, '--credits', '10');
       const second = await cli<IssuedKey>(dataDir, 'keys', 'issue', accountId);
       for (const key of [apiKey, second.apiKey]) expect((await lookup(key)).status).toBe(200);
@@ -637,7 +639,7 @@ describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
       });
     });
 
-    it('a rate-limit change and a negative adjustment apply to the next request', async () => {
+    it.concurrent('a rate-limit change and a negative adjustment apply to the next request', async () => {
       const { accountId, apiKey } = await createAccount(dataDir, '--credits', '2', '--rate-limit', '50');
       const billed = () =>
         fetch(`${server.url}/v1/profiles/details/by-username?username=amelia-hartmann`, {
@@ -658,6 +660,7 @@ describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
       expect(served.headers.get('x-credits-remaining')).toBe('0');
     });
 
+    // Not side by side with the others: `reconcile` settles every old-enough debit of the store.
     it('reconciles a debit left pending by a crashed request, but not before the deadline has passed', async () => {
       const { accountId } = await createAccount(dataDir, '--credits', '10');
       // What a billed request leaves behind when its process dies between the debit and settlement.

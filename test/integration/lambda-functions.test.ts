@@ -194,9 +194,11 @@ describe('secrets by ARN', () => {
     expect(cursor).toEqual(expect.any(String));
     // Another cold start on the same secret accepts the cursor; one on another secret refuses it,
     // so the value came from Secrets Manager (the store's fallback secret is shared by both).
-    const sameSecret = await start('profiles-posts', withCursorSecret(first));
+    const [sameSecret, otherSecret] = await Promise.all([
+      start('profiles-posts', withCursorSecret(first)),
+      start('profiles-posts', withCursorSecret(second)),
+    ]);
     expect((await postsPage(sameSecret, cursor)).status).toBe(200);
-    const otherSecret = await start('profiles-posts', withCursorSecret(second));
     const refused = await postsPage(otherSecret, cursor);
     expect(refused.status).toBe(400);
     expect(JSON.parse(refused.text).error.details[0]).toMatchObject({

@@ -18,7 +18,8 @@ export interface FixtureBrowser {
   close(): Promise<void>;
 }
 
-export async function startFixtureBrowser(): Promise<FixtureBrowser> {
+/** `extraArgs`: Chromium switches on top of the ones the website functions launch it with. */
+export async function startFixtureBrowser(extraArgs: string[] = []): Promise<FixtureBrowser> {
   const server = createServer((request, response) => {
     const name = new URL(request.url ?? '/', 'http://fixtures').pathname.slice(1);
     if (!/^[a-z-]+\.html$/.test(name)) {
@@ -34,7 +35,7 @@ export async function startFixtureBrowser(): Promise<FixtureBrowser> {
   await once(server, 'listening');
   const browser = await puppeteer.launch({
     executablePath: await chromium.executablePath(),
-    args: [...chromium.args, '--no-sandbox'],
+    args: [...chromium.args, '--no-sandbox', ...extraArgs],
     headless: 'shell',
   });
   return {
