@@ -150,6 +150,8 @@ const configSchema = z.object({
   AUTH_FAILURE_LIMIT: integer(0, 1_000_000).default(20),
   /** The sliding window of AUTH_FAILURE_LIMIT, in seconds. */
   AUTH_FAILURE_WINDOW_SECONDS: integer(1, 86_400).default(60),
+  /** How long a /console sign-in lasts (the session's and its cookie's lifetime), in seconds. */
+  CONSOLE_SESSION_SECONDS: integer(60, 2_592_000).default(28_800),
   /** Requests per rolling window for accounts created without `--rate-limit`. */
   DEFAULT_RATE_LIMIT: integer(1, 1_000_000).default(60),
   /** Length of the rolling window in seconds for accounts created without `--rate-window-seconds`. */

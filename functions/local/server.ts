@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../shared/config.js';
+import { mountConsole } from '../../shared/console/mount-console.js';
 import { createNodeServer } from '../../shared/http/node-server.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllImplementations } from '../../shared/operations/index.js';
@@ -48,6 +49,7 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
       documentation: true,
     });
     mountMcp(service);
+    mountConsole(service, opened.store);
     const demoKey = await issueDemoKey(service.repositories, config, 'npm start');
     reconcileOnSchedule(service.repositories, config, service.logger);
     const server = createNodeServer(service.app, service.logger, config);

@@ -43,6 +43,7 @@ export const auditActions = [
   'account.resumed',
   'key.issued',
   'key.revoked',
+  'key.expiry_set',
   'oauth.linked',
   'oauth.unlinked',
 ] as const;

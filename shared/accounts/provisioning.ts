@@ -72,3 +72,16 @@ export async function revokeKey(
     await repositories.accounts.record(accountId, 'key.revoked', { keyId }, by);
   return revoked;
 }
+
+/** Makes a key expire at `expiresAt` (a rotation's overlap) and records `key.expiry_set`. */
+export async function expireKey(
+  repositories: Repositories,
+  accountId: string,
+  keyId: string,
+  expiresAt: string,
+  by: Attribution,
+): Promise<ApiKeyRecord> {
+  const expiring = await repositories.keys.expire(accountId, keyId, expiresAt);
+  await repositories.accounts.record(accountId, 'key.expiry_set', { keyId }, by);
+  return expiring;
+}

@@ -72,6 +72,8 @@ export interface ApiKeyStore {
   /** The account's keys, oldest first, with their `lastUsedAt`. */
   list(accountId: string): Promise<ApiKeyRecord[]>;
   setRevoked(record: ApiKeyRecord, revokedAt: string): Promise<void>;
+  /** Sets when the key stops working (a rotation's overlap ends). */
+  setExpiresAt(record: ApiKeyRecord, expiresAt: string): Promise<void>;
 }
 
 export class ApiKeyRepository {
@@ -116,5 +118,14 @@ export class ApiKeyRepository {
     const revokedAt = new Date(this.clock.now()).toISOString();
     await this.store.setRevoked(listed, revokedAt);
     return { ...listed, revokedAt };
+  }
+
+  /** Makes the key expire at `expiresAt`, or keeps the earlier expiry it already has. */
+  async expire(accountId: string, keyId: string, expiresAt: string): Promise<ApiKeyRecord> {
+    const listed = (await this.list(accountId)).find((key) => key.keyId === keyId);
+    if (!listed) throw new ApiKeyNotFoundError(keyId);
+    if (listed.expiresAt && Date.parse(listed.expiresAt) <= Date.parse(expiresAt)) return listed;
+    await this.store.setExpiresAt(listed, expiresAt);
+    return { ...listed, expiresAt };
   }
 }

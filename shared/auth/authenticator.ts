@@ -72,15 +72,22 @@ export class Authenticator {
   async authenticateKey(apiKey: string | undefined, scheme: KeyScheme = 'bearer'): Promise<Principal> {
     if (!apiKey) throw new InvalidApiKeyError(false, scheme);
     if (!isWellFormedApiKey(apiKey)) throw new InvalidApiKeyError(true, scheme);
-    const keyHash = hashApiKey(apiKey);
+    const principal = await this.authenticateKeyHash(hashApiKey(apiKey), scheme);
+    const keyUse = this.useToRecord(principal.key as ApiKeyRecord, this.clock.now());
+    return keyUse ? { ...principal, keyUse } : principal;
+  }
+
+  /**
+   * Checks a key by its hash, as a console session signed in with the key re-checks it on every
+   * request (through the same cache); records no use, since no call of the API is made.
+   */
+  async authenticateKeyHash(keyHash: string, scheme: KeyScheme = 'bearer'): Promise<Principal> {
     const principal = await this.lookup(keyHash);
     const key = principal?.key;
     if (!principal || !key || !sameHash(key.keyHash, keyHash)) throw new InvalidApiKeyError(true, scheme);
-    const now = this.clock.now();
-    if (key.revokedAt || (key.expiresAt && Date.parse(key.expiresAt) <= now))
+    if (key.revokedAt || (key.expiresAt && Date.parse(key.expiresAt) <= this.clock.now()))
       throw new InvalidApiKeyError(true, scheme);
-    const keyUse = this.useToRecord(key, now);
-    return keyUse ? { ...principal, keyUse } : principal;
+    return principal;
   }
 
   /**

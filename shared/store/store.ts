@@ -10,6 +10,7 @@ import type { AccountStore } from '../accounts/accounts.js';
 import type { ApiKeyStore } from '../auth/api-keys.js';
 import type { OAuthLinkStore } from '../auth/oauth-links.js';
 import type { BillingStore } from '../billing/billing-store.js';
+import type { ConsoleSessionStore } from '../console/console-sessions.js';
 import type { DomainFactsStore } from '../emails/domain-memory.js';
 import type { HostSlotStore } from '../limits/host-slots.js';
 import type { CursorStore, SettingStore } from '../paging/cursors.js';
@@ -31,6 +32,8 @@ export interface Store {
   readonly keys: ApiKeyStore;
   readonly billing: BillingStore;
   readonly cursors: CursorStore;
+  /** Signed-in browsers of /console. */
+  readonly consoleSessions: ConsoleSessionStore;
   readonly settings: SettingStore;
   readonly domains: DomainFactsStore;
   readonly hostSlots: HostSlotStore;
@@ -41,7 +44,7 @@ export interface Store {
    * otherwise. It waits only briefly for a lock, so /healthz answers at once either way.
    */
   ping(): Promise<void>;
-  /** Deletes records whose `expiresAt` passed (cursors, domain facts, host slots); how many. */
+  /** Deletes records whose `expiresAt` passed (cursors, console sessions, domain facts, host slots); how many. */
   sweepExpired(now: number): Promise<number>;
   /** Releases connections or the database file; the store is unusable afterwards. */
   close(): Promise<void>;

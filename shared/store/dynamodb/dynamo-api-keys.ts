@@ -72,14 +72,23 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  async setRevoked(record: ApiKeyRecord, revokedAt: string): Promise<void> {
+  setRevoked(record: ApiKeyRecord, revokedAt: string): Promise<void> {
+    return this.setTime(record, 'revokedAt', revokedAt);
+  }
+
+  setExpiresAt(record: ApiKeyRecord, expiresAt: string): Promise<void> {
+    return this.setTime(record, 'expiresAt', expiresAt);
+  }
+
+  private async setTime(record: ApiKeyRecord, attribute: 'revokedAt' | 'expiresAt', at: string) {
     await this.table.doc.send(
       new UpdateCommand({
         TableName: this.table.table,
         Key: itemKeys.apiKeyByHash(record.keyHash),
-        UpdateExpression: 'SET revokedAt = :at',
+        UpdateExpression: 'SET #attribute = :at',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':at': revokedAt },
+        ExpressionAttributeNames: { '#attribute': attribute },
+        ExpressionAttributeValues: { ':at': at },
       }),
     );
   }

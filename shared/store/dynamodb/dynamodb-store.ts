@@ -7,6 +7,7 @@ import type { Store } from '../store.js';
 import { DynamoAccountStore } from './dynamo-accounts.js';
 import { DynamoApiKeyStore } from './dynamo-api-keys.js';
 import { DynamoBillingStore } from './dynamo-billing.js';
+import { DynamoConsoleSessionStore } from './dynamo-console-sessions.js';
 import { DynamoCursorStore } from './dynamo-cursors.js';
 import { DynamoDomainFactsStore } from './dynamo-domain-facts.js';
 import { DynamoHostSlotStore } from './dynamo-host-slots.js';
@@ -16,7 +17,13 @@ import { itemKeys, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
 
 /** Item types that expire (the others live until an operator removes them). */
-const expiringTypes = [itemTypes.cursor, itemTypes.emailDomain, itemTypes.lockStepHost, itemTypes.hostSlot];
+const expiringTypes = [
+  itemTypes.cursor,
+  itemTypes.consoleSession,
+  itemTypes.emailDomain,
+  itemTypes.lockStepHost,
+  itemTypes.hostSlot,
+];
 
 export interface DynamoStore extends Store {
   readonly kind: 'dynamodb';
@@ -31,6 +38,7 @@ export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<vo
     keys: new DynamoApiKeyStore(table),
     billing: new DynamoBillingStore(table),
     cursors: new DynamoCursorStore(table),
+    consoleSessions: new DynamoConsoleSessionStore(table),
     settings: new DynamoSettingStore(table),
     domains: new DynamoDomainFactsStore(table),
     hostSlots: new DynamoHostSlotStore(table),

@@ -44,6 +44,8 @@ export const itemKeys = {
     sk: `WINDOW#${name}`,
   }),
   cursor: (cursorId: string): ItemKey => ({ pk: `CURSOR#${cursorId}`, sk: 'CURSOR' }),
+  /** A console session, by the SHA-256 of its id (console/console-sessions.ts). */
+  consoleSession: (idHash: string): ItemKey => ({ pk: `CONSOLE#${idHash}`, sk: 'SESSION' }),
   /** One of the concurrency slots of a host for one kind of work (limits/host-slots.ts). */
   hostSlot: (kind: string, host: string, slot: number): ItemKey => ({
     pk: `SLOTS#${kind}#${host}`,
@@ -75,6 +77,7 @@ export const itemTypes = {
   audit: 'audit',
   rateWindow: 'rateWindow',
   cursor: 'cursor',
+  consoleSession: 'consoleSession',
   setting: 'setting',
   hostSlot: 'hostSlot',
   emailDomain: 'emailDomain',

@@ -177,6 +177,17 @@ const schema = [
     PRIMARY KEY (account_id, name)
   ) STRICT;
   `,
+  // Version 7: signed-in browsers of /console (console/console-sessions.ts), by the hash of their id.
+  `
+  CREATE TABLE console_sessions (
+    id_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    method TEXT NOT NULL,
+    credential TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];
 
 interface QueuedWrite {

@@ -34,6 +34,14 @@ export class SqliteApiKeyStore implements ApiKeyStore {
         .run(revokedAt, record.keyHash),
     );
   }
+
+  async setExpiresAt(record: ApiKeyRecord, expiresAt: string): Promise<void> {
+    await this.database.write(() =>
+      this.database
+        .statement('UPDATE api_keys SET expires_at = ? WHERE key_hash = ?')
+        .run(expiresAt, record.keyHash),
+    );
+  }
 }
 
 function toRecord(row: Row): ApiKeyRecord {

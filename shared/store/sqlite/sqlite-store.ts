@@ -8,6 +8,7 @@ import { Database, type DatabaseOptions } from './database.js';
 import { SqliteAccountStore } from './sqlite-accounts.js';
 import { SqliteApiKeyStore } from './sqlite-api-keys.js';
 import { SqliteBillingStore } from './sqlite-billing.js';
+import { SqliteConsoleSessionStore } from './sqlite-console-sessions.js';
 import { SqliteCursorStore } from './sqlite-cursors.js';
 import { SqliteDomainFactsStore } from './sqlite-domain-facts.js';
 import { SqliteHostSlotStore } from './sqlite-host-slots.js';
@@ -60,6 +61,7 @@ export function createSqliteStore(path: string, options: DatabaseOptions = {}): 
     keys: new SqliteApiKeyStore(database),
     billing: new SqliteBillingStore(database),
     cursors: new SqliteCursorStore(database),
+    consoleSessions: new SqliteConsoleSessionStore(database),
     settings: new SqliteSettingStore(database),
     domains: new SqliteDomainFactsStore(database),
     hostSlots: new SqliteHostSlotStore(database),
@@ -72,6 +74,9 @@ export function createSqliteStore(path: string, options: DatabaseOptions = {}): 
       return database.write(() => {
         let deleted = 0;
         deleted += Number(database.statement('DELETE FROM cursors WHERE expires_at < ?').run(now).changes);
+        deleted += Number(
+          database.statement('DELETE FROM console_sessions WHERE expires_at < ?').run(now).changes,
+        );
         deleted += Number(
           database.statement('DELETE FROM email_domains WHERE expires_at < ?').run(now).changes,
         );

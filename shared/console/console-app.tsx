@@ -1,0 +1,142 @@
+/**
+ * The console at /console: an adapter beside REST and MCP that serves people in a browser. One Hono
+ * sub-app, mounted by the local server (mount-console.ts) and servable as is by a function of its
+ * own: security headers on every answer, cross-site refusal of every POST before anything else,
+ * the session middleware in front of every page but sign-in and the assets, then the pages, which
+ * call the services the API calls.
+ */
+import { Hono } from 'hono';
+import { getCookie } from 'hono/cookie';
+import type { Authenticator } from '../auth/authenticator.js';
+import { ApiError } from '../errors.js';
+import { AuthFailureThrottle, type AuthFailureThrottleSettings } from '../http/auth-failure-throttle.js';
+import { accountRoutes } from './account-routes.js';
+import { ASSETS_PATH, type ConsoleAssets } from './console-assets.js';
+import type { ConsoleEnv, ConsoleServices } from './console-env.js';
+import {
+  clearedCookieHeader,
+  crossSiteRefusal,
+  csrfToken,
+  originOf,
+  SESSION_COOKIE,
+  securityHeaders,
+} from './console-security.js';
+import type { ConsoleSessions } from './console-sessions.js';
+import { infoRoutes } from './info-routes.js';
+import { keyRoutes } from './key-routes.js';
+import { RefusalPage } from './pages/simple-pages.js';
+import { renderPage } from './render.js';
+import { type SessionResolvers, signInRoutes, signOutRoute } from './sign-in-routes.js';
+
+export interface ConsoleAppOptions extends ConsoleServices {
+  sessions: ConsoleSessions;
+  authenticator: Authenticator;
+  /** How sessions of each sign-in method are checked again on every request. */
+  resolvers: SessionResolvers;
+  assets: () => Promise<ConsoleAssets>;
+  sessionSeconds: number;
+  /** Failed sign-ins per client address, counted like refused keys. */
+  signInFailures: AuthFailureThrottleSettings;
+}
+
+export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  const secure = options.publicBaseUrl.startsWith('https:');
+  const allowedOrigins = [originOf(options.publicBaseUrl)];
+
+  app.use('*', async (c, next) => {
+    c.set('assets', await options.assets());
+    await next();
+    for (const [name, value] of Object.entries(securityHeaders)) c.res.headers.set(name, value);
+    if (!c.req.path.startsWith(ASSETS_PATH)) c.res.headers.set('Cache-Control', 'no-store');
+  });
+
+  // A state change from another site is refused before any session or form is read.
+  app.use('*', async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    const refusal = crossSiteRefusal(
+      { origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') },
+      [...allowedOrigins, new URL(c.req.url).origin],
+    );
+    if (!refusal) return next();
+    options.logger.info({ requestId: c.get('requestId'), refusal }, 'console: cross-site request refused');
+    return renderPage(
+      c,
+      <RefusalPage
+        assets={c.get('assets')}
+        title="Request refused"
+        message={`${refusal} Nothing was changed.`}
+      />,
+      403,
+    );
+  });
+
+  app.get('/assets/:name', (c) => {
+    const asset = c.get('assets').byName.get(c.req.param('name'));
+    if (!asset) return c.notFound();
+    return c.body(asset.body as Uint8Array<ArrayBuffer>, 200, {
+      'Content-Type': asset.contentType,
+      'Cache-Control': 'public, max-age=31536000, immutable',
+    });
+  });
+
+  signInRoutes(app, {
+    ...options,
+    throttle: new AuthFailureThrottle(options.signInFailures),
+    cookie: { secure, maxAgeSeconds: options.sessionSeconds },
+  });
+
+  // Every other route is for a signed-in browser whose credential still holds.
+  app.use('*', async (c, next) => {
+    const sessionId = getCookie(c, SESSION_COOKIE);
+    const session = await options.sessions.find(sessionId);
+    const principal = session && (await options.resolvers[session.method](session).catch(() => undefined));
+    if (!session || !principal || principal.account.accountId !== session.accountId) {
+      if (sessionId) c.header('Set-Cookie', clearedCookieHeader(SESSION_COOKIE, secure));
+      return c.redirect(`/console/sign-in?session=${sessionId ? 'ended' : 'required'}`, 303);
+    }
+    c.set('signedIn', { session, principal, csrfToken: csrfToken(sessionId as string) });
+    return next();
+  });
+
+  signOutRoute(app, {
+    sessions: options.sessions,
+    cookie: { secure, maxAgeSeconds: options.sessionSeconds },
+  });
+  accountRoutes(app, options);
+  keyRoutes(app, options);
+  infoRoutes(app, options);
+
+  app.all('*', (c) =>
+    renderPage(
+      c,
+      <RefusalPage
+        assets={c.get('assets')}
+        signedIn={{
+          accountName: c.get('signedIn').principal.account.name,
+          csrfToken: c.get('signedIn').csrfToken,
+        }}
+        title="Not found"
+        message="There is no console page at this address."
+      />,
+      404,
+    ),
+  );
+
+  app.onError((error, c) => {
+    const status = error instanceof ApiError ? error.status : 500;
+    options.logger.error({ err: error, requestId: c.get('requestId') }, 'console: request failed');
+    const assets = c.get('assets');
+    if (!assets) return c.text('The console is unavailable; try again shortly.', 503);
+    return renderPage(
+      c,
+      <RefusalPage
+        assets={assets}
+        title="Something went wrong"
+        message={`${error instanceof ApiError ? error.message : 'The console failed on our side.'} Request id: ${c.get('requestId')}.`}
+      />,
+      status === 500 ? 500 : 503,
+    );
+  });
+  return app;
+}

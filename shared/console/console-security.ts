@@ -1,0 +1,105 @@
+/**
+ * The console's security rules in one place: the headers every console answer carries (a strict
+ * Content-Security-Policy: no inline script or style, nothing from elsewhere, no framing), the
+ * session cookie's attributes, and the two checks every state change passes (CSRF): the request
+ * comes from the console's own origin (`Origin`, or `Sec-Fetch-Site` where a browser sent no
+ * `Origin`), and its form carries the token of the browser's session (or, for sign-in, of the
+ * pre-session cookie the sign-in page set). A token is derived from the cookie's random value, so
+ * nothing more is stored, and a page of another site can neither read the cookie nor the token.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/** Headers on every console answer, pages, refusals and assets alike. */
+export const securityHeaders: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  // Not `no-referrer`: under it Chromium sends `Origin: null` with the console's own forms.
+  'Referrer-Policy': 'same-origin',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+};
+
+export const CONSOLE_PATH = '/console';
+/** The session id; Path=/console keeps it away from the API's routes. */
+export const SESSION_COOKIE = 'console_session';
+/** A random value the sign-in page sets, so the sign-in form has a token before any session. */
+export const SIGN_IN_COOKIE = 'console_sign_in';
+/** The hidden form field that carries the CSRF token. */
+export const CSRF_FIELD = 'csrf';
+
+export interface CookieOptions {
+  /** Secure when the public base URL is https (a plain-http local server would never get it back). */
+  secure: boolean;
+  maxAgeSeconds: number;
+}
+
+/** A `Set-Cookie` value: HttpOnly, SameSite=Strict, Path=/console, Secure behind https. */
+export function cookieHeader(name: string, value: string, options: CookieOptions): string {
+  const attributes = [
+    `${name}=${value}`,
+    `Path=${CONSOLE_PATH}`,
+    `Max-Age=${options.maxAgeSeconds}`,
+    'HttpOnly',
+    'SameSite=Strict',
+  ];
+  if (options.secure) attributes.push('Secure');
+  return attributes.join('; ');
+}
+
+/** A `Set-Cookie` value that removes the cookie. */
+export function clearedCookieHeader(name: string, secure: boolean): string {
+  return cookieHeader(name, '', { secure, maxAgeSeconds: 0 });
+}
+
+/** The CSRF token of a cookie's random value (a session id or the sign-in cookie's value). */
+export function csrfToken(cookieValue: string): string {
+  return createHash('sha256').update(`console-csrf\0${cookieValue}`).digest('base64url');
+}
+
+export function isCsrfTokenOf(cookieValue: string | undefined, token: unknown): boolean {
+  if (!cookieValue || typeof token !== 'string') return false;
+  const expected = Buffer.from(csrfToken(cookieValue));
+  const given = Buffer.from(token);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/**
+ * Why a state change does not come from the console's own pages, or undefined when it does. The
+ * console's origins: the public base URL's, and the one the request was addressed to (a browser
+ * sets `Host`; a page of another site cannot make it name this one and send this `Origin`).
+ */
+export function crossSiteRefusal(
+  headers: { origin?: string; secFetchSite?: string },
+  allowedOrigins: readonly string[],
+): string | undefined {
+  // `null` is what a browser sends where it will not tell (a privacy setting, a sandboxed frame):
+  // then its Sec-Fetch-Site decides, and without one the request is refused.
+  if (headers.origin !== undefined && headers.origin !== 'null') {
+    return allowedOrigins.includes(headers.origin)
+      ? undefined
+      : `The form was sent from ${headers.origin}, not from this console.`;
+  }
+  if (headers.secFetchSite !== undefined) {
+    return headers.secFetchSite === 'same-origin'
+      ? undefined
+      : `The browser says the form was sent from a ${headers.secFetchSite} page, not from this console.`;
+  }
+  return headers.origin === 'null'
+    ? 'The form was sent from an opaque origin, not from this console.'
+    : 'The request says neither where it was sent from (Origin) nor whether it is same-origin (Sec-Fetch-Site).';
+}
+
+export function originOf(url: string): string {
+  return new URL(url).origin;
+}

@@ -1,0 +1,36 @@
+/**
+ * Serves the console at /console in a service's app (the local server, `npm start:synth`); a
+ * function of its own on AWS can serve `createConsoleApp`'s sub-app the same way.
+ */
+
+import { noMetrics } from '../observability/metrics.js';
+import { accountViewDependencies } from '../operations/account.js';
+import type { Service } from '../service.js';
+import type { Store } from '../store/store.js';
+import { createConsoleApp } from './console-app.js';
+import { consoleAssets } from './console-assets.js';
+import { ConsoleSessions } from './console-sessions.js';
+import { apiKeySessions } from './sign-in-routes.js';
+
+export function mountConsole(service: Service, store: Store): void {
+  const { config, clock, logger } = service;
+  const consoleApp = createConsoleApp({
+    repositories: service.repositories,
+    operations: service.operations,
+    clock,
+    logger,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    accountView: accountViewDependencies({ store, clock, config, logger, metrics: noMetrics }),
+    sessions: new ConsoleSessions(store.consoleSessions, clock, config.CONSOLE_SESSION_SECONDS * 1000),
+    authenticator: service.authenticator,
+    resolvers: { api_key: apiKeySessions(service.authenticator) },
+    assets: consoleAssets(),
+    sessionSeconds: config.CONSOLE_SESSION_SECONDS,
+    signInFailures: {
+      limit: config.AUTH_FAILURE_LIMIT,
+      windowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
+      clock,
+    },
+  });
+  service.app.route('/console', consoleApp);
+}

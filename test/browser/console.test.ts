@@ -1,0 +1,309 @@
+/**
+ * The console in real Chromium against the real app on loopback, one browser and one server for the
+ * file, steps in order: sign in with a key; the overview's figures and chart against the API; the
+ * usage CSV against the usage endpoint; a call found by its request id; issue
+ * a key with a scope and use it; revoke it and see 401 after KEY_CACHE_SECONDS; a cross-site form
+ * post refused; sign-out ending the session; axe-core on every page, at phone width too; no CSP
+ * violation. Screenshots of each page go to test-output/console/, the overview's also to
+ * docs/console-overview.png (the README shows it).
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../shared/clock.js';
+import { mountConsole } from '../../shared/console/mount-console.js';
+import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
+import { type Harness, startHarness } from '../support/harness.js';
+
+const SCREENSHOTS = new URL('../../test-output/console/', import.meta.url);
+const README_SCREENSHOT = new URL('../../docs/console-overview.png', import.meta.url);
+const AXE = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url);
+const KEY_CACHE_SECONDS = 1;
+const PROFILE = 'amelia-hartmann';
+
+let harness: Harness;
+let server: ReturnType<typeof serve>;
+let origin: string;
+let fixtures: FixtureBrowser;
+let page: Page;
+let apiKey: string;
+let axeSource: string;
+const cspViolations: string[] = [];
+/** The request id of the setup's refunded 404. */
+let refundedRequestId: string;
+
+interface AccountAnswer {
+  data: { credits: { balance: number } };
+}
+interface UsageAnswer {
+  data: { rows: { date: string; operation: string; calls: number; creditsCharged: number }[] };
+}
+interface Drawn {
+  metric: string;
+  labels: string[];
+  datasets: { label: string; data: number[] }[];
+}
+
+const api = (path: string, key: string) =>
+  fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+
+beforeAll(async () => {
+  server = serve({
+    fetch: (request, env) => harness.app.fetch(request, env),
+    hostname: '127.0.0.1',
+    port: 0,
+  });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  harness = await startHarness({
+    clock: systemClock,
+    env: { PUBLIC_BASE_URL: origin, KEY_CACHE_SECONDS: String(KEY_CACHE_SECONDS) },
+  });
+  mountConsole(harness, harness.store);
+  ({ apiKey } = await harness.provision({ name: 'Acme Research', credits: 500 }));
+  // Some history: charged lookups, a refunded 404, a free check.
+  for (const path of [
+    `/v1/profiles/experience/by-username?username=${PROFILE}`,
+    `/v1/profiles/details/by-username?username=${PROFILE}`,
+    '/v1/profiles/experience/by-username?username=nobody-at-all',
+    '/v1/emails/disposable?email=someone@mailinator.com',
+  ]) {
+    const response = await api(path, apiKey);
+    await response.arrayBuffer();
+    if (response.status === 404) refundedRequestId = response.headers.get('x-request-id') as string;
+  }
+  axeSource = await readFile(AXE, 'utf8');
+  fixtures = await startFixtureBrowser();
+  page = await fixtures.browser.newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
+  });
+  await page.setViewport({ width: 1280, height: 900 });
+  await mkdir(SCREENSHOTS, { recursive: true });
+}, 120_000);
+
+afterAll(async () => {
+  await fixtures?.close();
+  (server as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
+  await new Promise((resolve) => server?.close(resolve));
+  await harness?.close();
+});
+
+/** axe-core's serious and critical violations of the page as it stands (evaluated over CDP, past the CSP). */
+async function seriousViolations(): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
+    return (await axe.run()).violations;
+  });
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+}
+
+/** Checks the page as it is: accessible, no wider than a phone at 375 px, and its screenshots. */
+async function checkPage(name: string): Promise<void> {
+  expect(await seriousViolations(), name).toEqual([]);
+  await page.screenshot({
+    path: new URL(`${name}.png`, SCREENSHOTS).pathname as `${string}.png`,
+    fullPage: true,
+  });
+  await page.setViewport({ width: 375, height: 800 });
+  // Let the chart follow the new width (Chart.js resizes on the next frames).
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+  );
+  expect(
+    await page.evaluate(() => document.documentElement.scrollWidth),
+    `${name} at 375 px`,
+  ).toBeLessThanOrEqual(375);
+  expect(await seriousViolations(), `${name} at 375 px`).toEqual([]);
+  await page.screenshot({
+    path: new URL(`${name}-375.png`, SCREENSHOTS).pathname as `${string}.png`,
+    fullPage: true,
+  });
+  await page.setViewport({ width: 1280, height: 900 });
+}
+
+async function submit(selector: string): Promise<void> {
+  await Promise.all([page.waitForNavigation(), page.click(selector)]);
+}
+
+describe('the console in Chromium', () => {
+  it('signs in with a key', async () => {
+    await page.goto(`${origin}/console`);
+    expect(page.url()).toBe(`${origin}/console/sign-in?session=required`);
+    await checkPage('sign-in');
+    await page.type('#api-key', apiKey);
+    await submit('form[action="/console/sign-in"] button');
+    expect(page.url()).toBe(`${origin}/console`);
+    expect(await page.$eval('h1', (heading) => heading.textContent)).toBe('Overview');
+  });
+
+  it('shows the balance, and a chart of the usage, that the API answers', async () => {
+    const account = (await (await api('/v1/account', apiKey)).json()) as AccountAnswer;
+    const usage = (await (await api('/v1/account/usage', apiKey)).json()) as UsageAnswer;
+    expect(usage.data.rows.length).toBeGreaterThan(0);
+    expect(Number(await page.$eval('#balance', (cell) => cell.textContent))).toBe(
+      account.data.credits.balance,
+    );
+    for (const metric of ['credits', 'calls'] as const) {
+      await page.click(`input[name="chart-metric"][value="${metric}"]`);
+      const drawn = JSON.parse(
+        (await page.$eval('#usage-chart', (canvas) => canvas.getAttribute('data-drawn'))) ?? '{}',
+      ) as Drawn;
+      expect(drawn.metric).toBe(metric);
+      expect(drawn.labels).toHaveLength(30);
+      const plotted = drawn.datasets.flatMap((dataset) =>
+        dataset.data.flatMap((value, index) =>
+          value === 0 ? [] : [`${drawn.labels[index]} ${dataset.label} ${value}`],
+        ),
+      );
+      const answered = usage.data.rows
+        .map((row) => ({ ...row, value: metric === 'credits' ? row.creditsCharged : row.calls }))
+        .filter((row) => row.value !== 0)
+        .map((row) => `${row.date} ${row.operation} ${row.value}`);
+      expect(plotted.sort()).toEqual(answered.sort());
+    }
+    await page.click('input[name="chart-metric"][value="credits"]');
+    await checkPage('overview');
+    await page.screenshot({ path: README_SCREENSHOT.pathname as `${string}.png` });
+  });
+
+  it('exports usage as CSV whose rows are the usage endpoint’s', async () => {
+    await page.goto(`${origin}/console/usage`);
+    await checkPage('usage');
+    const href = await page.$eval('a[download]', (link) => (link as HTMLAnchorElement).href);
+    const csv = await page.evaluate(async (url) => (await fetch(url)).text(), href);
+    const [header = '', ...lines] = csv.trim().split('\r\n');
+    const columns = header.split(',');
+    const rows = lines.map((line) => {
+      const row: Record<string, unknown> = { callsByTransport: {} };
+      line.split(',').forEach((value, index) => {
+        const column = columns[index] as string;
+        const [name, transport] = column.split('.');
+        if (transport) (row.callsByTransport as Record<string, number>)[transport] = Number(value);
+        else row[name as string] = ['date', 'operation'].includes(column) ? value : Number(value);
+      });
+      return row;
+    });
+    const usage = (await (await api('/v1/account/usage', apiKey)).json()) as UsageAnswer;
+    expect(rows).toEqual(usage.data.rows);
+  });
+
+  it('finds a call by its X-Request-Id and says why it was refunded', async () => {
+    await page.goto(`${origin}/console/activity`);
+    await checkPage('activity');
+    await page.type('#request-id', refundedRequestId);
+    await submit('search form button');
+    const rows = await page.$$eval('#activity tbody tr', (each) =>
+      each.map((row) => ({
+        id: row.getAttribute('data-request-id'),
+        why: row.lastElementChild?.textContent,
+      })),
+    );
+    expect(rows).toEqual([
+      { id: refundedRequestId, why: expect.stringMatching(/^Refunded 1 credit: resource_not_found/) },
+    ]);
+  });
+
+  it('issues a key with a scope, shown once with a copy button, and the key works within its scope', async () => {
+    await page.goto(`${origin}/console/keys`);
+    await checkPage('keys');
+    await page.type('#label', 'browser agent');
+    await page.click('input[name="scopes"][value="emails"]');
+    await submit('form[action="/console/keys"] button[type="submit"]');
+    const issued = (await page.$eval('#new-key', (code) => code.textContent)) ?? '';
+    expect(
+      await page.$eval('button[data-copy="new-key"]', (button) => (button as HTMLButtonElement).hidden),
+    ).toBe(false);
+    await checkPage('new-key');
+    expect((await api('/v1/emails/disposable?email=someone@mailinator.com', issued)).status).toBe(200);
+    expect((await api(`/v1/profiles/experience/by-username?username=${PROFILE}`, issued)).status).toBe(403);
+
+    // Revoked in the console: refused once the key cache has let go of it.
+    await page.goto(`${origin}/console/keys`);
+    const row = await page.$$eval('tbody tr', (rows) =>
+      rows.map((each) => ({ id: each.getAttribute('data-key-id'), label: each.children[1]?.textContent })),
+    );
+    const target = row.find((each) => each.label === 'browser agent')?.id as string;
+    await submit(`tr[data-key-id="${target}"] form[action="/console/keys/revoke"] button`);
+    expect(await page.$eval('.notice', (notice) => notice.textContent)).toContain(`Key ${target} is revoked`);
+    await new Promise((resolve) => setTimeout(resolve, KEY_CACHE_SECONDS * 1000 + 100));
+    expect((await api('/v1/emails/disposable?email=someone@mailinator.com', issued)).status).toBe(401);
+  });
+
+  it('shows prices and connection set-ups with this service’s URL', async () => {
+    await page.goto(`${origin}/console/prices`);
+    const rows = await page.$$eval('#prices tbody tr', (each) => each.length);
+    expect(rows).toBeGreaterThan(30);
+    await checkPage('prices');
+    await page.goto(`${origin}/console/connect`);
+    expect(await page.$eval('#cursor', (pre) => pre.textContent)).toContain(`${origin}/mcp`);
+    await checkPage('connect');
+  });
+
+  it('refuses a form posted from a page of another loopback origin', async () => {
+    const before = (
+      await harness.repositories.keys.list(
+        (
+          await harness.authenticator.authenticateKey(apiKey)
+        ).account.accountId,
+      )
+    ).length;
+    await page.goto(`${fixtures.origin}/cross-site.html`);
+    await Promise.all([
+      page.waitForNavigation(),
+      page.evaluate((target) => {
+        const form = document.createElement('form');
+        form.method = 'post';
+        form.action = `${target}/console/keys`;
+        const label = document.createElement('input');
+        label.name = 'label';
+        label.value = 'forged';
+        form.append(label);
+        document.body.append(form);
+        form.submit();
+      }, origin),
+    ]);
+    expect(await page.$eval('h1', (heading) => heading.textContent)).toBe('Request refused');
+    expect(await page.$eval('.error', (error) => error.textContent)).toContain(fixtures.origin);
+    await checkPage('cross-site-refused');
+    const after = (
+      await harness.repositories.keys.list(
+        (
+          await harness.authenticator.authenticateKey(apiKey)
+        ).account.accountId,
+      )
+    ).length;
+    expect(after).toBe(before);
+  });
+
+  it('signs out, and the old cookie no longer works', async () => {
+    await page.goto(`${origin}/console`);
+    const [session] = (await page.cookies()).filter((cookie) => cookie.name === 'console_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' });
+    await submit('form[action="/console/sign-out"] button');
+    expect(page.url()).toBe(`${origin}/console/sign-in?session=signed-out`);
+    const replay = await fetch(`${origin}/console`, {
+      headers: { cookie: `console_session=${session?.value}` },
+      redirect: 'manual',
+    });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toBe('/console/sign-in?session=ended');
+  });
+
+  it('met no Content-Security-Policy violation on the way', () => {
+    expect(cspViolations).toEqual([]);
+  });
+});
