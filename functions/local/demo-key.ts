@@ -58,6 +58,7 @@ export function banner(options: {
     `  reference: ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
     `  MCP:       ${base}/mcp  (the same key as a bearer token)`,
     `  v2:        ${base}/api/v2/...  (the same key in X-API-Key)`,
+    `  console:   ${base}/console  (sign in with the key)`,
     '',
     `Demo API key (account "${DEMO_ACCOUNT_NAME}", replaced at every start):`,
     `  ${demoKey}`,

@@ -3,6 +3,7 @@
  * principal, set by the session middleware) and the services they call, which are the API's own.
  */
 import type { Context } from 'hono';
+import type { AccountViewDependencies } from '../accounts/account-view.js';
 import type { Principal } from '../auth/authenticator.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -36,6 +37,8 @@ export interface ConsoleServices {
   logger: Logger;
   /** The service's public base URL (no trailing slash), for Connect's examples and the cookie's Secure. */
   publicBaseUrl: string;
+  /** What the account endpoints read from, so the pages show what they answer. */
+  accountView: AccountViewDependencies;
 }
 
 /** The signed-in browser of a route behind sign-in. */

@@ -1,33 +1,13 @@
 /**
- * Prices and Connect: what the service charges (the served operations with PRICE_OVERRIDES applied)
- * and how to reach it, with the public base URL filled in.
+ * Prices and Connect: what the service charges (the prices GET /v1/account answers, PRICE_OVERRIDES
+ * applied) and how to reach it, with the public base URL filled in.
  */
 import type { Hono } from 'hono';
+import { operationPrices } from '../accounts/account-view.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { type ConsoleEnv, type ConsoleServices, signedInOf } from './console-env.js';
-import { ConnectPage, type ConnectSnippet, type PriceRow, PricesPage } from './pages/info-pages.js';
+import { ConnectPage, type ConnectSnippet, PricesPage } from './pages/info-pages.js';
 import { renderPage } from './render.js';
-
-/** When a call of the operation keeps its charge, in one line. */
-export function settlementLine(operation: RegisteredOperation): string {
-  if (operation.price === 0) return 'Free.';
-  const kept = operation.definition.settlement.chargedErrors;
-  return kept.length === 0
-    ? 'Charged when it succeeds; every failure after the debit is refunded.'
-    : `Charged when it succeeds and on ${kept.join(', ')}; other failures are refunded.`;
-}
-
-export function priceRows(operations: readonly RegisteredOperation[]): PriceRow[] {
-  return operations
-    .filter((operation) => operation.definition.variants.some((variant) => variant.path.startsWith('/v1/')))
-    .map((operation) => ({
-      operation: operation.definition.id,
-      paths: operation.definition.variants.map((variant) => variant.path),
-      mcpTool: operation.definition.mcpTool,
-      credits: operation.price,
-      settlement: settlementLine(operation),
-    }));
-}
 
 /** curl and the MCP client set-ups of the README, for this service's URL. */
 export function connectSnippets(
@@ -107,7 +87,8 @@ export function connectSnippets(
 }
 
 export function infoRoutes(app: Hono<ConsoleEnv>, services: ConsoleServices): void {
-  const prices = priceRows(services.operations);
+  // What GET /v1/account answers as `data.prices`.
+  const prices = operationPrices(services.accountView.operations, services.accountView.priceOverrides);
   const snippets = connectSnippets(services.publicBaseUrl, services.operations);
   const signedIn = (c: Parameters<typeof signedInOf>[0]) => {
     const { principal, csrfToken } = signedInOf(c);

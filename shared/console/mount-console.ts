@@ -4,6 +4,8 @@
  */
 
 import { PasskeyCeremonies, relyingPartyOf } from '../auth/passkey-ceremonies.js';
+import { noMetrics } from '../observability/metrics.js';
+import { accountViewDependencies } from '../operations/account.js';
 import type { Service } from '../service.js';
 import type { Store } from '../store/store.js';
 import { createConsoleApp } from './console-app.js';
@@ -15,7 +17,7 @@ import { apiKeySessions } from './sign-in-routes.js';
 /** The name passkey prompts show for this service. */
 const RELYING_PARTY_NAME = 'Lookup console';
 
-export function mountConsole(service: Service, store: Pick<Store, 'consoleSessions' | 'passkeys'>): void {
+export function mountConsole(service: Service, store: Store): void {
   const { config, clock, logger } = service;
   const party = relyingPartyOf(config.PUBLIC_BASE_URL, RELYING_PARTY_NAME);
   const consoleApp = createConsoleApp({
@@ -24,6 +26,7 @@ export function mountConsole(service: Service, store: Pick<Store, 'consoleSessio
     clock,
     logger,
     publicBaseUrl: config.PUBLIC_BASE_URL,
+    accountView: accountViewDependencies({ store, clock, config, logger, metrics: noMetrics }),
     sessions: new ConsoleSessions(store.consoleSessions, clock, config.CONSOLE_SESSION_SECONDS * 1000),
     authenticator: service.authenticator,
     resolvers: {

@@ -279,5 +279,69 @@ describe('keys', () => {
     const json = await console.post('/console/keys', {}, { headers: { 'content-type': 'application/json' } });
     expect(json.response.status).toBe(400);
     expect((await console.get('/console/nowhere')).response.status).toBe(404);
+    for (const cookie of [
+      'console_session=%E0%A4%A',
+      'console_session=__proto__',
+      `console_session=${'a'.repeat(5000)}`,
+    ]) {
+      const response = await harness.app.request(`${BASE}/console`, { headers: { cookie } });
+      expect(response.status, cookie).toBe(303);
+    }
+  });
+});
+
+describe('usage and activity', () => {
+  it('exports CSV whose rows are the usage endpoint’s, for the same range', async () => {
+    await harness.get('/v1/profiles/experience/by-username?username=amelia-hartmann', apiKey);
+    await harness.get('/v1/profiles/experience/by-username?username=nobody-at-all', apiKey);
+    const console = client();
+    await console.signIn(apiKey);
+    const csv = await console.get('/console/usage.csv');
+    expect(csv.response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const answered = (await (await harness.get('/v1/account/usage', apiKey)).json()) as {
+      data: {
+        rows: {
+          date: string;
+          operation: string;
+          calls: number;
+          creditsCharged: number;
+          creditsRefunded: number;
+          callsByTransport: Record<string, number>;
+        }[];
+      };
+    };
+    expect(answered.data.rows.length).toBeGreaterThan(0);
+    const [header, ...lines] = csv.html.trim().split('\r\n');
+    expect(header).toBe(
+      'date,operation,calls,creditsCharged,creditsRefunded,callsByTransport.rest,callsByTransport.mcp,callsByTransport.v2',
+    );
+    expect(lines).toEqual(
+      answered.data.rows.map((row) =>
+        [
+          row.date,
+          row.operation,
+          row.calls,
+          row.creditsCharged,
+          row.creditsRefunded,
+          row.callsByTransport.rest,
+          row.callsByTransport.mcp,
+          row.callsByTransport.v2,
+        ].join(','),
+      ),
+    );
+  });
+
+  it.each([
+    ['/console/usage?from=yesterday', 'YYYY-MM-DD'],
+    ['/console/usage?from=2026-01-01&to=2026-12-31', '92'],
+    ['/console/usage?from=2026-11-20&to=2026-11-01', 'after'],
+    ['/console/activity?cursor=not-a-cursor', 'cursor'],
+    [`/console/activity?requestId=${'x'.repeat(101)}`, '100 characters'],
+  ])('answers %s with a 400 page saying why', async (path, words) => {
+    const console = client();
+    await console.signIn(apiKey);
+    const { response, html } = await console.get(path);
+    expect(response.status).toBe(400);
+    expect(html).toContain(words);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The console in real Chromium against the real app on loopback, one browser and one server for the
- * file, steps in order: sign in with a key; the overview's figures and chart against the API; issue
+ * file, steps in order: sign in with a key; the overview's figures and chart against the API; the
+ * usage CSV against the usage endpoint; a call found by its request id; issue
  * a key with a scope and use it; revoke it and see 401 after KEY_CACHE_SECONDS; a cross-site form
  * post refused; sign-out ending the session; axe-core on every page, at phone width too; no CSP
  * violation. Screenshots of each page go to test-output/console/, the overview's also to
@@ -30,6 +31,20 @@ let page: Page;
 let apiKey: string;
 let axeSource: string;
 const cspViolations: string[] = [];
+/** The request id of the setup's refunded 404. */
+let refundedRequestId: string;
+
+interface AccountAnswer {
+  data: { credits: { balance: number } };
+}
+interface UsageAnswer {
+  data: { rows: { date: string; operation: string; calls: number; creditsCharged: number }[] };
+}
+interface Drawn {
+  metric: string;
+  labels: string[];
+  datasets: { label: string; data: number[] }[];
+}
 
 const api = (path: string, key: string) =>
   fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${key}` } });
@@ -55,7 +70,9 @@ beforeAll(async () => {
     '/v1/profiles/experience/by-username?username=nobody-at-all',
     '/v1/emails/disposable?email=someone@mailinator.com',
   ]) {
-    await (await api(path, apiKey)).arrayBuffer();
+    const response = await api(path, apiKey);
+    await response.arrayBuffer();
+    if (response.status === 404) refundedRequestId = response.headers.get('x-request-id') as string;
   }
   axeSource = await readFile(AXE, 'utf8');
   fixtures = await startFixtureBrowser();
@@ -102,6 +119,10 @@ async function checkPage(name: string): Promise<void> {
     fullPage: true,
   });
   await page.setViewport({ width: 375, height: 800 });
+  // Let the chart follow the new width (Chart.js resizes on the next frames).
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+  );
   expect(
     await page.evaluate(() => document.documentElement.scrollWidth),
     `${name} at 375 px`,
@@ -129,15 +150,71 @@ describe('the console in Chromium', () => {
     expect(await page.$eval('h1', (heading) => heading.textContent)).toBe('Overview');
   });
 
-  it('shows the balance the API answers', async () => {
-    const answered = (await (await api('/v1/account', apiKey)).json()) as {
-      data: { credits: { balance: number } };
-    };
+  it('shows the balance, and a chart of the usage, that the API answers', async () => {
+    const account = (await (await api('/v1/account', apiKey)).json()) as AccountAnswer;
+    const usage = (await (await api('/v1/account/usage', apiKey)).json()) as UsageAnswer;
+    expect(usage.data.rows.length).toBeGreaterThan(0);
     expect(Number(await page.$eval('#balance', (cell) => cell.textContent))).toBe(
-      answered.data.credits.balance,
+      account.data.credits.balance,
     );
+    for (const metric of ['credits', 'calls'] as const) {
+      await page.click(`input[name="chart-metric"][value="${metric}"]`);
+      const drawn = JSON.parse(
+        (await page.$eval('#usage-chart', (canvas) => canvas.getAttribute('data-drawn'))) ?? '{}',
+      ) as Drawn;
+      expect(drawn.metric).toBe(metric);
+      expect(drawn.labels).toHaveLength(30);
+      const plotted = drawn.datasets.flatMap((dataset) =>
+        dataset.data.flatMap((value, index) =>
+          value === 0 ? [] : [`${drawn.labels[index]} ${dataset.label} ${value}`],
+        ),
+      );
+      const answered = usage.data.rows
+        .map((row) => ({ ...row, value: metric === 'credits' ? row.creditsCharged : row.calls }))
+        .filter((row) => row.value !== 0)
+        .map((row) => `${row.date} ${row.operation} ${row.value}`);
+      expect(plotted.sort()).toEqual(answered.sort());
+    }
+    await page.click('input[name="chart-metric"][value="credits"]');
     await checkPage('overview');
     await page.screenshot({ path: README_SCREENSHOT.pathname as `${string}.png` });
+  });
+
+  it('exports usage as CSV whose rows are the usage endpoint’s', async () => {
+    await page.goto(`${origin}/console/usage`);
+    await checkPage('usage');
+    const href = await page.$eval('a[download]', (link) => (link as HTMLAnchorElement).href);
+    const csv = await page.evaluate(async (url) => (await fetch(url)).text(), href);
+    const [header = '', ...lines] = csv.trim().split('\r\n');
+    const columns = header.split(',');
+    const rows = lines.map((line) => {
+      const row: Record<string, unknown> = { callsByTransport: {} };
+      line.split(',').forEach((value, index) => {
+        const column = columns[index] as string;
+        const [name, transport] = column.split('.');
+        if (transport) (row.callsByTransport as Record<string, number>)[transport] = Number(value);
+        else row[name as string] = ['date', 'operation'].includes(column) ? value : Number(value);
+      });
+      return row;
+    });
+    const usage = (await (await api('/v1/account/usage', apiKey)).json()) as UsageAnswer;
+    expect(rows).toEqual(usage.data.rows);
+  });
+
+  it('finds a call by its X-Request-Id and says why it was refunded', async () => {
+    await page.goto(`${origin}/console/activity`);
+    await checkPage('activity');
+    await page.type('#request-id', refundedRequestId);
+    await submit('search form button');
+    const rows = await page.$$eval('#activity tbody tr', (each) =>
+      each.map((row) => ({
+        id: row.getAttribute('data-request-id'),
+        why: row.lastElementChild?.textContent,
+      })),
+    );
+    expect(rows).toEqual([
+      { id: refundedRequestId, why: expect.stringMatching(/^Refunded 1 credit: resource_not_found/) },
+    ]);
   });
 
   it('issues a key with a scope, shown once with a copy button, and the key works within its scope', async () => {

@@ -3,20 +3,13 @@
  * applied, and when a call keeps its charge) and Connect (curl and the README's MCP client set-ups
  * with this service's public URL filled in, each with a copy button).
  */
+import type { OperationPrice } from '../../accounts/account-view.js';
 import { Layout, type LayoutProps, ScrollingTable, type SignedIn } from './layout.js';
-
-export interface PriceRow {
-  operation: string;
-  paths: readonly string[];
-  mcpTool?: string;
-  credits: number;
-  settlement: string;
-}
 
 export function PricesPage(props: {
   assets: LayoutProps['assets'];
   signedIn: SignedIn;
-  prices: readonly PriceRow[];
+  prices: readonly OperationPrice[];
 }) {
   return (
     <Layout title="Prices" assets={props.assets} current="prices" signedIn={props.signedIn}>

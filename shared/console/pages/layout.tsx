@@ -82,8 +82,8 @@ export function Layout(props: LayoutProps) {
  */
 export function ScrollingTable(props: { label: string; children?: Child }) {
   return (
-    <div class="table-wrap" role="region" aria-label={props.label} tabindex={0}>
+    <section class="table-wrap" aria-label={props.label} tabindex={0}>
       {props.children}
-    </div>
+    </section>
   );
 }
