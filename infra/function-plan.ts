@@ -28,6 +28,8 @@ export const DEFAULT_INTEGRATION_TIMEOUT_SECONDS = 29;
 const OWN_RUNTIME: Readonly<Record<Exclude<FunctionKind, 'operation' | 'tool-group'>, Runtime>> = {
   mcp: { timeoutSeconds: MCP_DEADLINE_SECONDS + LAMBDA_MARGIN_SECONDS, memoryMb: 512 },
   pages: { timeoutSeconds: 10, memoryMb: 256 },
+  // WebAuthn verification and the account's ledger pages: a little more than the static pages.
+  console: { timeoutSeconds: 10, memoryMb: 512 },
   // A scan of every balance item: generous, it runs every 5 minutes with nobody waiting.
   reconcile: { timeoutSeconds: 120, memoryMb: 512 },
 };

@@ -1,13 +1,19 @@
 /**
  * The API's routing table as plain data: every v1 path and every /api/v2 path to its operation's
- * function, /mcp to the MCP function, and the service's own pages (OpenAPI, /docs, the Protected
- * Resource Metadata, /healthz and the catch-all) to the pages function. Every route takes ANY
+ * function, /mcp to the MCP function, /console to the console function, and the service's own pages
+ * (OpenAPI, /docs, the Protected Resource Metadata, /healthz, the console's assets and the
+ * catch-all) to the pages function. Every route takes ANY
  * method: the function answers 405 itself. Routes are grouped by subtree (`/v1/profiles/...` and
  * `/api/v2/profiles/...` form the `profiles` group) so each group's API resources and methods fit in
  * one nested stack; the mounts above them, and the pages, live in the main stack.
  */
 import { catalog } from '../schemas/catalog.js';
-import { MCP_FUNCTION, operationFunctionName, PAGES_FUNCTION } from '../schemas/functions.js';
+import {
+  CONSOLE_FUNCTION,
+  MCP_FUNCTION,
+  operationFunctionName,
+  PAGES_FUNCTION,
+} from '../schemas/functions.js';
 import type { OperationDefinition } from '../schemas/operation-definition.js';
 import { V2_EXTENSION_PREFIX, V2_PREFIX, v2RoutesOf } from '../schemas/v2-routes.js';
 
@@ -30,6 +36,9 @@ export const PROTECTED_RESOURCE_METADATA_PATHS = [
 /** Resources the main stack creates; each route group hangs below one of them. Longest first. */
 export const MOUNTS = [V2_EXTENSION_PREFIX, V2_PREFIX, '/v1'] as const;
 
+/** The console's pages and forms (its assets are the pages function's, below). */
+const CONSOLE_PATHS = ['/console', '/console/{proxy+}'];
+
 /** The pages function's own routes, besides the root `/` (handled as the API's root resource). */
 const PAGE_PATHS = [
   '/openapi.json',
@@ -37,6 +46,8 @@ const PAGE_PATHS = [
   '/docs/{proxy+}',
   ...PROTECTED_RESOURCE_METADATA_PATHS,
   '/healthz',
+  // The console's script and stylesheet (static, cached by content hash).
+  '/console/assets/{proxy+}',
   // Anything else: the JSON not-found error.
   '/{proxy+}',
 ];
@@ -54,6 +65,7 @@ export function apiRoutes(operations: readonly OperationDefinition[] = catalog):
       functionName: operationFunctionName(route.operation.id),
     })),
     { path: '/mcp', functionName: MCP_FUNCTION },
+    ...CONSOLE_PATHS.map((path) => ({ path, functionName: CONSOLE_FUNCTION })),
     ...PAGE_PATHS.map((path) => ({ path, functionName: PAGES_FUNCTION })),
   ];
 }

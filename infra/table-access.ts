@@ -60,7 +60,17 @@ const reconcileScan: TableGrant = { purpose: 'reconcile-scan', actions: ['Scan']
 const sweep: TableGrant = {
   purpose: 'sweep',
   actions: ['DeleteItem'],
-  leadingKeys: ['CURSOR#*', 'EMAILDOMAIN#*', 'SLOTS#*'],
+  leadingKeys: ['CURSOR#*', 'EMAILDOMAIN#*', 'SLOTS#*', 'CONSOLE#*', 'PASSKEY#*'],
+};
+/**
+ * The console: the account's keys (issue, revoke, expire for rotation: key items and the account's
+ * listing and audit entries), its ledger and balance (read), its browser sessions, and its
+ * passkeys (credential items, listing entries under the account, one-time challenges).
+ */
+const manageAccount: TableGrant = {
+  purpose: 'console',
+  actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+  leadingKeys: ['ACCOUNT#*', 'APIKEY#*', 'CONSOLE#*', 'PASSKEY#*'],
 };
 
 /** The grants of a function running `operations` as a function of `kind`. */
@@ -70,6 +80,8 @@ export function tableGrants(kind: FunctionKind, operations: readonly OperationDe
       return [authenticate, oauthLinks, ping];
     case 'pages':
       return [ping];
+    case 'console':
+      return [authenticate, manageAccount, page, ping];
     case 'reconcile':
       return [reconcileScan, bill, sweep];
     case 'operation':

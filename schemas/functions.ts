@@ -2,7 +2,8 @@
  * The functions a deployment runs, derived from the catalog (plain data, like the catalog): one per
  * operation (its v1 and /api/v2 paths), the /mcp endpoint, one per MCP tool group (invoked by /mcp
  * only), the service's own pages (OpenAPI, /docs, the Protected Resource Metadata, /healthz and the
- * not-found catch-all), and the scheduled reconcile. `npm run build` writes each bundle to
+ * not-found catch-all, and the console's assets), the console's pages (/console), and the scheduled
+ * reconcile. `npm run build` writes each bundle to
  * dist/functions/<name>/index.mjs (handler `index.handler`); infra/ wires each name to its routes.
  * Names are Lambda-safe (letters, digits, hyphens). Each directory is the function's whole code asset:
  * data functions carry the dataset database beside the bundle, website functions Chromium's files.
@@ -10,7 +11,7 @@
 import { catalog, type OperationId } from './catalog.js';
 import type { Family, OperationDefinition } from './operation-definition.js';
 
-export type FunctionKind = 'operation' | 'mcp' | 'tool-group' | 'pages' | 'reconcile';
+export type FunctionKind = 'operation' | 'mcp' | 'tool-group' | 'pages' | 'console' | 'reconcile';
 
 export interface FunctionSpec {
   name: string;
@@ -31,6 +32,11 @@ export interface FunctionSpec {
 export const BUNDLED_DATASET_FILE = 'dataset.sqlite';
 /** The folder beside a website bundle holding @sparticuz/chromium's brotli archives. */
 export const BUNDLED_CHROMIUM_DIRECTORY = 'chromium';
+/**
+ * The console's script and stylesheet beside the pages and console bundles: the pages function
+ * serves them (/console/assets/), the console function names them in its pages by content hash.
+ */
+export const BUNDLED_CONSOLE_FILES = ['console-script.js', 'console.css'] as const;
 /** The folder beside the pages bundle holding the /docs assets (from swagger-ui-dist). */
 export const BUNDLED_DOCS_DIRECTORY = 'docs-assets';
 /**
@@ -79,6 +85,7 @@ export const operationFunctionName = (id: OperationId | string) => id.replace(/\
 export const toolGroupFunctionName = (group: string) => `mcp-group-${group}`;
 export const MCP_FUNCTION = 'mcp';
 export const PAGES_FUNCTION = 'pages';
+export const CONSOLE_FUNCTION = 'console';
 export const RECONCILE_FUNCTION = 'reconcile';
 
 /** What a function carries beside its bundle, from the operations it runs. */
@@ -138,6 +145,7 @@ export function deployedFunctions(operations: readonly OperationDefinition[] = c
       ...assets(members),
     })),
     plain(PAGES_FUNCTION, 'pages'),
+    plain(CONSOLE_FUNCTION, 'console'),
     plain(RECONCILE_FUNCTION, 'reconcile'),
   ];
 }

@@ -18,11 +18,14 @@ import { build, type Metafile } from 'esbuild';
 import { catalog } from '../schemas/catalog.js';
 import {
   BUNDLED_CHROMIUM_DIRECTORY,
+  BUNDLED_CONSOLE_FILES,
   BUNDLED_DATASET_FILE,
   BUNDLED_DOCS_DIRECTORY,
   deployedFunctions,
   type FunctionSpec,
 } from '../schemas/functions.js';
+import { consoleStylesheetSource } from '../shared/console/console-assets.js';
+import { bundleConsoleScript } from '../shared/console/console-script-bundle.js';
 import { swaggerAssets, swaggerUiDirectory } from '../shared/http/openapi.js';
 import { ensureSampleDatabase } from '../shared/sources/dataset/sample-database.js';
 import { lambdaBundleOptions } from './lambda-bundle-options.js';
@@ -35,24 +38,25 @@ const REPORT_FILE = join(FUNCTIONS_DIR, 'build-report.json');
 const BUNDLE_CHUNKS_DIRECTORY = 'chunks';
 
 /**
- * Local-only packages: the embedded DynamoDB (dynalite and its LevelDB binding) and the /docs
- * assets package. Their presence means the Lambda path imports shared/store/embedded-dynamodb.ts,
- * open-store.ts or the assets themselves, which would ship a native addon and megabytes for nothing.
+ * Local-only packages: the embedded DynamoDB (dynalite and its LevelDB binding), the /docs assets
+ * package and esbuild (which bundles the console's script locally). Their presence means the Lambda
+ * path imports shared/store/embedded-dynamodb.ts, open-store.ts, the console's bundler or the assets
+ * themselves, which would ship a native addon and megabytes for nothing.
  */
-const localOnly = /(?:^|\/)node_modules\/(dynalite|classic-level|swagger-ui-dist)\//;
+const localOnly = /(?:^|\/)node_modules\/(dynalite|classic-level|swagger-ui-dist|esbuild)\//;
 /** The browser stack: only website functions may carry it (megabytes, and a binary of x86_64 only). */
 export const browserPackages = /(?:^|\/)node_modules\/(@sparticuz\/chromium|puppeteer-core|puppeteer)\//;
 
 /** What the swaps keep out; the build checks it (a new import path to either would not be swapped). */
 const swappedOut =
-  /(?:^|\/)(shared\/sources\/dataset\/(generate[^/]*|sample-database|database\/build-database)\.ts|node_modules\/zod\/v4\/locales\/(?!en\.js$)[^/]+)$/;
+  /(?:^|\/)(shared\/sources\/dataset\/(generate[^/]*|sample-database|database\/build-database)\.ts|shared\/console\/console-script-bundle\.ts|node_modules\/zod\/v4\/locales\/(?!en\.js$)[^/]+)$/;
 
 const byId = new Map(catalog.map((operation) => [operation.id as string, operation]));
 const familyOf = (id: string) => byId.get(id)?.family ?? '';
 
 /** The entry module of a function: generated for operations and tool groups, a module otherwise. */
 async function entryOf(spec: FunctionSpec): Promise<string> {
-  if (spec.kind === 'mcp' || spec.kind === 'pages' || spec.kind === 'reconcile') {
+  if (spec.kind !== 'operation' && spec.kind !== 'tool-group') {
     return join(root, 'functions', 'lambda', `${spec.kind}-handler.ts`);
   }
   const families = [...new Set(spec.operations.map(familyOf))];
@@ -150,6 +154,12 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
     for (const file of swaggerAssets.keys())
       await copyFile(join(swaggerUiDirectory(), file), join(docs, file));
     carried.push(BUNDLED_DOCS_DIRECTORY);
+  }
+  if (spec.kind === 'pages' || spec.kind === 'console') {
+    const [script, stylesheet] = BUNDLED_CONSOLE_FILES;
+    await writeFile(join(directory, script), await bundleConsoleScript());
+    await copyFile(consoleStylesheetSource, join(directory, stylesheet));
+    carried.push(...BUNDLED_CONSOLE_FILES);
   }
   const bundleBytes = initCodeBytes(result.metafile, relative(root, outfile));
   let assetBytes = result.outputFiles

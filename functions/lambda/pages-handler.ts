@@ -1,10 +1,12 @@
 /**
  * The service's own pages: /openapi.json (every operation, v1 and /api/v2, as this deployment
- * prices them), /docs and its assets, the Protected Resource Metadata (when OAUTH_ISSUER is set),
- * /healthz, and the JSON not-found error for every other path API Gateway sends here.
+ * prices them), /docs and its assets, the console's assets (/console/assets/), the Protected Resource
+ * Metadata (when OAUTH_ISSUER is set), /healthz, and the JSON not-found error for every other path API
+ * Gateway sends here.
  */
 import { catalog } from '../../schemas/catalog.js';
 import { mcpResourceUrl } from '../../shared/config.js';
+import { ASSETS_PATH, assetResponse, consoleAssets } from '../../shared/console/console-assets.js';
 import { documentApi } from '../../shared/http/api-binding.js';
 import { serveDocumentation } from '../../shared/http/openapi.js';
 import { serveProtectedResourceMetadata } from '../../shared/mcp/protected-resource.js';
@@ -18,6 +20,11 @@ const { app, config } = service;
 const documented = describedOperations(catalog, config.PRICE_OVERRIDES);
 for (const api of apiFamilies) documentApi(app, api, documented);
 serveDocumentation(app, { publicBaseUrl: config.PUBLIC_BASE_URL, operations: catalog });
+const assets = consoleAssets();
+app.get(
+  `${ASSETS_PATH}:name`,
+  async (c) => assetResponse(await assets(), c.req.param('name')) ?? c.notFound(),
+);
 if (config.OAUTH_ISSUER) {
   serveProtectedResourceMetadata(app, { resource: mcpResourceUrl(config), issuer: config.OAUTH_ISSUER });
 }

@@ -8,10 +8,12 @@
 import { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { PasskeyCeremonies } from '../auth/passkey-ceremonies.js';
+import type { PasskeyStore } from '../auth/passkeys.js';
 import { ApiError } from '../errors.js';
 import { AuthFailureThrottle, type AuthFailureThrottleSettings } from '../http/auth-failure-throttle.js';
 import { accountRoutes } from './account-routes.js';
-import { ASSETS_PATH, type ConsoleAssets } from './console-assets.js';
+import { ASSETS_PATH, assetResponse, type ConsoleAssets } from './console-assets.js';
 import type { ConsoleEnv, ConsoleServices } from './console-env.js';
 import {
   clearedCookieHeader,
@@ -25,6 +27,7 @@ import type { ConsoleSessions } from './console-sessions.js';
 import { infoRoutes } from './info-routes.js';
 import { keyRoutes } from './key-routes.js';
 import { RefusalPage } from './pages/simple-pages.js';
+import { passkeyRoutes, passkeySignInRoutes } from './passkey-routes.js';
 import { renderPage } from './render.js';
 import { type SessionResolvers, signInRoutes, signOutRoute } from './sign-in-routes.js';
 
@@ -37,6 +40,8 @@ export interface ConsoleAppOptions extends ConsoleServices {
   sessionSeconds: number;
   /** Failed sign-ins per client address, counted like refused keys. */
   signInFailures: AuthFailureThrottleSettings;
+  /** Passkey sign-in, where the public base URL allows it (passkey-ceremonies.ts `relyingPartyOf`). */
+  passkeys?: { ceremonies: PasskeyCeremonies; store: PasskeyStore };
 }
 
 export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
@@ -71,20 +76,20 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
     );
   });
 
-  app.get('/assets/:name', (c) => {
-    const asset = c.get('assets').byName.get(c.req.param('name'));
-    if (!asset) return c.notFound();
-    return c.body(asset.body as Uint8Array<ArrayBuffer>, 200, {
-      'Content-Type': asset.contentType,
-      'Cache-Control': 'public, max-age=31536000, immutable',
-    });
-  });
+  app.get('/assets/:name', (c) => assetResponse(c.get('assets'), c.req.param('name')) ?? c.notFound());
 
-  signInRoutes(app, {
-    ...options,
-    throttle: new AuthFailureThrottle(options.signInFailures),
-    cookie: { secure, maxAgeSeconds: options.sessionSeconds },
-  });
+  const cookie = { secure, maxAgeSeconds: options.sessionSeconds };
+  const throttle = new AuthFailureThrottle(options.signInFailures);
+  const passkeys = options.passkeys && {
+    ceremonies: options.passkeys.ceremonies,
+    passkeys: options.passkeys.store,
+    sessions: options.sessions,
+    throttle,
+    cookie,
+    logger: options.logger,
+  };
+  signInRoutes(app, { ...options, throttle, cookie, passkeys: passkeys !== undefined });
+  if (passkeys) passkeySignInRoutes(app, passkeys);
 
   // Every other route is for a signed-in browser whose credential still holds.
   app.use('*', async (c, next) => {
@@ -99,13 +104,11 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
     return next();
   });
 
-  signOutRoute(app, {
-    sessions: options.sessions,
-    cookie: { secure, maxAgeSeconds: options.sessionSeconds },
-  });
+  signOutRoute(app, { sessions: options.sessions, cookie });
   accountRoutes(app, options);
   keyRoutes(app, options);
   infoRoutes(app, options);
+  if (passkeys) passkeyRoutes(app, passkeys);
 
   app.all('*', (c) =>
     renderPage(

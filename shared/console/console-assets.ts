@@ -6,6 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { BUNDLED_CONSOLE_FILES } from '../../schemas/functions.js';
 import { besideBundle } from '../bundle-assets.js';
 
 export const ASSETS_PATH = '/console/assets/';
@@ -25,8 +27,7 @@ export interface ConsoleAssets {
   byName: ReadonlyMap<string, ConsoleAsset>;
 }
 
-const SCRIPT_FILE = 'console-script.js';
-const STYLESHEET_FILE = 'console.css';
+const [SCRIPT_FILE, STYLESHEET_FILE] = BUNDLED_CONSOLE_FILES;
 
 function asset(stem: string, extension: string, contentType: string, body: Uint8Array): ConsoleAsset {
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
@@ -35,30 +36,23 @@ function asset(stem: string, extension: string, contentType: string, body: Uint8
 }
 
 /** The browser code bundled: prebuilt beside a Lambda bundle, or by esbuild from source. */
-export async function bundleConsoleScript(): Promise<Uint8Array> {
+async function loadScript(): Promise<Uint8Array> {
   const prebuilt = besideBundle(SCRIPT_FILE);
   if (prebuilt) return readFile(prebuilt);
-  // Imported here only: a deployed bundle carries the prebuilt file and no esbuild.
-  const { build } = await import('esbuild');
-  const result = await build({
-    entryPoints: [new URL('./browser/console-script.ts', import.meta.url).pathname],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2020',
-    minify: true,
-    write: false,
-    legalComments: 'none',
-  });
-  return (result.outputFiles[0] as { contents: Uint8Array }).contents;
+  // A Lambda bundle has the prebuilt file, and a stand-in for this module (no esbuild in it).
+  const { bundleConsoleScript } = await import('./console-script-bundle.js');
+  return bundleConsoleScript();
 }
 
+/** The stylesheet as written, which the build copies beside a bundle. */
+export const consoleStylesheetSource = fileURLToPath(new URL(`./${STYLESHEET_FILE}`, import.meta.url));
+
 async function loadStylesheet(): Promise<Uint8Array> {
-  return readFile(besideBundle(STYLESHEET_FILE) ?? new URL(`./${STYLESHEET_FILE}`, import.meta.url));
+  return readFile(besideBundle(STYLESHEET_FILE) ?? consoleStylesheetSource);
 }
 
 async function loadAssets(): Promise<ConsoleAssets> {
-  const [script, stylesheet] = await Promise.all([bundleConsoleScript(), loadStylesheet()]);
+  const [script, stylesheet] = await Promise.all([loadScript(), loadStylesheet()]);
   const assets = {
     script: asset('console', 'js', 'text/javascript; charset=utf-8', script),
     stylesheet: asset('console', 'css', 'text/css; charset=utf-8', stylesheet),
@@ -76,4 +70,21 @@ export function consoleAssets(): () => Promise<ConsoleAssets> {
     });
     return loading;
   };
+}
+
+/**
+ * The answer to GET /console/assets/<name>: the asset, cacheable for good (its name changes with its
+ * content), or undefined for a name that is not one. The console app serves it, and so does the
+ * pages function on AWS, where the console's own function serves only pages.
+ */
+export function assetResponse(assets: ConsoleAssets, name: string): Response | undefined {
+  const asset = assets.byName.get(name);
+  if (!asset) return undefined;
+  return new Response(asset.body as Uint8Array<ArrayBuffer>, {
+    headers: {
+      'Content-Type': asset.contentType,
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'X-Content-Type-Options': 'nosniff',
+    },
+  });
 }

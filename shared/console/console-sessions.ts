@@ -10,8 +10,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 
-/** How a session was signed in; another method (passkeys) adds its name here and a resolver. */
-export const signInMethods = ['api_key'] as const;
+/** How a session was signed in; each method has a resolver (console-app.ts `SessionResolvers`). */
+export const signInMethods = ['api_key', 'passkey'] as const;
 export type SignInMethod = (typeof signInMethods)[number];
 
 export interface ConsoleSessionRecord {
@@ -19,7 +19,7 @@ export interface ConsoleSessionRecord {
   idHash: string;
   accountId: string;
   method: SignInMethod;
-  /** What `method` re-checks on every request: the API key's SHA-256 for `api_key`. */
+  /** What `method` re-checks on every request: the API key's SHA-256, or the passkey's credential id. */
   credential: string;
   /** Milliseconds since the epoch. */
   createdAt: number;

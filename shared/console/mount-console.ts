@@ -3,6 +3,7 @@
  * function of its own on AWS can serve `createConsoleApp`'s sub-app the same way.
  */
 
+import { PasskeyCeremonies, relyingPartyOf } from '../auth/passkey-ceremonies.js';
 import { noMetrics } from '../observability/metrics.js';
 import { accountViewDependencies } from '../operations/account.js';
 import type { Service } from '../service.js';
@@ -10,10 +11,15 @@ import type { Store } from '../store/store.js';
 import { createConsoleApp } from './console-app.js';
 import { consoleAssets } from './console-assets.js';
 import { ConsoleSessions } from './console-sessions.js';
+import { passkeySessions } from './passkey-routes.js';
 import { apiKeySessions } from './sign-in-routes.js';
+
+/** The name passkey prompts show for this service. */
+const RELYING_PARTY_NAME = 'Lookup console';
 
 export function mountConsole(service: Service, store: Store): void {
   const { config, clock, logger } = service;
+  const party = relyingPartyOf(config.PUBLIC_BASE_URL, RELYING_PARTY_NAME);
   const consoleApp = createConsoleApp({
     repositories: service.repositories,
     operations: service.operations,
@@ -23,7 +29,14 @@ export function mountConsole(service: Service, store: Store): void {
     accountView: accountViewDependencies({ store, clock, config, logger, metrics: noMetrics }),
     sessions: new ConsoleSessions(store.consoleSessions, clock, config.CONSOLE_SESSION_SECONDS * 1000),
     authenticator: service.authenticator,
-    resolvers: { api_key: apiKeySessions(service.authenticator) },
+    resolvers: {
+      api_key: apiKeySessions(service.authenticator),
+      passkey: passkeySessions(store.passkeys, service.repositories.accounts),
+    },
+    passkeys: party && {
+      ceremonies: new PasskeyCeremonies(store.passkeys, clock, party),
+      store: store.passkeys,
+    },
     assets: consoleAssets(),
     sessionSeconds: config.CONSOLE_SESSION_SECONDS,
     signInFailures: {

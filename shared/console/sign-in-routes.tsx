@@ -60,6 +60,8 @@ export interface SignInDependencies {
   throttle: AuthFailureThrottle;
   cookie: CookieOptions;
   logger: Logger;
+  /** Whether the sign-in page offers passkeys (passkey-routes.tsx serves them). */
+  passkeys: boolean;
 }
 
 export function signInRoutes(app: Hono<ConsoleEnv>, deps: SignInDependencies): void {
@@ -76,7 +78,13 @@ export function signInRoutes(app: Hono<ConsoleEnv>, deps: SignInDependencies): v
     const notice = notices.get(c.req.query('session') ?? '');
     return renderPage(
       c,
-      <SignInPage assets={c.get('assets')} csrfToken={csrfToken(value)} error={error} notice={notice} />,
+      <SignInPage
+        assets={c.get('assets')}
+        csrfToken={csrfToken(value)}
+        passkeys={deps.passkeys}
+        error={error}
+        notice={notice}
+      />,
       status,
     );
   };

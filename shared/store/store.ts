@@ -9,6 +9,7 @@
 import type { AccountStore } from '../accounts/accounts.js';
 import type { ApiKeyStore } from '../auth/api-keys.js';
 import type { OAuthLinkStore } from '../auth/oauth-links.js';
+import type { PasskeyStore } from '../auth/passkeys.js';
 import type { BillingStore } from '../billing/billing-store.js';
 import type { ConsoleSessionStore } from '../console/console-sessions.js';
 import type { DomainFactsStore } from '../emails/domain-memory.js';
@@ -38,13 +39,17 @@ export interface Store {
   readonly domains: DomainFactsStore;
   readonly hostSlots: HostSlotStore;
   readonly oauthLinks: OAuthLinkStore;
+  readonly passkeys: PasskeyStore;
   /**
    * Resolves when the store can take the writes billing needs now, proved by writing (a heartbeat
    * that must find room and the write lock on SQLite, a conditional write on DynamoDB); throws
    * otherwise. It waits only briefly for a lock, so /healthz answers at once either way.
    */
   ping(): Promise<void>;
-  /** Deletes records whose `expiresAt` passed (cursors, console sessions, domain facts, host slots); how many. */
+  /**
+   * Deletes records whose `expiresAt` passed (cursors, console sessions, passkey challenges, domain
+   * facts, host slots); how many.
+   */
   sweepExpired(now: number): Promise<number>;
   /** Releases connections or the database file; the store is unusable afterwards. */
   close(): Promise<void>;

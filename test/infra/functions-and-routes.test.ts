@@ -89,11 +89,12 @@ describe('functions', () => {
     expect(toolGroupFunctionVariable('profile-activity')).toBe('TOOL_GROUP_FUNCTION_PROFILE_ACTIVITY');
   });
 
-  it('passes the cursor secret by ARN to the functions that page with cursors, and only to them', () => {
+  it('passes the cursor secret by ARN to the functions that page with cursors (the console’s Activity too), and only to them', () => {
     const variablesOf = (functionName: string) =>
       ((functions.get(name(functionName)) as Json).Environment as { Variables: Json }).Variables;
     for (const plan of functionPlans()) {
-      const cursors = plan.operations.some((operation) => operation.paging === 'cursor');
+      const cursors =
+        plan.kind === 'console' || plan.operations.some((operation) => operation.paging === 'cursor');
       expect(variablesOf(plan.name).CURSOR_SECRET_SECRET_ARN !== undefined, plan.name).toBe(cursors);
       expect(variablesOf(plan.name).CURSOR_SECRET).toBeUndefined();
     }
@@ -140,7 +141,8 @@ describe('routes', () => {
         spec.kind !== 'tool-group' && spec.kind !== 'reconcile',
       );
     expect(routes.size).toBe(
-      catalog.reduce((sum, operation) => sum + operation.variants.length, 0) + v2Routes.length + 1 + 8,
+      // /mcp, the pages function's 9 and the console's 2.
+      catalog.reduce((sum, operation) => sum + operation.variants.length, 0) + v2Routes.length + 1 + 9 + 2,
     );
   });
 

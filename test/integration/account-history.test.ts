@@ -468,11 +468,11 @@ describe('on SQLite, a file written before schema version 5', () => {
       createdAt: '2025-01-01T00:00:00.000Z',
       settledAt: '2025-01-01T00:00:01.000Z',
     };
-    // A version-4 file: today's schema without what versions 5 to 7 added, holding an entry of its time.
+    // A version-4 file: today's schema without what later versions added, holding an entry of its time.
     await createSqliteStore(path).close();
     const raw = new DatabaseSync(path);
     raw.exec(`DROP TABLE credit_entries; DROP TABLE account_audit; DROP TABLE rate_windows;
-      DROP TABLE console_sessions;
+      DROP TABLE console_sessions; DROP TABLE passkeys; DROP TABLE passkey_challenges;
       ALTER TABLE inflight DROP COLUMN key_id; ALTER TABLE ledger DROP COLUMN key_id;
       INSERT INTO balances (account_id, balance, granted) VALUES ('acct_old', 9, 10);
       PRAGMA user_version = 4;`);

@@ -8,6 +8,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
+import { freePort } from './free-port.js';
 
 export const ADDRESSES = {
   smtp: '127.0.0.1',
@@ -159,12 +160,4 @@ function listen(server: Server, port: number, host: string): Promise<void> {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await listen(probe, 0, ADDRESSES.smtp);
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }

@@ -14,6 +14,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port.js';
 
 const POSTFIX = '/usr/sbin/postfix';
 const MASTER = '/usr/lib/postfix/sbin/master';
@@ -192,12 +193,4 @@ async function listening(port: number): Promise<void> {
     if (performance.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }

@@ -3,7 +3,9 @@
  * buttons, and the overview's chart of credits (or calls) per day stacked by operation. The chart
  * reads the accessible table printed beside it, so what it draws is what the table says.
  */
+
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
+import { setUpPasskeys } from './passkeys.js';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -82,3 +84,4 @@ function setUpUsageChart(): void {
 
 setUpCopyButtons();
 setUpUsageChart();
+setUpPasskeys();

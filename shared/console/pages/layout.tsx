@@ -11,6 +11,7 @@ export const consolePages = [
   { id: 'usage', path: '/console/usage', title: 'Usage' },
   { id: 'activity', path: '/console/activity', title: 'Activity' },
   { id: 'keys', path: '/console/keys', title: 'Keys' },
+  { id: 'passkeys', path: '/console/passkeys', title: 'Passkeys' },
   { id: 'prices', path: '/console/prices', title: 'Prices' },
   { id: 'connect', path: '/console/connect', title: 'Connect' },
 ] as const;

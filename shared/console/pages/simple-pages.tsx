@@ -8,6 +8,8 @@ import { Layout, type LayoutProps } from './layout.js';
 export function SignInPage(props: {
   assets: LayoutProps['assets'];
   csrfToken: string;
+  /** Whether this console can take passkeys (a domain name and a secure context). */
+  passkeys: boolean;
   error?: string;
   notice?: string;
 }) {
@@ -19,7 +21,7 @@ export function SignInPage(props: {
           {props.error}
         </p>
       )}
-      <form method="post" action="/console/sign-in" class="stacked">
+      <form method="post" action="/console/sign-in" class="stacked" id="sign-in-form">
         <input type="hidden" name={CSRF_FIELD} value={props.csrfToken} />
         <label for="api-key">API key of your account</label>
         <input
@@ -36,6 +38,18 @@ export function SignInPage(props: {
         </p>
         <button type="submit">Sign in</button>
       </form>
+      {props.passkeys && (
+        <section aria-labelledby="passkey-heading">
+          <h2 id="passkey-heading">Or with a passkey</h2>
+          <p class="muted">
+            Once signed in, register a passkey on the Passkeys page to sign in here without a key.
+          </p>
+          <button type="button" id="passkey-sign-in" hidden>
+            Sign in with a passkey
+          </button>
+          <p id="passkey-sign-in-status" role="status" />
+        </section>
+      )}
     </Layout>
   );
 }

@@ -12,6 +12,7 @@ import { DynamoCursorStore } from './dynamo-cursors.js';
 import { DynamoDomainFactsStore } from './dynamo-domain-facts.js';
 import { DynamoHostSlotStore } from './dynamo-host-slots.js';
 import { DynamoOAuthLinkStore } from './dynamo-oauth-links.js';
+import { DynamoPasskeyStore } from './dynamo-passkeys.js';
 import { DynamoSettingStore } from './dynamo-settings.js';
 import { itemKeys, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
@@ -23,6 +24,7 @@ const expiringTypes = [
   itemTypes.emailDomain,
   itemTypes.lockStepHost,
   itemTypes.hostSlot,
+  itemTypes.passkeyChallenge,
 ];
 
 export interface DynamoStore extends Store {
@@ -43,6 +45,7 @@ export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<vo
     domains: new DynamoDomainFactsStore(table),
     hostSlots: new DynamoHostSlotStore(table),
     oauthLinks: new DynamoOAuthLinkStore(table),
+    passkeys: new DynamoPasskeyStore(table),
     async ping() {
       // What admission needs: an update of an item (admission's is conditional on the balance), which
       // proves the table is there and writable by this role with capacity to spare; a read proves none

@@ -60,6 +60,16 @@ export const itemKeys = {
   lockStepHost: (host: string): ItemKey => ({ pk: `EMAILDOMAIN#${host}`, sk: 'LOCKSTEPHOST' }),
   /** The account an OAuth subject of OAUTH_ISSUER is bound to (auth/oauth-links.ts). */
   oauthLink: (subject: string): ItemKey => ({ pk: `OAUTH#${subject}`, sk: 'OAUTH' }),
+  /** A console passkey, found by its credential id at sign-in (auth/passkeys.ts). */
+  passkey: (credentialId: string): ItemKey => ({ pk: `PASSKEY#${credentialId}`, sk: 'PASSKEY' }),
+  /** The account's listing entry of one passkey. */
+  accountPasskey: (accountId: string, credentialId: string): ItemKey => ({
+    pk: accountPk(accountId),
+    sk: `PASSKEY#${credentialId}`,
+  }),
+  accountPasskeyPrefix: 'PASSKEY#',
+  /** A WebAuthn ceremony's one-time challenge, deleted by TTL once expired. */
+  passkeyChallenge: (id: string): ItemKey => ({ pk: `PASSKEY#CHALLENGE#${id}`, sk: 'CHALLENGE' }),
   /** Service-wide settings kept in the table (e.g. the generated cursor secret). */
   setting: (name: string): ItemKey => ({ pk: `SETTING#${name}`, sk: 'SETTING' }),
   /** `ping`'s heartbeat: it holds no data (no `type`, so no scan or export ever sees it). */
@@ -83,6 +93,9 @@ export const itemTypes = {
   emailDomain: 'emailDomain',
   lockStepHost: 'lockStepHost',
   oauthLink: 'oauthLink',
+  passkey: 'passkey',
+  accountPasskey: 'accountPasskey',
+  passkeyChallenge: 'passkeyChallenge',
 } as const;
 
 /** An item by its key, for the error of a record that does not decode: `item <pk> / <sk> of table <t>`. */

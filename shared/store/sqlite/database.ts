@@ -188,6 +188,27 @@ const schema = [
     expires_at INTEGER NOT NULL
   ) STRICT;
   `,
+  // Version 8: passkeys that sign in to the console, and the challenges of their ceremonies.
+  `
+  CREATE TABLE passkeys (
+    credential_id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    public_key TEXT NOT NULL,
+    counter INTEGER NOT NULL,
+    transports TEXT NOT NULL,
+    label TEXT,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT
+  ) STRICT;
+  CREATE INDEX passkeys_by_account ON passkeys (account_id, created_at);
+  CREATE TABLE passkey_challenges (
+    id TEXT PRIMARY KEY,
+    challenge TEXT NOT NULL,
+    purpose TEXT NOT NULL,
+    account_id TEXT,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];
 
 interface QueuedWrite {

@@ -13,6 +13,7 @@ import { SqliteCursorStore } from './sqlite-cursors.js';
 import { SqliteDomainFactsStore } from './sqlite-domain-facts.js';
 import { SqliteHostSlotStore } from './sqlite-host-slots.js';
 import { SqliteOAuthLinkStore } from './sqlite-oauth-links.js';
+import { SqlitePasskeyStore } from './sqlite-passkeys.js';
 import { SqliteSettingStore } from './sqlite-settings.js';
 
 export interface SqliteStore extends Store {
@@ -66,6 +67,7 @@ export function createSqliteStore(path: string, options: DatabaseOptions = {}): 
     domains: new SqliteDomainFactsStore(database),
     hostSlots: new SqliteHostSlotStore(database),
     oauthLinks: new SqliteOAuthLinkStore(database),
+    passkeys: new SqlitePasskeyStore(database),
     async ping() {
       // Briefly: a lock longer than this is reported at once, as billing would soon meet it too.
       await database.write(() => heartbeat(database), 'bestEffort');
@@ -85,6 +87,9 @@ export function createSqliteStore(path: string, options: DatabaseOptions = {}): 
         );
         deleted += Number(
           database.statement('DELETE FROM lock_step_hosts WHERE expires_at < ?').run(now).changes,
+        );
+        deleted += Number(
+          database.statement('DELETE FROM passkey_challenges WHERE expires_at < ?').run(now).changes,
         );
         return deleted;
       });

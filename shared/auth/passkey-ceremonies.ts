@@ -1,0 +1,204 @@
+/**
+ * The two WebAuthn ceremonies of the console's passkeys, with @simplewebauthn/server doing the
+ * protocol (options, attestation and assertion checks) and the passkey port keeping the state a
+ * ceremony needs between its two requests:
+ *
+ *   register  a signed-in person asks for options → the browser creates a credential → we verify
+ *             it against the challenge we kept and store the passkey for the session's account
+ *   sign in   anyone asks for options (no account named: the passkeys are discoverable) → the
+ *             browser signs the challenge → we verify it with the stored public key and answer
+ *             with the passkey's account
+ *
+ * Each challenge is random, kept server-side for CHALLENGE_TTL_MS, and taken once: a replayed or
+ * late answer finds none. The relying party is the console's own origin (a domain name: WebAuthn
+ * refuses IP addresses), so a passkey registered here signs in nowhere else.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  type AuthenticationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+} from '@simplewebauthn/server';
+import type { Clock } from '../clock.js';
+import type { PasskeyRecord, PasskeyStore } from './passkeys.js';
+
+/** How long a person has to answer their authenticator's prompt. */
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+
+/** Where passkeys are valid: the console's origin and its host name (the WebAuthn RP ID). */
+export interface RelyingParty {
+  /** e.g. `https://api.example.com` or `http://localhost:3000`. */
+  origin: string;
+  /** The origin's host name, e.g. `api.example.com`. */
+  id: string;
+  /** Shown by the authenticator's prompt. */
+  name: string;
+}
+
+/** A ceremony that did not verify: what to tell the person (never a secret), and the library's reason. */
+export class PasskeyRefusedError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'PasskeyRefusedError';
+  }
+}
+
+export interface CeremonyStart<Options> {
+  /** Names the kept challenge; the browser sends it back with its answer (a cookie). */
+  challengeId: string;
+  options: Options;
+}
+
+export class PasskeyCeremonies {
+  constructor(
+    private readonly passkeys: PasskeyStore,
+    private readonly clock: Clock,
+    private readonly party: RelyingParty,
+  ) {}
+
+  async startRegistration(account: {
+    accountId: string;
+    name: string;
+  }): Promise<CeremonyStart<PublicKeyCredentialCreationOptionsJSON>> {
+    const existing = await this.passkeys.list(account.accountId);
+    const options = await generateRegistrationOptions({
+      rpName: this.party.name,
+      rpID: this.party.id,
+      userName: account.name,
+      userID: new TextEncoder().encode(account.accountId),
+      attestationType: 'none',
+      // Discoverable, so that signing in needs no account name typed first.
+      authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+      excludeCredentials: existing.map(({ credentialId, transports }) => ({ id: credentialId, transports })),
+      timeout: CHALLENGE_TTL_MS,
+    });
+    return {
+      challengeId: await this.keep(options.challenge, 'register', account.accountId),
+      options,
+    };
+  }
+
+  /** Verifies the browser's new credential and stores it as a passkey of the account. */
+  async finishRegistration(input: {
+    challengeId: string;
+    accountId: string;
+    response: RegistrationResponseJSON;
+    label: string | null;
+  }): Promise<PasskeyRecord> {
+    const kept = await this.passkeys.takeChallenge(input.challengeId, this.clock.now());
+    if (kept?.purpose !== 'register' || kept.accountId !== input.accountId)
+      throw new PasskeyRefusedError('The registration expired or was already used; start again.');
+    let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+    try {
+      verified = await verifyRegistrationResponse({
+        response: input.response,
+        expectedChallenge: kept.challenge,
+        expectedOrigin: this.party.origin,
+        expectedRPID: this.party.id,
+        requireUserVerification: false,
+      });
+    } catch (error) {
+      throw new PasskeyRefusedError(
+        'The authenticator’s answer did not verify; nothing was registered.',
+        error,
+      );
+    }
+    if (!verified.verified || !verified.registrationInfo)
+      throw new PasskeyRefusedError('The authenticator’s answer did not verify; nothing was registered.');
+    const { credential } = verified.registrationInfo;
+    const record: PasskeyRecord = {
+      credentialId: credential.id,
+      accountId: input.accountId,
+      publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+      counter: credential.counter,
+      transports: credential.transports ?? [],
+      label: input.label,
+      createdAt: new Date(this.clock.now()).toISOString(),
+      lastUsedAt: null,
+    };
+    await this.passkeys.insert(record);
+    return record;
+  }
+
+  async startSignIn(): Promise<CeremonyStart<PublicKeyCredentialRequestOptionsJSON>> {
+    const options = await generateAuthenticationOptions({
+      rpID: this.party.id,
+      userVerification: 'preferred',
+      timeout: CHALLENGE_TTL_MS,
+    });
+    return { challengeId: await this.keep(options.challenge, 'sign-in'), options };
+  }
+
+  /** Verifies the browser's signature with the stored passkey; the passkey that signed in. */
+  async finishSignIn(input: {
+    challengeId: string;
+    response: AuthenticationResponseJSON;
+  }): Promise<PasskeyRecord> {
+    const refused = (cause?: unknown) =>
+      new PasskeyRefusedError('This passkey could not sign you in; sign in with an API key instead.', cause);
+    const kept = await this.passkeys.takeChallenge(input.challengeId, this.clock.now());
+    if (kept?.purpose !== 'sign-in')
+      throw new PasskeyRefusedError('The sign-in expired or was already used; start again.');
+    const passkey = await this.passkeys.find(input.response.id);
+    if (!passkey) throw refused();
+    let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+    try {
+      verified = await verifyAuthenticationResponse({
+        response: input.response,
+        expectedChallenge: kept.challenge,
+        expectedOrigin: this.party.origin,
+        expectedRPID: this.party.id,
+        credential: {
+          id: passkey.credentialId,
+          publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
+          counter: passkey.counter,
+          transports: passkey.transports,
+        },
+        requireUserVerification: false,
+      });
+    } catch (error) {
+      throw refused(error);
+    }
+    if (!verified.verified) throw refused();
+    const at = new Date(this.clock.now()).toISOString();
+    // The conditional write refuses a counter that another sign-in moved past meanwhile (a clone).
+    if (!(await this.passkeys.recordUse(passkey.credentialId, verified.authenticationInfo.newCounter, at)))
+      throw refused();
+    return { ...passkey, counter: verified.authenticationInfo.newCounter, lastUsedAt: at };
+  }
+
+  private async keep(
+    challenge: string,
+    purpose: 'register' | 'sign-in',
+    accountId?: string,
+  ): Promise<string> {
+    const id = randomBytes(24).toString('base64url');
+    await this.passkeys.saveChallenge({
+      id,
+      challenge,
+      purpose,
+      ...(accountId ? { accountId } : {}),
+      expiresAt: this.clock.now() + CHALLENGE_TTL_MS,
+    });
+    return id;
+  }
+}
+
+/**
+ * The relying party of a console served at `publicBaseUrl`, or undefined where passkeys cannot
+ * work: WebAuthn needs a domain name (not an IP address) and a secure context (https, or http on
+ * `localhost`).
+ */
+export function relyingPartyOf(publicBaseUrl: string, name: string): RelyingParty | undefined {
+  const url = new URL(publicBaseUrl);
+  const host = url.hostname;
+  const isIpAddress = /^[\d.]+$/.test(host) || host.startsWith('[');
+  if (isIpAddress) return undefined;
+  const secure = url.protocol === 'https:' || host === 'localhost' || host.endsWith('.localhost');
+  return secure ? { origin: url.origin, id: host, name } : undefined;
+}
