@@ -15,6 +15,8 @@ const LOOKUP_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
   'Retry-After',
 ] as const;
 
