@@ -5,8 +5,13 @@
  * not cover is 402 naming the cap and its reset; the caps reset at the UTC day and month boundaries;
  * a refunded call gives its credits back to the period it was taken from.
  */
+
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { itemKeys } from '../../shared/store/dynamodb/keys.js';
+import type { SqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
 import { type Harness, startHarness, storeKinds } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { type ListeningApp, listen, postJsonRpc } from '../support/mcp-server.js';
@@ -208,4 +213,57 @@ describe.each(storeKinds)('on the %s store', (kind) => {
       monthlySpent: 2,
     });
   });
+
+  it('gives the credits of a request reconciled after a crash back to its cap', async () => {
+    clock.set(Date.UTC(2026, 11, 5, 9, 0, 0));
+    const { accountId, keyId } = await cappedKey({ monthlyCreditCap: 10 });
+    const admission = await harness.repositories.ledger.admit({
+      accountId,
+      requestId: `req_crashed_${kind}`,
+      operation: 'profiles.details',
+      cost: 2,
+      rateLimit: { limit: 10_000, windowSeconds: 60 },
+      keyId,
+      caps: { keyId, dailyCreditCap: null, monthlyCreditCap: 10 },
+    });
+    expect(admission.outcome).toBe('admitted');
+    expect((await harness.repositories.ledger.keySpend(accountId, keyId)).monthlySpent).toBe(2);
+    clock.advance(60_000);
+    const { settled } = await harness.repositories.ledger.reconcile(0);
+    expect(settled.map((entry) => entry.requestId)).toContain(`req_crashed_${kind}`);
+    expect(await harness.repositories.ledger.keySpend(accountId, keyId)).toMatchObject({
+      dailySpent: 0,
+      monthlySpent: 0,
+    });
+  });
+
+  it('keeps only the current day and month of a key’s spend: past periods go with a later admission', async () => {
+    clock.set(Date.UTC(2026, 11, 30, 12, 0, 0));
+    const { apiKey, accountId, keyId } = await cappedKey({ dailyCreditCap: 100 });
+    expect((await v1(apiKey)).status).toBe(200);
+    clock.set(Date.UTC(2027, 0, 2, 12, 0, 0));
+    expect((await v1(apiKey)).status).toBe(200);
+    expect((await v2(apiKey)).status).toBe(200);
+    expect(await storedSpendPeriods(accountId, keyId)).toEqual(['2027-01', '2027-01-02']);
+  });
+
+  /** The periods of a key's spend as the store holds them, read from the database itself. */
+  async function storedSpendPeriods(accountId: string, keyId: string): Promise<string[]> {
+    if (kind === 'sqlite') {
+      return (harness.store as SqliteStore).database.db
+        .prepare('SELECT period FROM key_spend WHERE account_id = ? AND key_id = ?')
+        .all(accountId, keyId)
+        .map((row) => String(row.period))
+        .sort();
+    }
+    const { table } = harness.store as DynamoStore;
+    const { Item = {} } = await table.doc.send(
+      new GetCommand({ TableName: table.table, Key: itemKeys.balance(accountId), ConsistentRead: true }),
+    );
+    const prefix = `spend:${keyId}/`;
+    return Object.keys(Item)
+      .filter((name) => name.startsWith(prefix))
+      .map((name) => name.slice(prefix.length))
+      .sort();
+  }
 });
