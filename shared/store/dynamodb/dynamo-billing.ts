@@ -629,7 +629,9 @@ function ledgerKey(entry: { accountId: string; createdAt: string; requestId: str
 
 /** A pending entry, or a settled one, as a ledger entry. */
 function asLedgerEntry(entry: InflightEntry | LedgerEntry): LedgerEntry {
-  return 'status' in entry ? entry : { ...entry, status: 'pending' };
+  if ('status' in entry) return entry;
+  const { capped: _spendBookkeeping, ...pending } = entry;
+  return { ...pending, status: 'pending' };
 }
 
 function newestFirst(a: LedgerEntry, b: LedgerEntry): number {
