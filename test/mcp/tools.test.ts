@@ -82,6 +82,8 @@ describe.each(toolOperations.map((operation) => [operation.mcpTool, operation] a
       const meta = lookupMeta(result);
       expect(meta.status).toBe(200);
       expect(Object.keys(meta.headers).sort()).toEqual([
+        'RateLimit',
+        'RateLimit-Policy',
         'X-Credits-Remaining',
         'X-RateLimit-Limit',
         'X-RateLimit-Remaining',
