@@ -28,6 +28,8 @@ interface Answer {
   creditsRemaining: string | undefined;
   message?: string;
   details?: unknown[];
+  /** MCP only: the text an agent reads. */
+  text?: string;
 }
 
 describe.each(storeKinds)('on the %s store', (kind) => {
@@ -82,9 +84,11 @@ describe.each(storeKinds)('on the %s store', (kind) => {
       headers: Record<string, string>;
     };
     const body = result.structuredContent as { error?: { message: string; details: unknown[] } };
+    const [first] = result.content;
     return {
       status: meta.status,
       creditsRemaining: meta.headers['X-Credits-Remaining'],
+      text: first?.type === 'text' ? first.text : undefined,
       ...(body.error ? { message: body.error.message, details: body.error.details } : {}),
     };
   }
@@ -132,7 +136,12 @@ describe.each(storeKinds)('on the %s store', (kind) => {
     const { apiKey: roomy } = await cappedKey({ dailyCreditCap: 5, monthlyCreditCap: 100 });
     expect(await v1(roomy)).toMatchObject({ status: 200, creditsRemaining: '3' });
     expect(await v2(roomy)).toMatchObject({ status: 200, creditsRemaining: '1' });
-    expect(await mcp(roomy)).toMatchObject({ status: 402, creditsRemaining: '1' });
+    const refused = await mcp(roomy);
+    expect(refused).toMatchObject({ status: 402, creditsRemaining: '1' });
+    expect(refused.text).toMatch(
+      /^insufficient_credits: This key's daily credit cap of 5 credits has 1 left/,
+    );
+    expect(refused.text).toMatch(/wait for the cap's reset/);
   });
 
   it('still answers 402 for the balance itself, with the balance message, when the cap has room', async () => {
