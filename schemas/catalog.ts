@@ -6,6 +6,7 @@
  * dependency.
  */
 import type { OperationDefinition } from './operation-definition.js';
+import { accountOperations } from './operations/account.js';
 import { companyOperations } from './operations/companies.js';
 import { disposableCheck, emailFind, emailVerify } from './operations/emails.js';
 import { jobOperations } from './operations/jobs.js';
@@ -24,6 +25,7 @@ export const catalog = [
   emailVerify,
   emailFind,
   ...websiteOperations,
+  ...accountOperations,
 ] as const satisfies readonly OperationDefinition[];
 
 export type OperationId = (typeof catalog)[number]['id'];

@@ -9,7 +9,16 @@ import { z } from 'zod';
 import type { PagingStyle, RunMeta } from './envelope.js';
 import type { ErrorCode } from './errors.js';
 
-export const families = ['profiles', 'companies', 'posts', 'jobs', 'search', 'emails', 'websites'] as const;
+export const families = [
+  'profiles',
+  'companies',
+  'posts',
+  'jobs',
+  'search',
+  'emails',
+  'websites',
+  'account',
+] as const;
 export type Family = (typeof families)[number];
 
 export type RuntimeNeed = 'browser' | 'smtp';
@@ -64,6 +73,13 @@ export interface OperationDefinition {
     /** Error codes that keep the charge; every other error after the debit is refunded. */
     chargedErrors: readonly ErrorCode[];
   };
+  /**
+   * Absent: a lookup, counted in the account's rate window and recorded in its ledger (billed or
+   * free). `account`: a read of the caller's own account (schemas/operations/account.ts): free,
+   * not recorded in the ledger it reads, counted in a window of its own (ACCOUNT_RATE_LIMIT), and
+   * allowed to any key of the account whatever its scopes.
+   */
+  metering?: 'account';
   /** The MCP tool that runs the operation, in the tool group `group`; none for v2-only lookups. */
   mcpTool?: string;
   /**

@@ -45,7 +45,7 @@ export async function recordResponseExamples(): Promise<Record<string, unknown>>
     const examples: Record<string, unknown> = {};
     for (const operation of service.operations) {
       const { definition } = operation;
-      if (definition.runtime.needs.length > 0) continue;
+      if (definition.runtime.needs.length > 0 || definition.responseExample) continue;
       const variant = documentedVariant(definition);
       const outcome = await service.pipeline.run({
         operation,

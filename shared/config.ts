@@ -139,6 +139,11 @@ const configSchema = z.object({
   /** How long an API key (and its account) is cached per process; a revoked key passes this long. */
   KEY_CACHE_SECONDS: integer(0, 300).default(10),
   /**
+   * Account reads (GET /v1/account, /usage, /ledger and their v2 and MCP forms) per minute and
+   * account, in a window of their own: they never take room from the lookups' rate limit.
+   */
+  ACCOUNT_RATE_LIMIT: integer(1, 1_000_000).default(120),
+  /**
    * Refused credentials (a 401 to a request carrying a key or token) one client address may cause
    * per AUTH_FAILURE_WINDOW_SECONDS before its requests are answered 429; 0 turns the throttle off.
    */

@@ -71,6 +71,7 @@ export function createService(options: ServiceOptions) {
     clock,
     logger,
     metrics,
+    accountReads: { limit: options.config.ACCOUNT_RATE_LIMIT, windowSeconds: 60 },
   });
   const operations = registerOperations(
     options.operations ?? catalog,

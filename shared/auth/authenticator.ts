@@ -83,13 +83,17 @@ export class Authenticator {
     return keyUse ? { ...principal, keyUse } : principal;
   }
 
-  /** Throws 403 when the account is suspended or the key may not call the operation's family. */
+  /**
+   * Throws 403 when the account is suspended or the key may not call the operation's family. Any
+   * key may read its own account (`metering: 'account'`), whatever its scopes: knowing what it may
+   * still spend is part of holding a key.
+   */
   authorize(principal: Principal, operation: OperationDefinition): void {
     if (principal.account.status !== 'active') {
       throw new InsufficientScopeError('The account is suspended; resolve the account first.');
     }
     const scopes = principal.key?.scopes;
-    if (scopes && !scopes.includes(operation.family)) {
+    if (scopes && operation.metering !== 'account' && !scopes.includes(operation.family)) {
       throw new InsufficientScopeError(
         `This API key may call ${scopes.join(', ')} operations; ${operation.id} belongs to ${operation.family}.`,
       );

@@ -14,7 +14,7 @@
  * describes how each adapter keeps it.
  */
 import type { RateLimitSetting } from '../accounts/accounts.js';
-import type { WindowState } from '../limits/rolling-window.js';
+import type { StoredWindow, WindowState } from '../limits/rolling-window.js';
 import { type CapRefusal, isCapped, type KeySpend, type SpendCaps } from './spend-caps.js';
 
 export const ledgerStatuses = ['pending', 'charged', 'refunded'] as const;
@@ -158,12 +158,107 @@ export type CreditOutcome =
   /** Nothing written: the balance could not give what a negative adjustment takes. */
   | { outcome: 'insufficient_credits'; balance: number };
 
-/** Which ledger entries to read: by `createdAt`, `since` inclusive, `until` exclusive (ISO 8601, UTC). */
+/** Where a page of the ledger (newest first) ended: the next page starts just after it. */
+export interface LedgerPosition {
+  createdAt: string;
+  requestId: string;
+}
+
+/**
+ * Which ledger entries to read: by `createdAt`, `since` inclusive, `until` exclusive (ISO 8601, UTC),
+ * only those of one request or one operation when asked, and only those after `after` in the
+ * ledger's order (newest first), so a cursor can carry where a page ended.
+ */
 export interface LedgerQuery {
   since?: string;
   until?: string;
+  requestId?: string;
+  operation?: string;
+  after?: LedgerPosition;
   limit?: number;
 }
+
+/** Whether an entry is one `query` asks for (for adapters that filter some entries in memory). */
+export function matchesLedgerQuery(
+  entry: Pick<LedgerEntry, 'createdAt' | 'requestId' | 'operation'>,
+  query: LedgerQuery,
+): boolean {
+  const { since, until, requestId, operation, after } = query;
+  return (
+    (since === undefined || entry.createdAt >= since) &&
+    (until === undefined || entry.createdAt < until) &&
+    (requestId === undefined || entry.requestId === requestId) &&
+    (operation === undefined || entry.operation === operation) &&
+    (after === undefined || newestFirst(entry, after) > 0)
+  );
+}
+
+/** The ledger's order: newest first, and by request id (descending) within one instant. */
+export function newestFirst(a: LedgerPosition, b: LedgerPosition): number {
+  return b.createdAt.localeCompare(a.createdAt) || b.requestId.localeCompare(a.requestId);
+}
+
+/**
+ * One UTC day × operation of an account's usage, derived from its ledger entries (admitted that
+ * day): every entry is a call; `creditsCharged` sums the costs of charged entries and of those
+ * still in flight (held so far), `creditsRefunded` those given back; free calls add calls only.
+ * `callsByTransport` counts entries that recorded their transport (all since transports were).
+ */
+export interface UsageRow {
+  /** YYYY-MM-DD, UTC. */
+  date: string;
+  operation: string;
+  calls: number;
+  creditsCharged: number;
+  creditsRefunded: number;
+  callsByTransport: Record<Transport, number>;
+}
+
+/** The days to read usage of: `since` and `until` as ISO 8601 times (inclusive, exclusive). */
+export interface UsageQuery {
+  since: string;
+  until: string;
+}
+
+/** The usage rows of ledger entries, by day then operation (for adapters that aggregate in memory). */
+export function usageRows(entries: readonly LedgerEntry[]): UsageRow[] {
+  const rows = new Map<string, UsageRow>();
+  for (const entry of entries) {
+    const date = entry.createdAt.slice(0, 10);
+    const id = `${date} ${entry.operation}`;
+    let row = rows.get(id);
+    if (!row) {
+      row = {
+        date,
+        operation: entry.operation,
+        calls: 0,
+        creditsCharged: 0,
+        creditsRefunded: 0,
+        callsByTransport: { rest: 0, mcp: 0, v2: 0 },
+      };
+      rows.set(id, row);
+    }
+    row.calls += 1;
+    if (entry.status === 'refunded') row.creditsRefunded += entry.cost;
+    else row.creditsCharged += entry.cost;
+    if (entry.transport) row.callsByTransport[entry.transport] += 1;
+  }
+  return [...rows.values()].sort(
+    (a, b) => a.date.localeCompare(b.date) || a.operation.localeCompare(b.operation),
+  );
+}
+
+/** An account read to count: the account's window for them, and a key use to record with it. */
+export interface AccountReadRequest {
+  accountId: string;
+  rateLimit: RateLimitSetting;
+  now: number;
+  /** As on `AdmissionRequest`: a use of the key (`lastUsedAt`) an admitted read records. */
+  keyUse?: { keyId: string; at: string };
+}
+
+/** A request counted (or not) against a rate window of its own, apart from the lookups' window. */
+export type WindowAdmission = { outcome: 'admitted' | 'rate_limited'; window: WindowState };
 
 export interface BalanceState {
   balance: number;
@@ -171,6 +266,8 @@ export interface BalanceState {
   granted: number;
   /** Admitted billed requests not settled yet. */
   pending: InflightEntry[];
+  /** The lookups' rate window as stored (absent before the first admission), read without counting. */
+  window?: StoredWindow;
 }
 
 export interface BillingStore {
@@ -198,6 +295,13 @@ export interface BillingStore {
   keySpend(accountId: string, keyId: string, now: number): Promise<KeySpend>;
   /** Ledger entries of an account, newest first, pending ones included. */
   entries(accountId: string, query?: LedgerQuery): Promise<LedgerEntry[]>;
+  /** The account's usage by UTC day and operation over a range, from its ledger (see `UsageRow`). */
+  usage(accountId: string, query: UsageQuery): Promise<UsageRow[]>;
+  /**
+   * Counts an account read (GET /v1/account…) against the account's window for them, kept apart
+   * from the lookups' window: one atomic step, exact under concurrency like `admit`.
+   */
+  admitAccountRead(request: AccountReadRequest): Promise<WindowAdmission>;
   /**
    * Settles every request still in flight that was admitted before `cutoff` (ISO 8601): completes a
    * settlement that a crash interrupted, and refunds the others. Safe at any time, repeatedly.

@@ -17,6 +17,7 @@ import type { Clock } from '../clock.js';
 import { admitted, limitExceeded, limiterUnavailable, type RateDecision } from '../limits/rolling-window.js';
 import type { Logger } from '../logger.js';
 import type {
+  AccountReadRequest,
   AdmissionRequest,
   BalanceState,
   BillingStore,
@@ -27,6 +28,8 @@ import type {
   LedgerEntry,
   LedgerQuery,
   Transport,
+  UsageQuery,
+  UsageRow,
 } from './billing-store.js';
 import type { CapRefusal, KeySpend, SpendCaps } from './spend-caps.js';
 
@@ -36,9 +39,12 @@ export type {
   CreditOutcome,
   InflightEntry,
   LedgerEntry,
+  LedgerPosition,
   LedgerQuery,
   LedgerStatus,
   Transport,
+  UsageQuery,
+  UsageRow,
 } from './billing-store.js';
 
 export interface AdmissionInput {
@@ -109,6 +115,29 @@ export class CreditLedger {
 
   entries(accountId: string, query?: LedgerQuery): Promise<LedgerEntry[]> {
     return this.store.entries(accountId, query);
+  }
+
+  usage(accountId: string, query: UsageQuery): Promise<UsageRow[]> {
+    return this.store.usage(accountId, query);
+  }
+
+  /**
+   * Counts an account read against the account reads' own window (never the lookups'); fails open
+   * like the lookups' limiter, since an account read spends nothing.
+   */
+  async admitAccountRead(input: Omit<AccountReadRequest, 'now'>): Promise<RateDecision> {
+    const { accountId, rateLimit } = input;
+    try {
+      const admission = await this.store.admitAccountRead({ ...input, now: this.clock.now() });
+      if (admission.outcome === 'rate_limited') return this.limited({ accountId }, admission.window).rate;
+      return admitted(admission.window);
+    } catch (error) {
+      this.logger.warn(
+        { err: error, accountId, reason: 'limiter_unavailable' },
+        'account-read limiter failed open',
+      );
+      return limiterUnavailable(rateLimit);
+    }
   }
 
   /**

@@ -36,6 +36,54 @@ export function windowStartAt(now: number, setting: RateLimitSetting): number {
   return Math.floor(now / windowMs) * windowMs;
 }
 
+/** A window as a store keeps it: the current fixed window's start and count, and the count before it. */
+export interface StoredWindow {
+  /** Absent before the first request counted. */
+  windowStart?: number;
+  windowCount: number;
+  previousCount: number;
+}
+
+/**
+ * The window `now` counts in, from what a store holds: the stored window if it is the current one
+ * (or later: another process's clock is ahead, and its window stands), the stored count as the
+ * previous window's if that one just closed, nothing otherwise. Counts nothing itself.
+ */
+export function windowAt(
+  stored: StoredWindow | undefined,
+  setting: RateLimitSetting,
+  now: number,
+): WindowState {
+  const windowMs = setting.windowSeconds * 1000;
+  let windowStart = windowStartAt(now, setting);
+  let at = now;
+  if (stored?.windowStart !== undefined && stored.windowStart > windowStart) {
+    windowStart = stored.windowStart;
+    at = Math.max(now, windowStart);
+  }
+  const sameWindow = stored?.windowStart === windowStart;
+  const previousCount = sameWindow
+    ? (stored?.previousCount ?? 0)
+    : stored?.windowStart === windowStart - windowMs
+      ? (stored?.windowCount ?? 0)
+      : 0;
+  const currentCount = sameWindow ? (stored?.windowCount ?? 0) : 0;
+  return { limit: setting.limit, windowMs, windowStart, now: at, previousCount, currentCount };
+}
+
+/** What is left of a window without counting a request: `X-RateLimit-Remaining` and `-Reset` before one. */
+export function windowStanding(state: WindowState): {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+} {
+  return {
+    limit: state.limit,
+    remaining: Math.max(0, currentAllowance(state) - state.currentCount),
+    resetSeconds: secondsUntilReset(state),
+  };
+}
+
 /** Requests the current window may hold in total at `now`, given the previous window's weight. */
 export function currentAllowance(state: Omit<WindowState, 'currentCount'>): number {
   const elapsed = (state.now - state.windowStart) / state.windowMs;

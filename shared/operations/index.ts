@@ -7,6 +7,7 @@
 import type { Family } from '../../schemas/operation-definition.js';
 import type { OperationImplementation, RunnerRuntime } from '../pipeline/operation.js';
 import type { DataSource } from '../sources/data-source.js';
+import * as account from './account.js';
 import * as companies from './companies.js';
 import { type DataDependencies, defaultDataDependencies } from './data-runtime.js';
 import * as emails from './emails.js';
@@ -29,6 +30,7 @@ export const familyModules = {
   jobs,
   emails: { createImplementations: (runtime) => emails.createImplementations(runtime) },
   websites: { createImplementations: (runtime) => websites.createImplementations(runtime) },
+  account: { createImplementations: (runtime) => account.createImplementations(runtime) },
 } satisfies Record<Family, FamilyModule>;
 
 /** `source` replaces the data source the settings choose (tests compare sources through the app). */

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { RunMeta } from '../../schemas/envelope.js';
 import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
+import type { Principal } from '../auth/authenticator.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -21,6 +22,8 @@ export interface RunContext {
   api: ApiFamily;
   requestId: string;
   accountId: string;
+  /** Who calls: the account reads (schemas/operations/account.ts) answer about its account and key. */
+  principal: Principal;
   clock: Clock;
 }
 

@@ -2,9 +2,11 @@
  * The billed pipeline, shared by every transport once it has a request id and has passed its own
  * protocol checks: authenticate → authorize → validate → admit (rate limit and debit, one step) →
  * run under a deadline → settle (charge or refund) → envelope. It never throws: every outcome is a
- * PublicResponse.
+ * PublicResponse. An account read (`metering: 'account'`) takes the same path with another
+ * admission: counted in the account reads' own window, never debited, never ledgered.
  */
 import type { OperationVariant } from '../../schemas/operation-definition.js';
+import type { RateLimitSetting } from '../accounts/accounts.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { AdmissionDecision, CreditLedger, InflightEntry, Transport } from '../billing/credit-ledger.js';
 import { type SpendCaps, spendable } from '../billing/spend-caps.js';
@@ -33,6 +35,8 @@ export interface PipelineDependencies {
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
+  /** The window of account reads, per account, apart from its lookups' rate limit (ACCOUNT_RATE_LIMIT). */
+  accountReads: RateLimitSetting;
 }
 
 export interface LookupRequest {
@@ -107,11 +111,14 @@ export class LookupPipeline {
       const run = operation.accept(request.input, request.variant);
 
       const caps = spendCapsOf(principal);
-      const admission = await this.admit(operation, requestId, principal, request.transport, caps);
-      Object.assign(
-        accountHeaders,
-        rateLimitHeaders(admission.rate, principal.account.rateLimit.windowSeconds),
-      );
+      const accountRead = operation.definition.metering === 'account';
+      const admission = accountRead
+        ? await this.admitAccountRead(principal)
+        : await this.admit(operation, requestId, principal, request.transport, caps);
+      const policy: RatePolicy = accountRead
+        ? { name: 'account', windowSeconds: this.deps.accountReads.windowSeconds }
+        : { name: 'lookups', windowSeconds: principal.account.rateLimit.windowSeconds };
+      Object.assign(accountHeaders, rateLimitHeaders(admission.rate, policy));
       if (admission.outcome === 'rate_limited')
         throw new RateLimitExceededError(admission.rate.retryAfterSeconds ?? 1);
       if (admission.outcome === 'insufficient_credits') {
@@ -128,9 +135,12 @@ export class LookupPipeline {
             admission.balance === undefined ? undefined : spendable(admission.balance, caps, admission.spend),
             state,
             request.transport,
+            principal,
             caps,
           )
-        : await this.runFree(operation, run, requestId, principal, request.transport);
+        : operation.definition.metering === 'account'
+          ? await this.execute(operation, run, requestId, principal, apiFamily(request.transport))
+          : await this.runFree(operation, run, requestId, principal, request.transport);
       return {
         outcome: {
           response: {
@@ -197,6 +207,16 @@ export class LookupPipeline {
     }
   }
 
+  /** An account read: free and unrecorded, counted in its own window, which fails open. */
+  private async admitAccountRead(principal: Principal): Promise<AdmissionDecision> {
+    const rate = await this.deps.ledger.admitAccountRead({
+      accountId: principal.account.accountId,
+      rateLimit: this.deps.accountReads,
+      keyUse: principal.keyUse,
+    });
+    return rate.allowed ? { outcome: 'admitted', rate } : { outcome: 'rate_limited', rate };
+  }
+
   private async runFree(
     operation: RegisteredOperation,
     run: AcceptedRun,
@@ -220,7 +240,7 @@ export class LookupPipeline {
       });
     const recorded = record(entry);
     try {
-      return await this.execute(operation, run, requestId, entry.accountId, apiFamily(transport));
+      return await this.execute(operation, run, requestId, principal, apiFamily(transport));
     } catch (error) {
       await recorded;
       await record({ ...entry, httpStatus: toApiError(error).status });
@@ -238,6 +258,7 @@ export class LookupPipeline {
     remaining: number | undefined,
     state: RequestState,
     transport: Transport | undefined,
+    principal: Principal,
     caps: SpendCaps | undefined,
   ): Promise<RunResult> {
     state.accountHeaders['X-Credits-Remaining'] = String(remaining);
@@ -245,7 +266,7 @@ export class LookupPipeline {
     state.debited = entry.cost;
     let result: RunResult;
     try {
-      result = await this.execute(operation, run, entry.requestId, entry.accountId, apiFamily(transport));
+      result = await this.execute(operation, run, entry.requestId, principal, apiFamily(transport));
     } catch (error) {
       throw await this.settleFailure(entry, toApiError(error), operation, state, caps);
     }
@@ -295,7 +316,7 @@ export class LookupPipeline {
     operation: RegisteredOperation,
     run: AcceptedRun,
     requestId: string,
-    accountId: string,
+    principal: Principal,
     api: ApiFamily,
   ): Promise<RunResult> {
     const { definition } = operation;
@@ -317,7 +338,8 @@ export class LookupPipeline {
           operationId: definition.id,
           api,
           requestId,
-          accountId,
+          accountId: principal.account.accountId,
+          principal,
           clock: this.deps.clock,
         }),
         deadline,
@@ -350,8 +372,14 @@ function apiFamily(transport: Transport | undefined): ApiFamily {
   return transport === 'v2' ? 'v2' : 'v1';
 }
 
-/** The quota policy's name in the IETF fields: the one policy every metered call counts against. */
-const RATE_LIMIT_POLICY = 'lookups';
+/**
+ * The window a call counted in, as the IETF fields name it: `lookups` (the account's rate limit) or
+ * `account` (the account reads' own window).
+ */
+interface RatePolicy {
+  name: 'lookups' | 'account';
+  windowSeconds: number;
+}
 
 /**
  * X-RateLimit-* and, with the same values, the IETF fields of draft-ietf-httpapi-ratelimit-headers-11
@@ -359,14 +387,14 @@ const RATE_LIMIT_POLICY = 'lookups';
  * remaining quota `r` and the seconds `t` until the window resets). `RateLimit` is left out, as
  * X-RateLimit-Remaining is, when the limiter could not count.
  */
-function rateLimitHeaders(rate: RateDecision, windowSeconds: number): Record<string, string> {
+function rateLimitHeaders(rate: RateDecision, policy: RatePolicy): Record<string, string> {
   const headers: Record<string, string> = {
     'X-RateLimit-Limit': String(rate.limit),
-    'RateLimit-Policy': `"${RATE_LIMIT_POLICY}";q=${rate.limit};w=${windowSeconds}`,
+    'RateLimit-Policy': `"${policy.name}";q=${rate.limit};w=${policy.windowSeconds}`,
   };
   if (rate.remaining !== undefined) headers['X-RateLimit-Remaining'] = String(rate.remaining);
   if (rate.resetSeconds !== undefined) headers['X-RateLimit-Reset'] = String(rate.resetSeconds);
   if (rate.remaining !== undefined && rate.resetSeconds !== undefined)
-    headers.RateLimit = `"${RATE_LIMIT_POLICY}";r=${rate.remaining};t=${rate.resetSeconds}`;
+    headers.RateLimit = `"${policy.name}";r=${rate.remaining};t=${rate.resetSeconds}`;
   return headers;
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
+import { DATA_FAMILIES } from '../../schemas/functions.js';
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { expectError } from '../support/assertions.js';
 import { harnessForFile } from '../support/harness.js';
@@ -35,8 +36,7 @@ const noMatch: Record<string, Record<string, string>> = {
 
 /** Data lookups with v1 paths; those of the /api/v2 listing only are tested in test/v2/. */
 const dataOperations = (catalog as readonly OperationDefinition[]).filter(
-  (operation) =>
-    operation.family !== 'emails' && operation.family !== 'websites' && operation.variants.length > 0,
+  (operation) => DATA_FAMILIES.includes(operation.family) && operation.variants.length > 0,
 );
 const query = (parameters: Record<string, string>) => new URLSearchParams(parameters).toString();
 

@@ -13,7 +13,8 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Attribution, AuditEntry } from '../../shared/accounts/accounts.js';
 import { revokeKey } from '../../shared/accounts/provisioning.js';
-import type { LedgerEntry } from '../../shared/billing/credit-ledger.js';
+import type { LedgerPosition } from '../../shared/billing/billing-store.js';
+import type { LedgerEntry, LedgerQuery } from '../../shared/billing/credit-ledger.js';
 import { createRepositories } from '../../shared/service.js';
 import type { DynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { exportSnapshot } from '../../shared/store/dynamodb/export-snapshot.js';
@@ -103,6 +104,111 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
     expect(await ids({ since: t1, until: t2 })).toEqual(['req_t1']);
     expect(await ids({ since: t0, until: t2, limit: 1 })).toEqual(['req_t1']);
     expect(await ids({ since: new Date(Date.parse(t2) + 1).toISOString() })).toEqual([]);
+  });
+
+  it('reads the ledger by request id, by operation and after a position, for paging', async () => {
+    const { ledger } = harness.repositories;
+    const { account } = await harness.provision({ credits: 10 });
+    const { accountId } = account;
+    clock.advance(60_000);
+    // Two entries at one instant: the position orders them by request id.
+    for (const requestId of ['req_p0', 'req_p1']) await ledger.charge(await admit(accountId, requestId), 200);
+    clock.advance(1_000);
+    await ledger.recordUsage(
+      ledger.freeEntry({ requestId: 'req_p2', accountId, operation: 'emails.disposable', transport: 'v2' }),
+    );
+    clock.advance(1_000);
+    await admit(accountId, 'req_p3');
+    const ids = async (query: LedgerQuery) =>
+      (await ledger.entries(accountId, query)).map((entry) => entry.requestId);
+    expect(await ids({})).toEqual(['req_p3', 'req_p2', 'req_p1', 'req_p0']);
+    expect(await ids({ requestId: 'req_p1' })).toEqual(['req_p1']);
+    expect(await ids({ requestId: 'req_p3' })).toEqual(['req_p3']);
+    expect(await ids({ requestId: '__proto__' })).toEqual([]);
+    expect(await ids({ operation: 'emails.disposable' })).toEqual(['req_p2']);
+    expect(await ids({ operation: 'test.priced', limit: 2 })).toEqual(['req_p3', 'req_p1']);
+    const pages: string[][] = [];
+    let after: LedgerPosition | undefined;
+    for (;;) {
+      const page = await ledger.entries(accountId, { limit: 1, ...(after ? { after } : {}) });
+      if (page.length === 0) break;
+      pages.push(page.map((entry) => entry.requestId));
+      const last = page.at(-1) as LedgerEntry;
+      after = { createdAt: last.createdAt, requestId: last.requestId };
+    }
+    expect(pages).toEqual([['req_p3'], ['req_p2'], ['req_p1'], ['req_p0']]);
+  });
+
+  it('sums usage by UTC day and operation from the ledger: charged, refunded, in flight, free', async () => {
+    const { ledger } = harness.repositories;
+    const { account } = await harness.provision({ credits: 10 });
+    const { accountId } = account;
+    const dayStart = Math.ceil(clock.now() / 86_400_000) * 86_400_000;
+    clock.set(dayStart + 3_600_000);
+    const day = iso().slice(0, 10);
+    await ledger.charge(await admit(accountId, 'req_u0'), 200);
+    await ledger.refund(await admit(accountId, 'req_u1'), 'upstream_error', 502);
+    await admit(accountId, 'req_u2');
+    await ledger.recordUsage(
+      ledger.freeEntry({ requestId: 'req_u3', accountId, operation: 'emails.disposable', transport: 'mcp' }),
+    );
+    clock.advance(86_400_000);
+    const nextDay = iso().slice(0, 10);
+    await ledger.charge(await admit(accountId, 'req_u4'), 200);
+    const range = { since: `${day}T00:00:00.000Z`, until: new Date(dayStart + 2 * 86_400_000).toISOString() };
+    const none = { rest: 0, mcp: 0, v2: 0 };
+    expect(await ledger.usage(accountId, range)).toEqual([
+      {
+        date: day,
+        operation: 'emails.disposable',
+        calls: 1,
+        creditsCharged: 0,
+        creditsRefunded: 0,
+        callsByTransport: { ...none, mcp: 1 },
+      },
+      {
+        date: day,
+        operation: 'test.priced',
+        calls: 3,
+        creditsCharged: 2,
+        creditsRefunded: 1,
+        callsByTransport: none,
+      },
+      {
+        date: nextDay,
+        operation: 'test.priced',
+        calls: 1,
+        creditsCharged: 1,
+        creditsRefunded: 0,
+        callsByTransport: none,
+      },
+    ]);
+    expect(
+      await ledger.usage(accountId, { since: `${nextDay}T00:00:00.000Z`, until: range.until }),
+    ).toHaveLength(1);
+  });
+
+  it('counts account reads in a window of their own, exactly under concurrency, apart from lookups', async () => {
+    const { account } = await harness.provision({ credits: 10 });
+    const { accountId } = account;
+    const setting = { limit: 5, windowSeconds: 60 };
+    clock.set(Math.ceil(clock.now() / 60_000) * 60_000 + 1_000);
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        harness.store.billing.admitAccountRead({ accountId, rateLimit: setting, now: clock.now() }),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome.outcome === 'admitted')).toHaveLength(5);
+    // The lookups' window is untouched: state() reads it without counting.
+    expect((await harness.repositories.ledger.state(accountId)).window).toBeUndefined();
+    await admit(accountId, 'req_w0');
+    expect((await harness.repositories.ledger.state(accountId)).window).toMatchObject({ windowCount: 1 });
+    expect((await harness.repositories.ledger.state(accountId)).window).toMatchObject({ windowCount: 1 });
+    clock.advance(120_000);
+    expect(
+      (await harness.store.billing.admitAccountRead({ accountId, rateLimit: setting, now: clock.now() }))
+        .outcome,
+    ).toBe('admitted');
   });
 
   it('records grants and adjustments with time, actor and reason, and they add up to granted', async () => {
@@ -367,7 +473,7 @@ describe('on SQLite, a file written before schema version 5', () => {
     const raw = new DatabaseSync(path);
     raw.exec(`DROP TABLE key_spend; ALTER TABLE inflight DROP COLUMN capped;
       ALTER TABLE api_keys DROP COLUMN daily_credit_cap; ALTER TABLE api_keys DROP COLUMN monthly_credit_cap;
-      DROP TABLE credit_entries; DROP TABLE account_audit;
+      DROP TABLE credit_entries; DROP TABLE account_audit; DROP TABLE rate_windows;
       ALTER TABLE inflight DROP COLUMN key_id; ALTER TABLE ledger DROP COLUMN key_id;
       INSERT INTO balances (account_id, balance, granted) VALUES ('acct_old', 9, 10);
       INSERT INTO api_keys (key_hash, key_id, account_id, preview, created_at)

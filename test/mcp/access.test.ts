@@ -118,6 +118,20 @@ describe('OAuth', () => {
     expect(body.meta.requestId).toBe(response.headers.get('x-request-id'));
   });
 
+  it('lets a linked OAuth identity read its account over get_account, with no key', async () => {
+    const client = await connectClient(`${app.url}?toolsets=account`, await token());
+    try {
+      const result = (await client.callTool({ name: 'get_account', arguments: {} })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect((result.structuredContent as { data: unknown }).data).toMatchObject({
+        accountId: linkedAccountId,
+        key: null,
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('lets a linked OAuth identity list and call tools, billed to its account', async () => {
     const client = await connectClient(app.url, await token());
     try {

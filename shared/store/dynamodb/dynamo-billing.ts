@@ -34,6 +34,7 @@
  */
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type {
+  AccountReadRequest,
   Admission,
   AdmissionRequest,
   BalanceState,
@@ -45,10 +46,19 @@ import type {
   LedgerQuery,
   Settlement,
   SettleResult,
+  UsageQuery,
+  UsageRow,
+  WindowAdmission,
 } from '../../billing/billing-store.js';
-import { inflightEntryOf, settledEntryOf } from '../../billing/billing-store.js';
+import {
+  inflightEntryOf,
+  matchesLedgerQuery,
+  newestFirst,
+  settledEntryOf,
+  usageRows,
+} from '../../billing/billing-store.js';
 import { capRefusal, isCapped, type KeySpend, spendPeriods } from '../../billing/spend-caps.js';
-import { currentAllowance, type WindowState, windowStartAt } from '../../limits/rolling-window.js';
+import { currentAllowance, type WindowState, windowAt, windowStartAt } from '../../limits/rolling-window.js';
 import { balanceFields } from '../records/balance.js';
 import { ledgerEntryRecord } from '../records/ledger-entry.js';
 import { recordCodec } from '../records/stored-record.js';
@@ -69,6 +79,8 @@ import { type ItemKey, itemKeys, itemName, itemTypes } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
 import { UpdateExpression } from './update-expression.js';
 
+/** The name of the account reads' window item (keys.ts `rateWindow`). */
+const ACCOUNT_WINDOW = 'account';
 /** Races lost in a row before an admission gives up (only window roll-overs race). */
 const MAX_ATTEMPTS = 8;
 /** Settled entries one admission removes at most, keeping the expression small. */
@@ -78,6 +90,11 @@ const MAX_TRACKED_ACCOUNTS = 10_000;
 /** What a write of the balance item returns of it (`UPDATED_NEW`): the values it changed. */
 const balanceAfterWrite = recordCodec('balance', balanceFields.pick({ balance: true }));
 const windowAfterWrite = recordCodec('balance', balanceFields.pick({ windowCount: true }));
+/** An account's rate window item apart from its balance item (`admitAccountRead`). */
+const rateWindowItem = recordCodec(
+  'rate window',
+  balanceFields.pick({ windowStart: true, windowCount: true, previousCount: true }),
+);
 
 type WindowBase = Omit<WindowState, 'currentCount'>;
 
@@ -156,6 +173,7 @@ export class DynamoBillingStore implements BillingStore {
       balance: item?.balance ?? 0,
       granted: item?.granted ?? 0,
       pending: item ? await this.pending(item) : [],
+      ...(item?.windowStart === undefined ? {} : { window: item }),
     };
   }
 
@@ -254,24 +272,42 @@ export class DynamoBillingStore implements BillingStore {
     return keySpendOf(spendOf(Item ?? {}, itemName(this.table.table, key)), keyId, now);
   }
 
+  /**
+   * A Query of the account's ledger items (never a scan): the time range and a cursor's position
+   * bound the sort key; a request id or an operation is a filter on what the range reads. Entries
+   * still in flight come from the balance item, filtered the same way in memory.
+   */
   async entries(accountId: string, query: LedgerQuery = {}): Promise<LedgerEntry[]> {
     const { limit } = query;
-    const inRange = (entry: { createdAt: string }) =>
-      (query.since === undefined || entry.createdAt >= query.since) &&
-      (query.until === undefined || entry.createdAt < query.until);
+    const filters: string[] = [];
+    const values: Record<string, unknown> = {};
+    if (query.requestId !== undefined) {
+      filters.push('requestId = :requestId');
+      values[':requestId'] = query.requestId;
+    }
+    if (query.operation !== undefined) {
+      filters.push('operation = :operation');
+      values[':operation'] = query.operation;
+    }
+    // Sort keys are `LEDGER#<createdAt>#<requestId>`: one at `until` sorts after `LEDGER#<until>`,
+    // so BETWEEN keeps `since` inclusive and `until` exclusive; `LEDGER$` follows every ledger key.
+    // A cursor's position is a bound too: BETWEEN keeps its own item, which the filter below drops.
+    const until = query.until === undefined ? LEDGER_END : `${itemKeys.ledgerPrefix}${query.until}`;
+    const after = query.after && ledgerKey({ accountId, ...query.after }).sk;
+    const upper = after !== undefined && after < until ? after : until;
     const settled: LedgerEntry[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await this.table.doc.send(
         new QueryCommand({
           TableName: this.table.table,
-          // Sort keys are `LEDGER#<createdAt>#<requestId>`: one at `until` sorts after `LEDGER#<until>`,
-          // so BETWEEN keeps `since` inclusive and `until` exclusive; `LEDGER$` follows every ledger key.
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
           ExpressionAttributeValues: {
             ':pk': itemKeys.account(accountId).pk,
             ':from': `${itemKeys.ledgerPrefix}${query.since ?? ''}`,
-            ':to': query.until === undefined ? LEDGER_END : `${itemKeys.ledgerPrefix}${query.until}`,
+            ':to': upper,
+            ...values,
           },
           ScanIndexForward: false,
           ConsistentRead: true,
@@ -279,17 +315,83 @@ export class DynamoBillingStore implements BillingStore {
           ...(limit ? { Limit: limit - settled.length } : {}),
         }),
       );
-      settled.push(...(page.Items ?? []).map((item) => this.toLedgerEntry(item)));
+      const read = (page.Items ?? []).map((item) => this.toLedgerEntry(item));
+      settled.push(...read.filter((entry) => matchesLedgerQuery(entry, query)));
       startKey = limit && settled.length >= limit ? undefined : page.LastEvaluatedKey;
     } while (startKey);
     const item = await this.read(accountId);
     const listed = new Set(settled.map((entry) => entry.requestId));
     const unlisted = item
-      ? (await this.classify(item)).filter((held) => !listed.has(held.entry.requestId) && inRange(held.entry))
+      ? (await this.classify(item)).filter(
+          (held) => !listed.has(held.entry.requestId) && matchesLedgerQuery(held.entry, query),
+        )
       : [];
     const all = [...settled, ...unlisted.map(({ entry, held }) => asLedgerEntry(held ?? entry))];
     all.sort((a, b) => newestFirst(a, b));
     return limit === undefined ? all : all.slice(0, limit);
+  }
+
+  /** Aggregated in memory from the range's ledger entries (one Query of the account's items). */
+  async usage(accountId: string, query: UsageQuery): Promise<UsageRow[]> {
+    return usageRows(await this.entries(accountId, { since: query.since, until: query.until }));
+  }
+
+  /**
+   * The account reads' window is an item of its own (not the balance item every lookup writes):
+   * read, then one conditional write that holds only if nobody counted in between, retried when
+   * another request won the race.
+   */
+  async admitAccountRead({
+    accountId,
+    rateLimit,
+    now,
+    keyUse,
+  }: AccountReadRequest): Promise<WindowAdmission> {
+    const key = itemKeys.rateWindow(accountId, ACCOUNT_WINDOW);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const { Item } = await this.table.doc.send(
+        new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
+      );
+      const seen = Item && rateWindowItem.decode(Item, itemName(this.table.table, key));
+      const window = windowAt(seen, rateLimit, now);
+      const allowance = currentAllowance(window);
+      if (window.currentCount >= allowance) return { outcome: 'rate_limited', window };
+      const update = new UpdateExpression();
+      if (seen?.windowStart === window.windowStart) {
+        // Counting in the stored window: concurrent requests all succeed while it has room.
+        update
+          .set(`windowCount = windowCount + ${update.value(1)}`)
+          .when(
+            `windowStart = ${update.value(window.windowStart)}`,
+            `windowCount < ${update.value(allowance)}`,
+          );
+      } else {
+        update
+          .set(
+            `${update.name('type')} = ${update.value(itemTypes.rateWindow)}`,
+            `windowStart = ${update.value(window.windowStart)}`,
+            `previousCount = ${update.value(window.previousCount)}`,
+            `windowCount = ${update.value(1)}`,
+          )
+          .when(
+            seen?.windowStart === undefined
+              ? 'attribute_not_exists(pk)'
+              : `windowStart = ${update.value(seen.windowStart)}`,
+          );
+      }
+      try {
+        const { Attributes } = await this.table.doc.send(
+          update.command(this.table.table, key, 'UPDATED_NEW'),
+        );
+        const { windowCount } = this.after(windowAfterWrite, key, Attributes);
+        if (keyUse) await this.recordKeyUse(accountId, keyUse);
+        return { outcome: 'admitted', window: { ...window, currentCount: windowCount } };
+      } catch (error) {
+        // Another request opened the window, or took its last room: read again.
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    throw new Error(`An account read of ${accountId} lost ${MAX_ATTEMPTS} races in a row.`);
   }
 
   async reconcile(cutoff: string, settledAt: string): Promise<LedgerEntry[]> {
@@ -401,6 +503,22 @@ export class DynamoBillingStore implements BillingStore {
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
+    }
+  }
+
+  /**
+   * A key use outside an admission (account reads): on the balance item, where key uses live; an
+   * item without a key-use map (written before they moved there) is left for the next admission.
+   */
+  private async recordKeyUse(accountId: string, keyUse: { keyId: string; at: string }): Promise<void> {
+    const update = new UpdateExpression();
+    update
+      .set(`keyUse.${update.name(keyUse.keyId)} = ${update.value(keyUse.at)}`)
+      .when('attribute_exists(keyUse)');
+    try {
+      await this.table.doc.send(update.command(this.table.table, itemKeys.balance(accountId)));
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
     }
   }
 
@@ -632,8 +750,4 @@ function asLedgerEntry(entry: InflightEntry | LedgerEntry): LedgerEntry {
   if ('status' in entry) return entry;
   const { capped: _spendBookkeeping, ...pending } = entry;
   return { ...pending, status: 'pending' };
-}
-
-function newestFirst(a: LedgerEntry, b: LedgerEntry): number {
-  return b.createdAt.localeCompare(a.createdAt) || b.requestId.localeCompare(a.requestId);
 }

@@ -38,6 +38,11 @@ export const itemKeys = {
     sk: `AUDIT#${createdAt}#${auditId}`,
   }),
   auditPrefix: 'AUDIT#',
+  /** A rate window of the account apart from the lookups' one (kept on the balance item), by name. */
+  rateWindow: (accountId: string, name: string): ItemKey => ({
+    pk: accountPk(accountId),
+    sk: `WINDOW#${name}`,
+  }),
   cursor: (cursorId: string): ItemKey => ({ pk: `CURSOR#${cursorId}`, sk: 'CURSOR' }),
   /** One of the concurrency slots of a host for one kind of work (limits/host-slots.ts). */
   hostSlot: (kind: string, host: string, slot: number): ItemKey => ({
@@ -68,6 +73,7 @@ export const itemTypes = {
   ledger: 'ledger',
   credit: 'credit',
   audit: 'audit',
+  rateWindow: 'rateWindow',
   cursor: 'cursor',
   setting: 'setting',
   hostSlot: 'hostSlot',

@@ -166,7 +166,18 @@ const schema = [
   ) STRICT;
   CREATE INDEX account_audit_by_time ON account_audit (account_id, created_at, audit_id);
   `,
-  // Version 6: spend caps per key, and each capped key's spend per UTC day ('YYYY-MM-DD') and month
+  // Version 6: rate windows kept apart from the lookups' one (account reads: GET /v1/account…).
+  `
+  CREATE TABLE rate_windows (
+    account_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    window_start INTEGER NOT NULL,
+    window_count INTEGER NOT NULL,
+    previous_count INTEGER NOT NULL,
+    PRIMARY KEY (account_id, name)
+  ) STRICT;
+  `,
+  // Version 7: spend caps per key, and each capped key's spend per UTC day ('YYYY-MM-DD') and month
   // ('YYYY-MM'), counted by the admission that takes the balance (billing/spend-caps.ts).
   `
   ALTER TABLE api_keys ADD COLUMN daily_credit_cap INTEGER;

@@ -8,7 +8,9 @@
  * checked and counted by the admission's transaction and given back by a refund's; the admission
  * drops the key's rows of earlier periods.
  */
+
 import type {
+  AccountReadRequest,
   Admission,
   AdmissionRequest,
   BalanceState,
@@ -20,10 +22,13 @@ import type {
   LedgerQuery,
   Settlement,
   SettleResult,
+  UsageQuery,
+  UsageRow,
+  WindowAdmission,
 } from '../../billing/billing-store.js';
 import { inflightEntryOf, settledEntryOf } from '../../billing/billing-store.js';
 import { capRefusal, isCapped, type KeySpend, spendPeriods } from '../../billing/spend-caps.js';
-import { currentAllowance, windowStartAt } from '../../limits/rolling-window.js';
+import { currentAllowance, windowAt } from '../../limits/rolling-window.js';
 import { type BalanceRecord, balanceRecord } from '../records/balance.js';
 import { creditEntryRecord } from '../records/credit-entry.js';
 import { inflightEntryRecord, ledgerEntryRecord } from '../records/ledger-entry.js';
@@ -31,6 +36,9 @@ import type { Database } from './database.js';
 import { rowName } from './rows.js';
 
 type Row = Record<string, unknown>;
+
+/** The name of the account reads' window in `rate_windows`. */
+const ACCOUNT_WINDOW = 'account';
 
 export class SqliteBillingStore implements BillingStore {
   constructor(private readonly database: Database) {}
@@ -76,7 +84,12 @@ export class SqliteBillingStore implements BillingStore {
       .statement('SELECT * FROM inflight WHERE account_id = ? ORDER BY created_at, request_id')
       .all(accountId)
       .map(toInflight);
-    return { balance: row?.balance ?? 0, granted: row?.granted ?? 0, pending };
+    return {
+      balance: row?.balance ?? 0,
+      granted: row?.granted ?? 0,
+      pending,
+      ...(row?.windowStart === undefined ? {} : { window: row }),
+    };
   }
 
   /**
@@ -88,23 +101,9 @@ export class SqliteBillingStore implements BillingStore {
     return this.database.write(
       (): Admission => {
         const row = this.balanceRow(accountId);
-        const windowMs = rateLimit.windowSeconds * 1000;
-        let now = request.now;
-        let windowStart = windowStartAt(now, rateLimit);
-        if (row?.windowStart !== undefined && row.windowStart > windowStart) {
-          // Another process's clock is ahead and opened a later window: count in that one.
-          windowStart = row.windowStart;
-          now = Math.max(now, windowStart);
-        }
-        const sameWindow = row?.windowStart === windowStart;
-        const previousCount = sameWindow
-          ? (row?.previousCount ?? 0)
-          : row?.windowStart === windowStart - windowMs
-            ? (row?.windowCount ?? 0)
-            : 0;
-        const base = { limit: rateLimit.limit, windowMs, windowStart, now, previousCount };
-        const window = { ...base, currentCount: sameWindow ? (row?.windowCount ?? 0) : 0 };
-        if (window.currentCount >= currentAllowance(base)) return { outcome: 'rate_limited', window };
+        const window = windowAt(row, rateLimit, request.now);
+        const { windowStart, previousCount, now } = window;
+        if (window.currentCount >= currentAllowance(window)) return { outcome: 'rate_limited', window };
         const balance = row?.balance ?? 0;
         const caps = cost > 0 && isCapped(request.caps) ? request.caps : undefined;
         const spend = caps && this.spendOf(accountId, caps.keyId, now);
@@ -121,11 +120,7 @@ export class SqliteBillingStore implements BillingStore {
              window_count = excluded.window_count, previous_count = excluded.previous_count`,
           )
           .run(accountId, windowStart, window.currentCount + 1, previousCount, cost);
-        if (request.keyUse) {
-          this.database
-            .statement('UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND account_id = ?')
-            .run(request.keyUse.at, request.keyUse.keyId, accountId);
-        }
+        if (request.keyUse) this.recordKeyUse(accountId, request.keyUse);
         const admitted = { ...window, currentCount: window.currentCount + 1 };
         if (cost === 0) return { outcome: 'admitted', window: admitted };
         const entry = inflightEntryOf(request, now);
@@ -172,21 +167,92 @@ export class SqliteBillingStore implements BillingStore {
   }
 
   async entries(accountId: string, query: LedgerQuery = {}): Promise<LedgerEntry[]> {
-    // No bound is the empty string below and U+FFFF above every ISO 8601 time.
+    // No bound is the empty string below and U+FFFF above every ISO 8601 time; a NULL filter none.
+    const filters = `account_id = ?1 AND created_at >= ?3 AND created_at < ?4
+      AND (?5 IS NULL OR request_id = ?5) AND (?6 IS NULL OR operation = ?6)
+      AND (?7 IS NULL OR created_at < ?7 OR (created_at = ?7 AND request_id < ?8))`;
     return this.database
       .statement(
         `SELECT account_id, request_id, operation, cost, transport, key_id, status, http_status,
              refund_reason, created_at, settled_at
-           FROM ledger WHERE account_id = ?1 AND created_at >= ?3 AND created_at < ?4
+           FROM ledger WHERE ${filters}
          UNION ALL
          SELECT account_id, request_id, operation, cost, transport, key_id, 'pending', NULL, NULL,
              created_at, NULL
-           FROM inflight WHERE account_id = ?1 AND created_at >= ?3 AND created_at < ?4
+           FROM inflight WHERE ${filters}
          ORDER BY created_at DESC, request_id DESC
          LIMIT ?2`,
       )
-      .all(accountId, query.limit ?? -1, query.since ?? '', query.until ?? '\uffff')
+      .all(
+        accountId,
+        query.limit ?? -1,
+        query.since ?? '',
+        query.until ?? '\uffff',
+        query.requestId ?? null,
+        query.operation ?? null,
+        query.after?.createdAt ?? null,
+        query.after?.requestId ?? null,
+      )
       .map(toLedgerEntry);
+  }
+
+  /** Summed in SQL over the ledger's time index (in-flight rows count as charged so far). */
+  async usage(accountId: string, query: UsageQuery): Promise<UsageRow[]> {
+    return this.database
+      .statement(
+        `SELECT substr(created_at, 1, 10) AS date, operation, count(*) AS calls,
+             sum(CASE WHEN status = 'refunded' THEN 0 ELSE cost END) AS charged,
+             sum(CASE WHEN status = 'refunded' THEN cost ELSE 0 END) AS refunded,
+             sum(transport = 'rest') AS rest, sum(transport = 'mcp') AS mcp, sum(transport = 'v2') AS v2
+           FROM (SELECT created_at, operation, cost, transport, status FROM ledger
+                   WHERE account_id = ?1 AND created_at >= ?2 AND created_at < ?3
+                 UNION ALL
+                 SELECT created_at, operation, cost, transport, 'pending' FROM inflight
+                   WHERE account_id = ?1 AND created_at >= ?2 AND created_at < ?3)
+         GROUP BY date, operation
+         ORDER BY date, operation`,
+      )
+      .all(accountId, query.since, query.until)
+      .map((row) => ({
+        date: String(row.date),
+        operation: String(row.operation),
+        calls: Number(row.calls),
+        creditsCharged: Number(row.charged),
+        creditsRefunded: Number(row.refunded),
+        callsByTransport: { rest: Number(row.rest ?? 0), mcp: Number(row.mcp ?? 0), v2: Number(row.v2 ?? 0) },
+      }));
+  }
+
+  /** Its own row per account, so account reads never take room from lookups. Fails open, like a free call. */
+  async admitAccountRead({
+    accountId,
+    rateLimit,
+    now,
+    keyUse,
+  }: AccountReadRequest): Promise<WindowAdmission> {
+    return this.database.write((): WindowAdmission => {
+      const row = this.database
+        .statement('SELECT * FROM rate_windows WHERE account_id = ? AND name = ?')
+        .get(accountId, ACCOUNT_WINDOW);
+      const window = windowAt(
+        row && {
+          windowStart: Number(row.window_start),
+          windowCount: Number(row.window_count),
+          previousCount: Number(row.previous_count),
+        },
+        rateLimit,
+        now,
+      );
+      if (window.currentCount >= currentAllowance(window)) return { outcome: 'rate_limited', window };
+      this.database
+        .statement(
+          `INSERT OR REPLACE INTO rate_windows (account_id, name, window_start, window_count, previous_count)
+           VALUES (?, ?, ?, ?, ?)`,
+        )
+        .run(accountId, ACCOUNT_WINDOW, window.windowStart, window.currentCount + 1, window.previousCount);
+      if (keyUse) this.recordKeyUse(accountId, keyUse);
+      return { outcome: 'admitted', window: { ...window, currentCount: window.currentCount + 1 } };
+    }, 'bestEffort');
   }
 
   async reconcile(cutoff: string, settledAt: string): Promise<LedgerEntry[]> {
@@ -207,6 +273,12 @@ export class SqliteBillingStore implements BillingStore {
           return reconciled;
         }),
     );
+  }
+
+  private recordKeyUse(accountId: string, keyUse: { keyId: string; at: string }): void {
+    this.database
+      .statement('UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND account_id = ?')
+      .run(keyUse.at, keyUse.keyId, accountId);
   }
 
   private balanceRow(accountId: string): BalanceRecord | undefined {
