@@ -69,6 +69,17 @@ describe('RateLimit-Policy and RateLimit', () => {
     expect(fields(refunded.headers)).toEqual(expectedFields(refunded.headers));
   });
 
+  it("name the account reads' own window on GET /v1/account, with its values", async () => {
+    const { apiKey } = await harness.provision({ rateLimit: { limit: 50, windowSeconds: 60 } });
+    const response = await harness.get('/v1/account', apiKey);
+    expect(response.status).toBe(200);
+    const limit = response.headers.get('x-ratelimit-limit');
+    expect(response.headers.get('ratelimit-policy')).toMatch(new RegExp(`^"account";q=${limit};w=\\d+$`));
+    expect(response.headers.get('ratelimit')).toBe(
+      `"account";r=${response.headers.get('x-ratelimit-remaining')};t=${response.headers.get('x-ratelimit-reset')}`,
+    );
+  });
+
   it('are not sent where X-RateLimit-* are not: a refused key', async () => {
     const unauthorized = await harness.get(PRICED_PATH, 'lk_live_nope');
     expect(unauthorized.status).toBe(401);
