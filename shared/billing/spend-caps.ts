@@ -46,12 +46,6 @@ export function spendPeriods(at: number | string): { day: string; month: string 
   return { day, month: day.slice(0, 7) };
 }
 
-/** No spend yet in the periods of `now`. */
-export function noSpend(now: number): KeySpend {
-  const { day, month } = spendPeriods(now);
-  return { day, dailySpent: 0, month, monthlySpent: 0 };
-}
-
 /**
  * The cap `cost` more credits would go over, or undefined when both have room. When both are over,
  * the monthly cap is named: the call fits no sooner than the month starts over.
