@@ -127,6 +127,20 @@ export class InsufficientCreditsError extends ApiError {
   }
 }
 
+/** A call one of the calling key's spend caps does not cover (billing/spend-caps.ts). */
+export class SpendCapReachedError extends ApiError {
+  constructor(
+    cost: number,
+    refusal: { period: 'daily' | 'monthly'; cap: number; left: number; resetsAt: string },
+  ) {
+    super('insufficient_credits', {
+      message:
+        `This key's ${refusal.period} credit cap of ${creditCount(refusal.cap)} has ${refusal.left} left and ` +
+        `this call costs ${creditCount(cost)}; the cap resets at ${refusal.resetsAt}.`,
+    });
+  }
+}
+
 export class InsufficientScopeError extends ApiError {
   constructor(message: string) {
     super('insufficient_scope', { message });

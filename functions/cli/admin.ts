@@ -239,7 +239,17 @@ recordsChange(
       'ISO 8601 date or date-time after which the key stops working',
       futureInstant,
     )
-    .option('--label <label>', "operator's note on what the key is for", text),
+    .option('--label <label>', "operator's note on what the key is for", text)
+    .option(
+      '--daily-credit-cap <credits>',
+      'credits the key may spend per UTC day (default: no cap)',
+      integer(1),
+    )
+    .option(
+      '--monthly-credit-cap <credits>',
+      'credits the key may spend per UTC month (default: no cap)',
+      integer(1),
+    ),
 ).action((accountId: string, options: NewKeyOptions & Attributed) =>
   runCommand((context) => issueKey(context, accountId, { ...options, ...by(options) })),
 );

@@ -41,6 +41,8 @@ export interface NewKeyOptions extends Attribution {
   scopes?: Family[];
   expiresAt?: string;
   label?: string;
+  dailyCreditCap?: number;
+  monthlyCreditCap?: number;
 }
 
 /**
@@ -52,7 +54,19 @@ export const DEFAULT_RECONCILE_AGE_SECONDS = Math.ceil(longestDeadlineMs() / 100
 /** A key as operators see it: never its hash. */
 function keyView(key: ApiKeyRecord) {
   const { keyId, preview, label, scopes, createdAt, expiresAt, revokedAt, lastUsedAt } = key;
-  return { keyId, preview, label, scopes, createdAt, expiresAt, revokedAt, lastUsedAt };
+  const { dailyCreditCap, monthlyCreditCap } = key;
+  return {
+    keyId,
+    preview,
+    label,
+    scopes,
+    createdAt,
+    expiresAt,
+    revokedAt,
+    lastUsedAt,
+    dailyCreditCap,
+    monthlyCreditCap,
+  };
 }
 
 export async function createAccount({ repositories, config }: CommandContext, options: NewAccountOptions) {
@@ -172,7 +186,13 @@ export async function issueKey({ repositories }: CommandContext, accountId: stri
   const { apiKey, record } = await issueAuditedKey(
     repositories,
     accountId,
-    { scopes: options.scopes ?? null, expiresAt: options.expiresAt ?? null, label: options.label ?? null },
+    {
+      scopes: options.scopes ?? null,
+      expiresAt: options.expiresAt ?? null,
+      label: options.label ?? null,
+      dailyCreditCap: options.dailyCreditCap ?? null,
+      monthlyCreditCap: options.monthlyCreditCap ?? null,
+    },
     attribution(options),
   );
   return { accountId, apiKey, ...keyView(record) };

@@ -47,6 +47,18 @@ export interface ApiKeyRecord {
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  /** Credits the key may spend per UTC day and per UTC month (billing/spend-caps.ts); null: no cap. */
+  dailyCreditCap: number | null;
+  monthlyCreditCap: number | null;
+}
+
+/** What an issuer may set on a new key. */
+export interface KeyOptions {
+  scopes?: Family[] | null;
+  expiresAt?: string | null;
+  label?: string | null;
+  dailyCreditCap?: number | null;
+  monthlyCreditCap?: number | null;
 }
 
 export interface IssuedKey {
@@ -82,10 +94,7 @@ export class ApiKeyRepository {
     private readonly clock: Clock,
   ) {}
 
-  async issue(
-    accountId: string,
-    options: { scopes?: Family[] | null; expiresAt?: string | null; label?: string | null } = {},
-  ): Promise<IssuedKey> {
+  async issue(accountId: string, options: KeyOptions = {}): Promise<IssuedKey> {
     const apiKey = generateApiKey();
     const record: ApiKeyRecord = {
       keyId: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
@@ -98,6 +107,8 @@ export class ApiKeyRepository {
       expiresAt: options.expiresAt ?? null,
       revokedAt: null,
       lastUsedAt: null,
+      dailyCreditCap: options.dailyCreditCap ?? null,
+      monthlyCreditCap: options.monthlyCreditCap ?? null,
     };
     await this.store.insert(record);
     return { apiKey, record };

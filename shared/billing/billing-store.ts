@@ -8,12 +8,14 @@
  *   granted = Σ amount of credit entries (grants and adjustments, with time, actor and reason)
  *   granted − Σ cost of `charged` ledger entries = balance + Σ cost of pending (in-flight) entries
  *
- * and a request is refunded at most once. (Credits granted before credit entries were recorded are
+ * and a request is refunded at most once; for a key with spend caps (spend-caps.ts), its spend in a
+ * UTC day or month = Σ cost of its charged and pending entries admitted in that period. (Credits granted before credit entries were recorded are
  * in `granted` without an entry; `history` shows them as one unrecorded sum.) docs/state.md
  * describes how each adapter keeps it.
  */
 import type { RateLimitSetting } from '../accounts/accounts.js';
 import type { StoredWindow, WindowState } from '../limits/rolling-window.js';
+import { type CapRefusal, isCapped, type KeySpend, type SpendCaps } from './spend-caps.js';
 
 export const ledgerStatuses = ['pending', 'charged', 'refunded'] as const;
 export type LedgerStatus = (typeof ledgerStatuses)[number];
@@ -53,6 +55,11 @@ export interface InflightEntry {
    * entries written before callers were recorded.
    */
   keyId?: string;
+  /**
+   * Admitted against the key's spend caps (spend-caps.ts): its cost counts in the key's spend of the
+   * day and month of `createdAt`, and a refund gives it back there.
+   */
+  capped?: boolean;
   createdAt: string;
 }
 
@@ -69,6 +76,8 @@ export interface AdmissionRequest {
   transport?: Transport;
   /** Recorded on the entry: see `InflightEntry.keyId`. */
   keyId?: string;
+  /** The calling key's spend caps, checked in the same step as the balance (none: not capped). */
+  caps?: SpendCaps;
 }
 
 /** The in-flight entry an admitted billed request leaves, the same in every adapter. */
@@ -80,19 +89,35 @@ export function inflightEntryOf(request: AdmissionRequest, now: number): Infligh
     cost: request.cost,
     ...(request.transport ? { transport: request.transport } : {}),
     ...(request.keyId ? { keyId: request.keyId } : {}),
+    ...(isCapped(request.caps) ? { capped: true } : {}),
     createdAt: new Date(now).toISOString(),
   };
+}
+
+/** The final ledger entry of a settled request (the `capped` mark stays with the in-flight entry). */
+export function settledEntryOf(entry: InflightEntry, settlement: Settlement): LedgerEntry {
+  const { capped: _spendBookkeeping, ...recorded } = entry;
+  return { ...recorded, ...settlement };
 }
 
 export type Admission =
   /**
    * Counted, and for a cost the debit taken (`balance` after it) and `entry` in flight; `window`
-   * includes this request.
+   * includes this request; `spend` the capped key's spend with it.
    */
-  | { outcome: 'admitted'; window: WindowState; balance?: number; entry?: InflightEntry }
+  | { outcome: 'admitted'; window: WindowState; balance?: number; entry?: InflightEntry; spend?: KeySpend }
   | { outcome: 'rate_limited'; window: WindowState }
-  /** Nothing written: the window had room, the balance did not. */
-  | { outcome: 'insufficient_credits'; window: WindowState; balance: number };
+  /**
+   * Nothing written: the window had room, and the balance or (`cap`) one of the key's spend caps did
+   * not; `spend` is the capped key's spend.
+   */
+  | {
+      outcome: 'insufficient_credits';
+      window: WindowState;
+      balance: number;
+      cap?: CapRefusal;
+      spend?: KeySpend;
+    };
 
 export interface Settlement {
   status: 'charged' | 'refunded';
@@ -107,6 +132,8 @@ export interface SettleResult {
   refunded: boolean;
   /** The balance after a refund; absent on a charge, where the admission already told it. */
   balance?: number;
+  /** After a refund of a capped entry: the key's spend in the periods it was admitted in. */
+  spend?: KeySpend;
 }
 
 export const creditKinds = ['grant', 'adjustment'] as const;
@@ -255,12 +282,17 @@ export interface BillingStore {
   /** Credit entries of an account, newest first. */
   credits(accountId: string): Promise<CreditEntry[]>;
   state(accountId: string): Promise<BalanceState>;
-  /** One atomic step: the rate window's allowance, then the balance; see `Admission`. */
+  /**
+   * One atomic step: the rate window's allowance, then the key's spend caps, then the balance; see
+   * `Admission`. A capped admission adds the cost to the key's spend of the day and month.
+   */
   admit(request: AdmissionRequest): Promise<Admission>;
   /** Ends an in-flight request: keeps the charge or gives it back (at most once), and ledgers it. */
   settle(entry: InflightEntry, settlement: Settlement): Promise<SettleResult>;
   /** The ledger entry of a free call, written once it is over. */
   recordUsage(entry: LedgerEntry): Promise<void>;
+  /** A key's spend in the UTC day and month of `now` (zero when it is not capped). */
+  keySpend(accountId: string, keyId: string, now: number): Promise<KeySpend>;
   /** Ledger entries of an account, newest first, pending ones included. */
   entries(accountId: string, query?: LedgerQuery): Promise<LedgerEntry[]>;
   /** The account's usage by UTC day and operation over a range, from its ledger (see `UsageRow`). */

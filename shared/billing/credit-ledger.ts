@@ -31,6 +31,7 @@ import type {
   UsageQuery,
   UsageRow,
 } from './billing-store.js';
+import type { CapRefusal, KeySpend, SpendCaps } from './spend-caps.js';
 
 export type {
   BalanceState,
@@ -55,12 +56,20 @@ export interface AdmissionInput {
   keyUse?: { keyId: string; at: string };
   transport?: Transport;
   keyId?: string;
+  caps?: SpendCaps;
 }
 
+/** `spend`: a capped key's spend after the admission (or as it refused); `cap`: the cap that refused. */
 export type AdmissionDecision =
-  | { outcome: 'admitted'; rate: RateDecision; balance?: number; entry?: InflightEntry }
+  | { outcome: 'admitted'; rate: RateDecision; balance?: number; entry?: InflightEntry; spend?: KeySpend }
   | { outcome: 'rate_limited'; rate: RateDecision }
-  | { outcome: 'insufficient_credits'; rate: RateDecision; balance: number };
+  | {
+      outcome: 'insufficient_credits';
+      rate: RateDecision;
+      balance: number;
+      cap?: CapRefusal;
+      spend?: KeySpend;
+    };
 
 export class CreditLedger {
   constructor(
@@ -97,6 +106,11 @@ export class CreditLedger {
 
   state(accountId: string): Promise<BalanceState> {
     return this.store.state(accountId);
+  }
+
+  /** A key's spend in the current UTC day and month, for showing what is left of its caps. */
+  keySpend(accountId: string, keyId: string): Promise<KeySpend> {
+    return this.store.keySpend(accountId, keyId, this.clock.now());
   }
 
   entries(accountId: string, query?: LedgerQuery): Promise<LedgerEntry[]> {
@@ -142,13 +156,21 @@ export class CreditLedger {
           rate: admitted(admission.window),
           balance: admission.balance,
           entry: admission.entry,
+          ...(admission.spend ? { spend: admission.spend } : {}),
         };
       case 'rate_limited':
         return this.limited(input, admission.window);
       case 'insufficient_credits': {
         const counted = await this.admitFree({ ...request, cost: 0 });
         if (counted.outcome === 'rate_limited') return counted;
-        return { outcome: 'insufficient_credits', rate: counted.rate, balance: admission.balance };
+        const { balance, cap, spend } = admission;
+        return {
+          outcome: 'insufficient_credits',
+          rate: counted.rate,
+          balance,
+          ...(cap ? { cap } : {}),
+          ...(spend ? { spend } : {}),
+        };
       }
     }
   }

@@ -34,7 +34,19 @@ export const successHeaders = (billed: boolean) => ({
   'X-RateLimit-Limit': headerSchema('Requests admitted per rolling window.'),
   'X-RateLimit-Remaining': headerSchema('Requests still admitted now.'),
   'X-RateLimit-Reset': headerSchema('Whole seconds until the window is back to full capacity.'),
-  ...(billed ? { 'X-Credits-Remaining': headerSchema('Credit balance after this call.') } : {}),
+  'RateLimit-Policy': headerSchema(
+    'The rate limit as an IETF structured field (draft-ietf-httpapi-ratelimit-headers-11): "lookups";q=<X-RateLimit-Limit>;w=<window seconds>.',
+  ),
+  RateLimit: headerSchema(
+    'The rate limit now as an IETF structured field: "lookups";r=<X-RateLimit-Remaining>;t=<X-RateLimit-Reset>.',
+  ),
+  ...(billed
+    ? {
+        'X-Credits-Remaining': headerSchema(
+          "Credit balance after this call; for a key with spend caps, the least of the balance and what is left of the key's caps.",
+        ),
+      }
+    : {}),
 });
 
 /**

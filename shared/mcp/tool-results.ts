@@ -15,6 +15,8 @@ const LOOKUP_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
   'Retry-After',
 ] as const;
 
@@ -71,7 +73,10 @@ const ADVICE = new Map<ErrorCode, string>([
   ['invalid_request', 'Change the arguments as error.details says, then call again.'],
   ['cursor_expired', 'Call again without cursor to restart from the first page.'],
   ['invalid_api_key', 'The credentials are missing, wrong or inactive: the user must fix the configuration.'],
-  ['insufficient_credits', 'The account is out of credits: the user must top up before a new call.'],
+  [
+    'insufficient_credits',
+    "The account is out of credits, or the key's spend cap is reached (the message says which): the user must top up, or wait for the cap's reset, before a new call.",
+  ],
   [
     'insufficient_scope',
     'The account is suspended or may not use this tool: the user must resolve the account first.',

@@ -9,6 +9,7 @@ import type { OperationVariant } from '../../schemas/operation-definition.js';
 import type { RateLimitSetting } from '../accounts/accounts.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { AdmissionDecision, CreditLedger, InflightEntry, Transport } from '../billing/credit-ledger.js';
+import { type SpendCaps, spendable } from '../billing/spend-caps.js';
 import type { Clock } from '../clock.js';
 import {
   type ApiError,
@@ -16,6 +17,7 @@ import {
   InternalError,
   LookupTimeoutError,
   RateLimitExceededError,
+  SpendCapReachedError,
   storeFailure,
   toApiError,
 } from '../errors.js';
@@ -108,15 +110,20 @@ export class LookupPipeline {
       this.deps.authenticator.authorize(principal, operation.definition);
       const run = operation.accept(request.input, request.variant);
 
-      const admission =
-        operation.definition.metering === 'account'
-          ? await this.admitAccountRead(principal)
-          : await this.admit(operation, requestId, principal, request.transport);
-      Object.assign(accountHeaders, rateLimitHeaders(admission.rate));
+      const caps = spendCapsOf(principal);
+      const accountRead = operation.definition.metering === 'account';
+      const admission = accountRead
+        ? await this.admitAccountRead(principal)
+        : await this.admit(operation, requestId, principal, request.transport, caps);
+      const policy: RatePolicy = accountRead
+        ? { name: 'account', windowSeconds: this.deps.accountReads.windowSeconds }
+        : { name: 'lookups', windowSeconds: principal.account.rateLimit.windowSeconds };
+      Object.assign(accountHeaders, rateLimitHeaders(admission.rate, policy));
       if (admission.outcome === 'rate_limited')
         throw new RateLimitExceededError(admission.rate.retryAfterSeconds ?? 1);
       if (admission.outcome === 'insufficient_credits') {
-        accountHeaders['X-Credits-Remaining'] = String(admission.balance);
+        accountHeaders['X-Credits-Remaining'] = String(spendable(admission.balance, caps, admission.spend));
+        if (admission.cap) throw new SpendCapReachedError(operation.price, admission.cap);
         throw new InsufficientCreditsError(operation.price, admission.balance);
       }
 
@@ -125,10 +132,11 @@ export class LookupPipeline {
             operation,
             run,
             admission.entry,
-            admission.balance,
+            admission.balance === undefined ? undefined : spendable(admission.balance, caps, admission.spend),
             state,
             request.transport,
             principal,
+            caps,
           )
         : operation.definition.metering === 'account'
           ? await this.execute(operation, run, requestId, principal, apiFamily(request.transport))
@@ -179,6 +187,7 @@ export class LookupPipeline {
     requestId: string,
     principal: Principal,
     transport: Transport | undefined,
+    caps: SpendCaps | undefined,
   ): Promise<AdmissionDecision> {
     try {
       return await this.deps.ledger.admit({
@@ -190,6 +199,7 @@ export class LookupPipeline {
         keyUse: principal.keyUse,
         transport,
         keyId: callerId(principal),
+        ...(caps ? { caps } : {}),
       });
     } catch (error) {
       // Only billed admissions throw: no free lookups while credits cannot be counted.
@@ -244,19 +254,21 @@ export class LookupPipeline {
     operation: RegisteredOperation,
     run: AcceptedRun,
     entry: InflightEntry,
-    balance: number | undefined,
+    /** What the key may still spend after the debit (the balance, unless the key is capped). */
+    remaining: number | undefined,
     state: RequestState,
     transport: Transport | undefined,
     principal: Principal,
+    caps: SpendCaps | undefined,
   ): Promise<RunResult> {
-    state.accountHeaders['X-Credits-Remaining'] = String(balance);
+    state.accountHeaders['X-Credits-Remaining'] = String(remaining);
     state.creditCost = entry.cost;
     state.debited = entry.cost;
     let result: RunResult;
     try {
       result = await this.execute(operation, run, entry.requestId, principal, apiFamily(transport));
     } catch (error) {
-      throw await this.settleFailure(entry, toApiError(error), operation, state);
+      throw await this.settleFailure(entry, toApiError(error), operation, state, caps);
     }
     try {
       await this.deps.ledger.charge(entry, 200);
@@ -276,14 +288,16 @@ export class LookupPipeline {
     error: ApiError,
     operation: RegisteredOperation,
     state: RequestState,
+    caps: SpendCaps | undefined,
   ): Promise<ApiError> {
     const keepsCharge = operation.definition.settlement.chargedErrors.includes(error.code) || !error.refund;
     try {
       if (keepsCharge) {
         await this.deps.ledger.charge(entry, error.status);
       } else {
-        const { balance } = await this.deps.ledger.refund(entry, error.code, error.status);
-        if (balance !== undefined) state.accountHeaders['X-Credits-Remaining'] = String(balance);
+        const { balance, spend } = await this.deps.ledger.refund(entry, error.code, error.status);
+        if (balance !== undefined)
+          state.accountHeaders['X-Credits-Remaining'] = String(spendable(balance, caps, spend));
         state.creditCost = 0;
       }
       return error;
@@ -346,14 +360,41 @@ function callerId(principal: Principal): string | undefined {
   return principal.oauthSubject === undefined ? undefined : `oauth:${principal.oauthSubject}`;
 }
 
+/** The calling key's spend caps; none for a key without caps or an OAuth caller. */
+function spendCapsOf(principal: Principal): SpendCaps | undefined {
+  const key = principal.key;
+  if (!key || (key.dailyCreditCap === null && key.monthlyCreditCap === null)) return undefined;
+  return { keyId: key.keyId, dailyCreditCap: key.dailyCreditCap, monthlyCreditCap: key.monthlyCreditCap };
+}
+
 /** REST v1 and MCP serve the v1 bodies (MCP's results are the REST bodies); v2 is its own family. */
 function apiFamily(transport: Transport | undefined): ApiFamily {
   return transport === 'v2' ? 'v2' : 'v1';
 }
 
-function rateLimitHeaders(rate: RateDecision): Record<string, string> {
-  const headers: Record<string, string> = { 'X-RateLimit-Limit': String(rate.limit) };
+/**
+ * The window a call counted in, as the IETF fields name it: `lookups` (the account's rate limit) or
+ * `account` (the account reads' own window).
+ */
+interface RatePolicy {
+  name: 'lookups' | 'account';
+  windowSeconds: number;
+}
+
+/**
+ * X-RateLimit-* and, with the same values, the IETF fields of draft-ietf-httpapi-ratelimit-headers-11
+ * (structured fields: `RateLimit-Policy` gives the quota `q` per window `w` seconds, `RateLimit` the
+ * remaining quota `r` and the seconds `t` until the window resets). `RateLimit` is left out, as
+ * X-RateLimit-Remaining is, when the limiter could not count.
+ */
+function rateLimitHeaders(rate: RateDecision, policy: RatePolicy): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-RateLimit-Limit': String(rate.limit),
+    'RateLimit-Policy': `"${policy.name}";q=${rate.limit};w=${policy.windowSeconds}`,
+  };
   if (rate.remaining !== undefined) headers['X-RateLimit-Remaining'] = String(rate.remaining);
   if (rate.resetSeconds !== undefined) headers['X-RateLimit-Reset'] = String(rate.resetSeconds);
+  if (rate.remaining !== undefined && rate.resetSeconds !== undefined)
+    headers.RateLimit = `"${policy.name}";r=${rate.remaining};t=${rate.resetSeconds}`;
   return headers;
 }

@@ -471,10 +471,14 @@ describe('on SQLite, a file written before schema version 5', () => {
     // A version-4 file: today's schema without what later versions added, holding an entry of its time.
     await createSqliteStore(path).close();
     const raw = new DatabaseSync(path);
-    raw.exec(`DROP TABLE credit_entries; DROP TABLE account_audit; DROP TABLE rate_windows;
+    raw.exec(`DROP TABLE key_spend; ALTER TABLE inflight DROP COLUMN capped;
+      ALTER TABLE api_keys DROP COLUMN daily_credit_cap; ALTER TABLE api_keys DROP COLUMN monthly_credit_cap;
+      DROP TABLE credit_entries; DROP TABLE account_audit; DROP TABLE rate_windows;
       DROP TABLE console_sessions; DROP TABLE passkeys; DROP TABLE passkey_challenges;
       ALTER TABLE inflight DROP COLUMN key_id; ALTER TABLE ledger DROP COLUMN key_id;
       INSERT INTO balances (account_id, balance, granted) VALUES ('acct_old', 9, 10);
+      INSERT INTO api_keys (key_hash, key_id, account_id, preview, created_at)
+        VALUES ('hash_old', 'key_old', 'acct_old', 'lk_live_abcd…', '2025-01-01T00:00:00.000Z');
       PRAGMA user_version = 4;`);
     raw
       .prepare(
@@ -507,6 +511,10 @@ describe('on SQLite, a file written before schema version 5', () => {
       ]);
       expect(await ledger.credits('acct_old')).toEqual([]);
       expect(await ledger.state('acct_old')).toMatchObject({ balance: 9, granted: 10 });
+      // A key issued before spend caps existed has none.
+      expect(await createRepositories(store).keys.list('acct_old')).toEqual([
+        expect.objectContaining({ keyId: 'key_old', dailyCreditCap: null, monthlyCreditCap: null }),
+      ]);
     } finally {
       await store.close();
     }

@@ -49,6 +49,8 @@ interface KeyView {
   scopes: string[] | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  dailyCreditCap?: number | null;
+  monthlyCreditCap?: number | null;
 }
 
 interface IssuedKey extends KeyView {
@@ -140,6 +142,8 @@ describe.concurrent('without a server running, the CLI opens the store itself', 
           expiresAt: null,
           revokedAt: null,
           lastUsedAt: null,
+          dailyCreditCap: null,
+          monthlyCreditCap: null,
         },
       ],
     });
@@ -393,6 +397,24 @@ describe.concurrent('without a server running, the CLI opens the store itself', 
     expect(after.find((key) => key.keyId === firstKeyId)?.revokedAt).toBeNull();
   });
 
+  it('issues a key with daily and monthly credit caps and lists them; other keys have none', async () => {
+    const { accountId, keyId: firstKeyId } = await createAccount(dataDir);
+    const issued = await cli<IssuedKey>(
+      dataDir,
+      ...['keys', 'issue', accountId, '--daily-credit-cap', '10', '--monthly-credit-cap', '200'],
+    );
+    expect(issued).toMatchObject({ accountId, dailyCreditCap: 10, monthlyCreditCap: 200 });
+    const listed = await cli<KeyView[]>(dataDir, 'keys', 'list', accountId);
+    expect(listed.find((key) => key.keyId === issued.keyId)).toMatchObject({
+      dailyCreditCap: 10,
+      monthlyCreditCap: 200,
+    });
+    expect(listed.find((key) => key.keyId === firstKeyId)).toMatchObject({
+      dailyCreditCap: null,
+      monthlyCreditCap: null,
+    });
+  });
+
   it('suspends and resumes an account', async () => {
     const { accountId } = await createAccount(dataDir);
     expect(await cli(dataDir, 'accounts', 'suspend', accountId)).toMatchObject({
@@ -423,6 +445,8 @@ describe.concurrent('without a server running, the CLI opens the store itself', 
     ['a blank name', ['accounts', 'create', '--name', ' '], /--name/],
     ['an expiry that is not ISO 8601', ['keys', 'issue', 'acct_x', '--expires-at', 'tomorrow'], /ISO 8601/],
     ['an expiry in the past', ['keys', 'issue', 'acct_x', '--expires-at', '2020-01-01'], /not in the future/],
+    ['a zero daily credit cap', ['keys', 'issue', 'acct_x', '--daily-credit-cap', '0'], /"0"/],
+    ['a fractional monthly credit cap', ['keys', 'issue', 'acct_x', '--monthly-credit-cap', '2.5'], /"2\.5"/],
     ['an unknown command', ['accounts', 'delete', 'acct_x'], /^unknown command 'delete'/],
     ['a missing argument', ['credits', 'grant', 'acct_x'], /missing required argument/],
     ['a zero adjustment', ['credits', 'adjust', 'acct_x', '0', '--reason', 'r'], /non-zero whole number/],

@@ -98,6 +98,7 @@ const perRequestHeaders: Record<string, RegExp> = {
   'x-request-id': /^req_[A-Za-z0-9_-]{20}$/,
   'x-ratelimit-remaining': /^\d+$/,
   'x-ratelimit-reset': /^\d+$/,
+  ratelimit: /^"lookups";r=\d+;t=\d+$/,
 };
 
 /** The body with meta.requestId (a per-request value) checked against X-Request-Id and removed. */

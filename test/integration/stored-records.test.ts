@@ -94,6 +94,7 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
     await harness.store.billing.recordUsage(bare);
     await harness.store.billing.recordUsage(full);
     // In flight, read from its own row or from the balance item's short names.
+    // Admitted against a key's spend caps: the mark stays with the in-flight entry, not the ledger's.
     const admission = await harness.store.billing.admit({
       accountId: account.accountId,
       requestId: 'req_pending',
@@ -101,8 +102,19 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
       cost: 1,
       rateLimit: { limit: 10, windowSeconds: 60 },
       now: Date.parse('2026-01-01T00:00:04.000Z'),
+      caps: { keyId: 'key_capped', dailyCreditCap: 5, monthlyCreditCap: null },
     });
     expect(admission.outcome).toBe('admitted');
+    expect((await harness.store.billing.state(account.accountId)).pending).toStrictEqual([
+      {
+        requestId: 'req_pending',
+        accountId: account.accountId,
+        operation: 'test.priced',
+        cost: 1,
+        capped: true,
+        createdAt: '2026-01-01T00:00:04.000Z',
+      },
+    ]);
     expect(await harness.store.billing.entries(account.accountId)).toStrictEqual([
       {
         requestId: 'req_pending',
@@ -150,6 +162,19 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
       key: itemKeys.apiKeyByHash(keyHash),
       attribute: 'scopes',
       value: ['crystal-balls'],
+    });
+    await expectNamedFailure(harness.store.keys.findByHash(keyHash), 'API key', keyHash);
+  });
+
+  it('names an API key whose daily credit cap is not a positive whole number', async () => {
+    const { apiKey } = await harness.provision();
+    const keyHash = hashApiKey(apiKey);
+    await corrupt({
+      sql: 'UPDATE api_keys SET daily_credit_cap = 0 WHERE key_hash = ?',
+      params: [keyHash],
+      key: itemKeys.apiKeyByHash(keyHash),
+      attribute: 'dailyCreditCap',
+      value: 0,
     });
     await expectNamedFailure(harness.store.keys.findByHash(keyHash), 'API key', keyHash);
   });

@@ -83,6 +83,8 @@ describe.each(toolOperations.map((operation) => [operation.mcpTool, operation] a
       expect(meta.status).toBe(200);
       // Free account reads spend nothing, so they tell no balance in a header (data.credits has it).
       expect(Object.keys(meta.headers).sort()).toEqual([
+        'RateLimit',
+        'RateLimit-Policy',
         ...(operation.price > 0 ? ['X-Credits-Remaining'] : []),
         'X-RateLimit-Limit',
         'X-RateLimit-Remaining',

@@ -18,7 +18,14 @@ export async function expectError(response: Response, status: number, code: stri
   return body;
 }
 
-export const rateLimitHeaderNames = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+/** X-RateLimit-* and the IETF fields that carry the same values (RateLimit-Policy, RateLimit). */
+export const rateLimitHeaderNames = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'ratelimit-policy',
+  'ratelimit',
+];
 
 export function headerNames(response: Response): string[] {
   return [...response.headers.keys()].sort();

@@ -5,12 +5,17 @@
  *   inflight    request id → { o: operation, c: cost, t: admitted at, x: transport, k: key id, and once
  *               refunded r: reason, h: HTTP status, s: settled at }: admitted, not yet cleared
  *   keyUse      key id → last admitted use (the key's `lastUsedAt`)
+ *   spend:<keyId>/<period>   credits a capped key spent in a UTC day (`YYYY-MM-DD`) or month
+ *               (`YYYY-MM`), refunds given back (billing/spend-caps.ts). Top-level attributes, not
+ *               entries of one map: a nested path whose parent map is missing fails the write, and
+ *               items written before caps existed have no such map; a top-level attribute needs none.
  *
  * In-flight entries use short names, since every write of the item pays for its size; they read as
  * the in-flight entry record, and a refunded one also as its `refunded` ledger entry.
  */
 import { z } from 'zod';
 import type { InflightEntry, LedgerEntry, Transport } from '../../billing/billing-store.js';
+import { type KeySpend, spendPeriods } from '../../billing/spend-caps.js';
 import { type BalanceRecord, balanceRecord } from '../records/balance.js';
 import { inflightEntryRecord, ledgerEntryRecord } from '../records/ledger-entry.js';
 import { fieldsOf, recordCodec } from '../records/stored-record.js';
@@ -23,6 +28,8 @@ export interface StoredEntry {
   t: string;
   x?: Transport;
   k?: string;
+  /** Admitted against the key's spend caps (`InflightEntry.capped`). */
+  p?: boolean;
   /** Set by the refund: its reason, HTTP status and time. */
   r?: string;
   h?: number;
@@ -34,6 +41,8 @@ export interface BalanceItem extends BalanceRecord {
   inflight: Record<string, unknown>;
   /** Absent on items written before key uses moved here. */
   keyUse?: Record<string, string>;
+  /** The `spend:` attributes: name → credits. */
+  spend: Map<string, number>;
 }
 
 /** An in-flight entry, and its refund as the item notes it (undefined while not refunded). */
@@ -49,9 +58,49 @@ const balanceItemMaps = recordCodec(
 );
 const keyUsesOnly = recordCodec('balance', z.object({ keyUse: keyUses.default({}) }));
 
+const SPEND_PREFIX = 'spend:';
+const spendAttributes = recordCodec('balance', z.record(z.string(), z.number().int()));
+
 export function decodeBalanceItem(table: string, item: Record<string, unknown>): BalanceItem {
   const name = itemName(table, item);
-  return { ...balanceRecord.decode(item, name), ...balanceItemMaps.decode(item, name) };
+  return {
+    ...balanceRecord.decode(item, name),
+    ...balanceItemMaps.decode(item, name),
+    spend: spendOf(item, name),
+  };
+}
+
+/** The `spend:` attributes of an item, or of the attributes a write returned; `name` names the item. */
+export function spendOf(attributes: Record<string, unknown>, name: string): Map<string, number> {
+  const spend = Object.fromEntries(
+    Object.entries(attributes).filter(([attribute]) => attribute.startsWith(SPEND_PREFIX)),
+  );
+  return new Map(Object.entries(spendAttributes.decode(spend, name)));
+}
+
+/** The attribute counting a key's spend in a period (a day or a month). */
+export function spendName(keyId: string, period: string): string {
+  return `${SPEND_PREFIX}${keyId}/${period}`;
+}
+
+/** A key's spend in the periods of `at`, from the `spend:` attributes of an item (or a projection of it). */
+export function keySpendOf(spend: ReadonlyMap<string, number>, keyId: string, at: number | string): KeySpend {
+  const { day, month } = spendPeriods(at);
+  return {
+    day,
+    dailySpent: spend.get(spendName(keyId, day)) ?? 0,
+    month,
+    monthlySpent: spend.get(spendName(keyId, month)) ?? 0,
+  };
+}
+
+/** The `spend:` attributes of periods before those of `now`: over, to be removed by a later write. */
+export function staleSpendNames(spend: ReadonlyMap<string, number>, now: number): string[] {
+  const { day, month } = spendPeriods(now);
+  return [...spend.keys()].filter((name) => {
+    const period = name.slice(name.lastIndexOf('/') + 1);
+    return period.length === day.length ? period < day : period < month;
+  });
 }
 
 /** Key id → last use, from a balance item or the part of it a projection read. */
@@ -70,15 +119,16 @@ export function storedEntryOf(entry: InflightEntry): StoredEntry {
     t: entry.createdAt,
     ...(entry.transport ? { x: entry.transport } : {}),
     ...(entry.keyId ? { k: entry.keyId } : {}),
+    ...(entry.capped ? { p: true } : {}),
   };
 }
 
 /** One stored entry of the balance item of `accountId`. */
 export function heldEntry(table: string, accountId: string, requestId: string, stored: unknown): HeldEntry {
   const name = `in-flight entry ${requestId} of ${itemName(table, itemKeys.balance(accountId))}`;
-  const { o, c, t, x, k, r, h, s } = fieldsOf(stored);
+  const { o, c, t, x, k, p, r, h, s } = fieldsOf(stored);
   const entry = inflightEntryRecord.decode(
-    { requestId, accountId, operation: o, cost: c, transport: x, keyId: k, createdAt: t },
+    { requestId, accountId, operation: o, cost: c, transport: x, keyId: k, capped: p, createdAt: t },
     name,
   );
   if (r === undefined) return { entry };

@@ -4,16 +4,20 @@
  *
  *   windowStart, windowCount, previousCount   the rate window (current fixed window and the one before)
  *   inflight, keyUse   requests admitted and not yet cleared, and key uses (balance-item.ts)
+ *   spend:<keyId>/<period>   a capped key's spend in a UTC day and month (balance-item.ts)
  *   journal:<id>  a credit entry whose own item may not have landed yet (journal.ts)
  *
  * A billed request writes:
  *
- *   1. admit   UpdateItem of the balance item: window count + 1, balance − cost, inflight[id] = entry;
- *              condition: the window has room and balance ≥ cost. It also removes the in-flight
- *              entries of this account that this process has settled as charged since (item 2a).
+ *   1. admit   UpdateItem of the balance item: window count + 1, balance − cost, inflight[id] = entry,
+ *              and for a capped key its day's and month's spend + cost; condition: the window has
+ *              room, balance ≥ cost, and each spend + cost stays within its cap. It also removes the
+ *              in-flight entries of this account that this process has settled as charged since
+ *              (item 2a), and spend attributes of past periods that a read of the item showed.
  *   2a. charge PutItem of the final ledger item (condition: new).
  *   2b. refund PutItem of the final ledger item, and in parallel UpdateItem of the balance item:
- *              balance + cost, and the refund noted on inflight[id] (condition: in flight, not
+ *              balance + cost (and a capped entry's cost back to the spend of the day and month it
+ *              was admitted in), and the refund noted on inflight[id] (condition: in flight, not
  *              refunded yet), so the entry itself can rebuild a ledger item that did not land.
  *
  * Settled entries stay until the account's next admission in this process removes them (no write of
@@ -46,7 +50,14 @@ import type {
   UsageRow,
   WindowAdmission,
 } from '../../billing/billing-store.js';
-import { inflightEntryOf, matchesLedgerQuery, newestFirst, usageRows } from '../../billing/billing-store.js';
+import {
+  inflightEntryOf,
+  matchesLedgerQuery,
+  newestFirst,
+  settledEntryOf,
+  usageRows,
+} from '../../billing/billing-store.js';
+import { capRefusal, isCapped, type KeySpend, spendPeriods } from '../../billing/spend-caps.js';
 import { currentAllowance, type WindowState, windowAt, windowStartAt } from '../../limits/rolling-window.js';
 import { balanceFields } from '../records/balance.js';
 import { ledgerEntryRecord } from '../records/ledger-entry.js';
@@ -56,6 +67,10 @@ import {
   decodeBalanceItem,
   type HeldEntry,
   heldEntries,
+  keySpendOf,
+  spendName,
+  spendOf,
+  staleSpendNames,
   storedEntryOf,
 } from './balance-item.js';
 import { toAccount } from './dynamo-accounts.js';
@@ -90,6 +105,8 @@ export class DynamoBillingStore implements BillingStore {
   private readonly windows = new Map<string, { windowStart: number; previousCount: number }>();
   /** Per account: requests this process settled as charged whose in-flight entry is still there. */
   private readonly settled = new Map<string, Set<string>>();
+  /** Per account: spend attributes of past periods that a read showed, removed by the next admission. */
+  private readonly staleSpend = new Map<string, Set<string>>();
 
   constructor(private readonly table: DynamoTable) {}
 
@@ -183,6 +200,7 @@ export class DynamoBillingStore implements BillingStore {
       }
       // No window known for now, or the write's condition failed: read the item to learn why.
       const item = await this.read(accountId);
+      if (item) this.noteStaleSpend(accountId, item, now);
       if (!item) {
         const base = { limit: rateLimit.limit, windowMs, windowStart, now, previousCount: 0 };
         if (cost > 0)
@@ -202,8 +220,8 @@ export class DynamoBillingStore implements BillingStore {
         const base = { limit: rateLimit.limit, windowMs, windowStart, now, previousCount };
         const window = { ...base, currentCount: item.windowCount ?? 0 };
         if (window.currentCount >= currentAllowance(base)) return { outcome: 'rate_limited', window };
-        if (cost > 0 && item.balance < cost)
-          return { outcome: 'insufficient_credits', window, balance: item.balance };
+        const refused = refusal(request, item, window);
+        if (refused) return refused;
         continue;
       }
       // The item still counts an older window: this request opens the current one.
@@ -211,8 +229,8 @@ export class DynamoBillingStore implements BillingStore {
       const base = { limit: rateLimit.limit, windowMs, windowStart, now, previousCount };
       const window = { ...base, currentCount: 0 };
       if (currentAllowance(base) < 1) return { outcome: 'rate_limited', window };
-      if (cost > 0 && item.balance < cost)
-        return { outcome: 'insufficient_credits', window, balance: item.balance };
+      const refused = refusal(request, item, window);
+      if (refused) return refused;
       const admitted = await this.write(request, base, { kind: 'new-window', seen: item });
       if (admitted) {
         this.remember(this.windows, accountId, { windowStart, previousCount });
@@ -223,7 +241,7 @@ export class DynamoBillingStore implements BillingStore {
   }
 
   async settle(entry: InflightEntry, settlement: Settlement): Promise<SettleResult> {
-    const final: LedgerEntry = { ...entry, ...settlement };
+    const final = settledEntryOf(entry, settlement);
     if (settlement.status === 'charged') {
       // Not written when a reconcile settled the request first: its settlement stands.
       if (await this.putLedger(final, true)) this.markSettled(entry);
@@ -237,6 +255,21 @@ export class DynamoBillingStore implements BillingStore {
 
   async recordUsage(entry: LedgerEntry): Promise<void> {
     await this.putLedger(entry, false);
+  }
+
+  async keySpend(accountId: string, keyId: string, now: number): Promise<KeySpend> {
+    const { day, month } = spendPeriods(now);
+    const key = itemKeys.balance(accountId);
+    const { Item } = await this.table.doc.send(
+      new GetCommand({
+        TableName: this.table.table,
+        Key: key,
+        ProjectionExpression: '#day, #month',
+        ExpressionAttributeNames: { '#day': spendName(keyId, day), '#month': spendName(keyId, month) },
+        ConsistentRead: true,
+      }),
+    );
+    return keySpendOf(spendOf(Item ?? {}, itemName(this.table.table, key)), keyId, now);
   }
 
   /**
@@ -394,12 +427,8 @@ export class DynamoBillingStore implements BillingStore {
       return undefined;
     }
     // Ledger first: a crash before the refund leaves a `refunded` item the next run completes.
-    const reconciled: LedgerEntry = existing ?? {
-      ...entry,
-      status: 'refunded',
-      refundReason: 'reconciled',
-      settledAt,
-    };
+    const reconciled: LedgerEntry =
+      existing ?? settledEntryOf(entry, { status: 'refunded', refundReason: 'reconciled', settledAt });
     if (!existing && !(await this.putLedger(reconciled, true))) return this.settleStale(held, settledAt);
     const returned = await this.returnCost(entry, reconciled);
     await this.clearEntries(entry.accountId, [entry.requestId]);
@@ -450,16 +479,26 @@ export class DynamoBillingStore implements BillingStore {
     if (keyUse && !(mode.kind === 'new-window' && !mode.seen.keyUse)) {
       update.set(`keyUse.${update.name(keyUse.keyId)} = ${update.value(keyUse.at)}`);
     }
+    const caps = entry && isCapped(request.caps) ? request.caps : undefined;
+    const counted = caps ? countSpend(update, caps, cost, base.now) : [];
     const cleared = [...(this.settled.get(accountId) ?? [])].slice(0, MAX_CLEARED_PER_WRITE);
     for (const requestId of cleared) update.remove(`inflight.${update.name(requestId)}`);
+    const stale = [...(this.staleSpend.get(accountId) ?? [])]
+      .filter((name) => !counted.includes(name))
+      .slice(0, MAX_CLEARED_PER_WRITE);
+    for (const name of stale) update.remove(update.name(name));
     try {
       const key = itemKeys.balance(accountId);
       const { Attributes } = await this.table.doc.send(update.command(this.table.table, key, 'UPDATED_NEW'));
       this.forgetSettled(accountId, cleared);
+      this.forget(this.staleSpend, accountId, stale);
+      const spend =
+        caps && keySpendOf(spendOf(Attributes ?? {}, itemName(this.table.table, key)), caps.keyId, base.now);
       return {
         outcome: 'admitted',
         window: { ...base, currentCount: this.after(windowAfterWrite, key, Attributes).windowCount },
         ...(entry ? { balance: this.after(balanceAfterWrite, key, Attributes).balance, entry } : {}),
+        ...(spend ? { spend } : {}),
       };
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
@@ -526,10 +565,23 @@ export class DynamoBillingStore implements BillingStore {
         ...(refund.httpStatus === undefined ? [] : [`${path}.h = ${update.value(refund.httpStatus)}`]),
       )
       .when(`attribute_exists(${path})`, `attribute_not_exists(${path}.r)`);
+    const { keyId } = entry;
+    if (entry.capped && keyId) {
+      // Back to the periods it was taken from; one a later admission removed as past comes back at
+      // 0, and goes again with the next removal.
+      const cost = update.value(entry.cost);
+      for (const period of Object.values(spendPeriods(entry.createdAt))) {
+        const name = update.name(spendName(keyId, period));
+        update.set(`${name} = if_not_exists(${name}, ${cost}) - ${cost}`);
+      }
+    }
     const key = itemKeys.balance(entry.accountId);
     try {
       const { Attributes } = await this.table.doc.send(update.command(this.table.table, key, 'UPDATED_NEW'));
-      return { refunded: true, balance: this.after(balanceAfterWrite, key, Attributes).balance };
+      const balance = this.after(balanceAfterWrite, key, Attributes).balance;
+      if (!entry.capped || !keyId) return { refunded: true, balance };
+      const spent = spendOf(Attributes ?? {}, itemName(this.table.table, key));
+      return { refunded: true, balance, spend: keySpendOf(spent, keyId, entry.createdAt) };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       return { refunded: false, balance: (await this.read(entry.accountId))?.balance ?? 0 };
@@ -620,10 +672,19 @@ export class DynamoBillingStore implements BillingStore {
   }
 
   private forgetSettled(accountId: string, requestIds: readonly string[]): void {
-    const ids = this.settled.get(accountId);
-    if (!ids) return;
-    for (const requestId of requestIds) ids.delete(requestId);
-    if (ids.size === 0) this.settled.delete(accountId);
+    this.forget(this.settled, accountId, requestIds);
+  }
+
+  private forget(map: Map<string, Set<string>>, accountId: string, names: readonly string[]): void {
+    const known = map.get(accountId);
+    if (!known) return;
+    for (const name of names) known.delete(name);
+    if (known.size === 0) map.delete(accountId);
+  }
+
+  private noteStaleSpend(accountId: string, item: BalanceItem, now: number): void {
+    const stale = staleSpendNames(item.spend, now);
+    if (stale.length > 0) this.remember(this.staleSpend, accountId, new Set(stale));
   }
 
   /** Bounded per-process memory: when full it starts over (reconcile clears what is forgotten). */
@@ -631,6 +692,50 @@ export class DynamoBillingStore implements BillingStore {
     if (!map.has(accountId) && map.size >= MAX_TRACKED_ACCOUNTS) map.clear();
     map.set(accountId, value);
   }
+}
+
+/**
+ * Why an item whose window has room cannot admit a billed request: one of the key's spend caps, or
+ * the balance; undefined when it can.
+ */
+function refusal(request: AdmissionRequest, item: BalanceItem, window: WindowState): Admission | undefined {
+  const { cost } = request;
+  if (cost <= 0) return undefined;
+  const caps = isCapped(request.caps) ? request.caps : undefined;
+  const spend = caps && keySpendOf(item.spend, caps.keyId, window.now);
+  const cap = caps && spend && capRefusal(caps, spend, cost);
+  if (cap) return { outcome: 'insufficient_credits', window, balance: item.balance, cap, spend };
+  if (item.balance < cost)
+    return { outcome: 'insufficient_credits', window, balance: item.balance, ...(spend ? { spend } : {}) };
+  return undefined;
+}
+
+/**
+ * Adds the cost to the key's spend of the day and month of `now`, on condition that each stays
+ * within its cap; returns the attributes it sets.
+ */
+function countSpend(
+  update: UpdateExpression,
+  caps: NonNullable<AdmissionRequest['caps']>,
+  cost: number,
+  now: number,
+): string[] {
+  const { day, month } = spendPeriods(now);
+  const amount = update.value(cost);
+  const zero = update.value(0);
+  const periods = [
+    { attribute: spendName(caps.keyId, day), cap: caps.dailyCreditCap },
+    { attribute: spendName(caps.keyId, month), cap: caps.monthlyCreditCap },
+  ];
+  for (const { attribute, cap } of periods) {
+    const name = update.name(attribute);
+    update.set(`${name} = if_not_exists(${name}, ${zero}) + ${amount}`);
+    if (cap === null) continue;
+    const room = update.value(cap - cost);
+    // A cap smaller than the cost has no room even before any spend.
+    update.when(cap >= cost ? `(attribute_not_exists(${name}) OR ${name} <= ${room})` : `${name} <= ${room}`);
+  }
+  return periods.map(({ attribute }) => attribute);
 }
 
 /** Sorts after every ledger item's sort key (`$` follows `#`). */
@@ -642,5 +747,7 @@ function ledgerKey(entry: { accountId: string; createdAt: string; requestId: str
 
 /** A pending entry, or a settled one, as a ledger entry. */
 function asLedgerEntry(entry: InflightEntry | LedgerEntry): LedgerEntry {
-  return 'status' in entry ? entry : { ...entry, status: 'pending' };
+  if ('status' in entry) return entry;
+  const { capped: _spendBookkeeping, ...pending } = entry;
+  return { ...pending, status: 'pending' };
 }

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { families } from '../../../schemas/operation-definition.js';
 import type { ApiKeyRecord } from '../../auth/api-keys.js';
-import { nullable, recordCodec } from './stored-record.js';
+import { count, nullable, recordCodec } from './stored-record.js';
 
 export const apiKeyRecord = recordCodec<ApiKeyRecord>(
   'API key',
@@ -19,5 +19,8 @@ export const apiKeyRecord = recordCodec<ApiKeyRecord>(
     expiresAt: nullable(z.string()),
     revokedAt: nullable(z.string()),
     lastUsedAt: nullable(z.string()),
+    // Absent on keys issued before spend caps existed: no cap.
+    dailyCreditCap: nullable(count().positive()),
+    monthlyCreditCap: nullable(count().positive()),
   }),
 );

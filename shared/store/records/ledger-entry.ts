@@ -22,7 +22,10 @@ const inflightFields = {
   createdAt: z.string(),
 };
 
-export const inflightEntryRecord = recordCodec<InflightEntry>('in-flight entry', z.object(inflightFields));
+export const inflightEntryRecord = recordCodec<InflightEntry>(
+  'in-flight entry',
+  z.object({ ...inflightFields, capped: z.boolean().optional() }),
+);
 
 export const ledgerEntryRecord = recordCodec<LedgerEntry>(
   'ledger entry',

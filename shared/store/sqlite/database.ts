@@ -209,6 +209,20 @@ const schema = [
     expires_at INTEGER NOT NULL
   ) STRICT;
   `,
+  // Version 9: spend caps per key, and each capped key's spend per UTC day ('YYYY-MM-DD') and month
+  // ('YYYY-MM'), counted by the admission that takes the balance (billing/spend-caps.ts).
+  `
+  ALTER TABLE api_keys ADD COLUMN daily_credit_cap INTEGER;
+  ALTER TABLE api_keys ADD COLUMN monthly_credit_cap INTEGER;
+  ALTER TABLE inflight ADD COLUMN capped INTEGER;
+  CREATE TABLE key_spend (
+    account_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    period TEXT NOT NULL,
+    spent INTEGER NOT NULL,
+    PRIMARY KEY (account_id, key_id, period)
+  ) STRICT;
+  `,
 ];
 
 interface QueuedWrite {

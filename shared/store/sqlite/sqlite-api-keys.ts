@@ -57,6 +57,8 @@ function toRecord(row: Row): ApiKeyRecord {
       expiresAt: row.expires_at,
       revokedAt: row.revoked_at,
       lastUsedAt: row.last_used_at,
+      dailyCreditCap: row.daily_credit_cap,
+      monthlyCreditCap: row.monthly_credit_cap,
     },
     rowName('api_keys', row.key_hash),
   );
@@ -66,8 +68,8 @@ export function insertKey(database: Database, record: ApiKeyRecord): void {
   database
     .statement(
       `INSERT INTO api_keys (key_hash, key_id, account_id, preview, label, scopes, created_at,
-         expires_at, revoked_at, last_used_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         expires_at, revoked_at, last_used_at, daily_credit_cap, monthly_credit_cap)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       record.keyHash,
@@ -80,5 +82,7 @@ export function insertKey(database: Database, record: ApiKeyRecord): void {
       record.expiresAt,
       record.revokedAt,
       record.lastUsedAt,
+      record.dailyCreditCap,
+      record.monthlyCreditCap,
     );
 }

@@ -4,7 +4,9 @@
  * window, takes the cost and inserts the in-flight row; `settle` deletes that row, writes the final
  * ledger row and, for a refund, returns the cost. `reconcile` refunds the rows a crash left between
  * the two. A grant or adjustment changes the balance and inserts its `credit_entries` row in one
- * transaction.
+ * transaction. A capped key's spend is a `key_spend` row per key and period (UTC day and month),
+ * checked and counted by the admission's transaction and given back by a refund's; the admission
+ * drops the key's rows of earlier periods.
  */
 
 import type {
@@ -24,7 +26,8 @@ import type {
   UsageRow,
   WindowAdmission,
 } from '../../billing/billing-store.js';
-import { inflightEntryOf } from '../../billing/billing-store.js';
+import { inflightEntryOf, settledEntryOf } from '../../billing/billing-store.js';
+import { capRefusal, isCapped, type KeySpend, spendPeriods } from '../../billing/spend-caps.js';
 import { currentAllowance, windowAt } from '../../limits/rolling-window.js';
 import { type BalanceRecord, balanceRecord } from '../records/balance.js';
 import { creditEntryRecord } from '../records/credit-entry.js';
@@ -102,7 +105,12 @@ export class SqliteBillingStore implements BillingStore {
         const { windowStart, previousCount, now } = window;
         if (window.currentCount >= currentAllowance(window)) return { outcome: 'rate_limited', window };
         const balance = row?.balance ?? 0;
-        if (cost > 0 && balance < cost) return { outcome: 'insufficient_credits', window, balance };
+        const caps = cost > 0 && isCapped(request.caps) ? request.caps : undefined;
+        const spend = caps && this.spendOf(accountId, caps.keyId, now);
+        const cap = caps && spend && capRefusal(caps, spend, cost);
+        if (cap) return { outcome: 'insufficient_credits', window, balance, cap, spend };
+        if (cost > 0 && balance < cost)
+          return { outcome: 'insufficient_credits', window, balance, ...(spend ? { spend } : {}) };
 
         this.database
           .statement(
@@ -117,7 +125,17 @@ export class SqliteBillingStore implements BillingStore {
         if (cost === 0) return { outcome: 'admitted', window: admitted };
         const entry = inflightEntryOf(request, now);
         insertInflight(this.database, entry);
-        return { outcome: 'admitted', window: admitted, balance: balance - cost, entry };
+        if (!caps || !spend) return { outcome: 'admitted', window: admitted, balance: balance - cost, entry };
+        this.addSpend(accountId, caps.keyId, spend, cost);
+        this.database
+          .statement('DELETE FROM key_spend WHERE account_id = ? AND key_id = ? AND period NOT IN (?, ?)')
+          .run(accountId, caps.keyId, spend.day, spend.month);
+        const after = {
+          ...spend,
+          dailySpent: spend.dailySpent + cost,
+          monthlySpent: spend.monthlySpent + cost,
+        };
+        return { outcome: 'admitted', window: admitted, balance: balance - cost, entry, spend: after };
       },
       cost === 0 ? 'bestEffort' : 'required',
     );
@@ -126,16 +144,26 @@ export class SqliteBillingStore implements BillingStore {
   async settle(entry: InflightEntry, settlement: Settlement): Promise<SettleResult> {
     return this.database.write(() => {
       const stillInFlight = this.takeInflight(entry) === 1;
-      insertLedger(this.database, { ...entry, ...settlement }, 'IGNORE');
+      insertLedger(this.database, settledEntryOf(entry, settlement), 'IGNORE');
       if (settlement.status === 'charged') return { refunded: false };
       if (stillInFlight) this.returnCost(entry);
-      return { refunded: stillInFlight, balance: this.balanceRow(entry.accountId)?.balance ?? 0 };
+      const balance = this.balanceRow(entry.accountId)?.balance ?? 0;
+      if (!entry.capped || !entry.keyId) return { refunded: stillInFlight, balance };
+      return {
+        refunded: stillInFlight,
+        balance,
+        spend: this.spendOf(entry.accountId, entry.keyId, entry.createdAt),
+      };
     });
   }
 
   /** A free call's record: its loss costs nobody a credit, so it never holds up the answer. */
   recordUsage(entry: LedgerEntry): Promise<void> {
     return this.database.write(() => insertLedger(this.database, entry, 'REPLACE'), 'bestEffort');
+  }
+
+  async keySpend(accountId: string, keyId: string, now: number): Promise<KeySpend> {
+    return this.spendOf(accountId, keyId, now);
   }
 
   async entries(accountId: string, query: LedgerQuery = {}): Promise<LedgerEntry[]> {
@@ -234,12 +262,11 @@ export class SqliteBillingStore implements BillingStore {
         .all(cutoff)
         .map((row) => {
           const entry = toInflight(row);
-          const reconciled: LedgerEntry = {
-            ...entry,
+          const reconciled = settledEntryOf(entry, {
             status: 'refunded',
             refundReason: 'reconciled',
             settledAt,
-          };
+          });
           this.takeInflight(entry);
           insertLedger(this.database, reconciled, 'IGNORE');
           this.returnCost(entry);
@@ -267,10 +294,42 @@ export class SqliteBillingStore implements BillingStore {
     return Number(changes);
   }
 
+  /** Gives the cost back to the balance and, for a capped entry, to the periods it was admitted in. */
   private returnCost(entry: InflightEntry): void {
     this.database
       .statement('UPDATE balances SET balance = balance + ? WHERE account_id = ?')
       .run(entry.cost, entry.accountId);
+    if (!entry.capped || !entry.keyId) return;
+    const { day, month } = spendPeriods(entry.createdAt);
+    // A period's row that an admission dropped since is over: nothing to give back to it.
+    this.database
+      .statement(
+        'UPDATE key_spend SET spent = spent - ? WHERE account_id = ? AND key_id = ? AND period IN (?, ?)',
+      )
+      .run(entry.cost, entry.accountId, entry.keyId, day, month);
+  }
+
+  /** The key's spend in the UTC day and month of `at`. */
+  private spendOf(accountId: string, keyId: string, at: number | string): KeySpend {
+    const { day, month } = spendPeriods(at);
+    const spent = new Map(
+      this.database
+        .statement(
+          'SELECT period, spent FROM key_spend WHERE account_id = ? AND key_id = ? AND period IN (?, ?)',
+        )
+        .all(accountId, keyId, day, month)
+        .map((row) => [row.period, Number(row.spent)] as const),
+    );
+    return { day, dailySpent: spent.get(day) ?? 0, month, monthlySpent: spent.get(month) ?? 0 };
+  }
+
+  private addSpend(accountId: string, keyId: string, spend: KeySpend, cost: number): void {
+    const add = this.database.statement(
+      `INSERT INTO key_spend (account_id, key_id, period, spent) VALUES (?, ?, ?, ?)
+       ON CONFLICT (account_id, key_id, period) DO UPDATE SET spent = spent + excluded.spent`,
+    );
+    add.run(accountId, keyId, spend.day, cost);
+    add.run(accountId, keyId, spend.month, cost);
   }
 }
 
@@ -303,7 +362,10 @@ function inflightFields(row: Row) {
 }
 
 function toInflight(row: Row): InflightEntry {
-  return inflightEntryRecord.decode(inflightFields(row), rowName('inflight', row.account_id, row.request_id));
+  return inflightEntryRecord.decode(
+    { ...inflightFields(row), capped: row.capped === 1 ? true : undefined },
+    rowName('inflight', row.account_id, row.request_id),
+  );
 }
 
 function toCreditEntry(row: Row): CreditEntry {
@@ -362,8 +424,8 @@ export function insertLedger(database: Database, entry: LedgerEntry, onConflict:
 export function insertInflight(database: Database, entry: InflightEntry): void {
   database
     .statement(
-      `INSERT INTO inflight (account_id, request_id, operation, cost, transport, key_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO inflight (account_id, request_id, operation, cost, transport, key_id, capped, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       entry.accountId,
@@ -372,6 +434,7 @@ export function insertInflight(database: Database, entry: InflightEntry): void {
       entry.cost,
       entry.transport ?? null,
       entry.keyId ?? null,
+      entry.capped ? 1 : null,
       entry.createdAt,
     );
 }
