@@ -60,6 +60,13 @@ export const priceSchema = z.object({
   settlement: z.string(),
 });
 
+/** A spend cap of the calling key: its size, what is left of it, and when it starts over (UTC). */
+const capSchema = z.object({
+  cap: z.number().int().min(1),
+  left: z.number().int().min(0),
+  resetsAt: z.string(),
+});
+
 export const accountSchema = z.object({
   accountId: z.string(),
   name: z.string(),
@@ -79,6 +86,7 @@ export const accountSchema = z.object({
       expiresAt: z.string().nullable(),
       createdAt: z.string(),
       lastUsedAt: z.string().nullable(),
+      caps: z.object({ daily: capSchema.nullable(), monthly: capSchema.nullable() }),
     })
     .nullable(),
   prices: z.array(priceSchema),
@@ -150,6 +158,7 @@ export const accountDetails = {
         expiresAt: null,
         createdAt: '2026-11-02T09:14:03.511Z',
         lastUsedAt: '2026-11-26T08:01:44.208Z',
+        caps: { daily: { cap: 500, left: 380, resetsAt: '2026-11-27T00:00:00.000Z' }, monthly: null },
       },
       prices: [
         {

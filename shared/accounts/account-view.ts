@@ -16,6 +16,7 @@ import type { OperationDefinition } from '../../schemas/operation-definition.js'
 import { DEFAULT_USAGE_DAYS, LEDGER_PAGE_SIZE, MAX_USAGE_DAYS } from '../../schemas/operations/account.js';
 import type { Principal } from '../auth/authenticator.js';
 import type { CreditLedger, LedgerEntry, LedgerPosition, UsageRow } from '../billing/credit-ledger.js';
+import { type CapState, capStanding, isCapped } from '../billing/spend-caps.js';
 import type { Clock } from '../clock.js';
 import { InvalidRequestError } from '../errors.js';
 import { windowAt, windowStanding } from '../limits/rolling-window.js';
@@ -56,6 +57,8 @@ export interface AccountDetails {
     expiresAt: string | null;
     createdAt: string;
     lastUsedAt: string | null;
+    /** The key's spend caps with what is left of each this UTC day and month; null: no such cap. */
+    caps: { daily: CapState | null; monthly: CapState | null };
   } | null;
   prices: OperationPrice[];
 }
@@ -65,7 +68,12 @@ export async function accountDetails(
   deps: AccountViewDependencies,
   { account, key }: AccountReader,
 ): Promise<AccountDetails> {
-  const state = await deps.ledger.state(account.accountId);
+  const [state, spend] = await Promise.all([
+    deps.ledger.state(account.accountId),
+    key && isCapped(key)
+      ? deps.ledger.keySpend(account.accountId, key.keyId)
+      : undefined,
+  ]);
   const standing = windowStanding(windowAt(state.window, account.rateLimit, deps.clock.now()));
   return {
     accountId: account.accountId,
@@ -86,6 +94,7 @@ export async function accountDetails(
           expiresAt: key.expiresAt,
           createdAt: key.createdAt,
           lastUsedAt: key.lastUsedAt,
+          caps: spend ? capStanding(key, spend) : { daily: null, monthly: null },
         }
       : null,
     prices: operationPrices(deps.operations, deps.priceOverrides),

@@ -51,18 +51,27 @@ export function spendPeriods(at: number | string): { day: string; month: string 
  * the monthly cap is named: the call fits no sooner than the month starts over.
  */
 export function capRefusal(caps: SpendCaps, spend: KeySpend, cost: number): CapRefusal | undefined {
-  const { dailyCreditCap: daily, monthlyCreditCap: monthly } = caps;
-  if (monthly !== null && spend.monthlySpent + cost > monthly) {
-    const [year, month] = spend.month.split('-').map(Number) as [number, number];
-    const resetsAt = new Date(Date.UTC(year, month, 1)).toISOString();
-    return { period: 'monthly', cap: monthly, left: Math.max(monthly - spend.monthlySpent, 0), resetsAt };
-  }
-  if (daily !== null && spend.dailySpent + cost > daily) {
-    const [year, month, day] = spend.day.split('-').map(Number) as [number, number, number];
-    const resetsAt = new Date(Date.UTC(year, month - 1, day + 1)).toISOString();
-    return { period: 'daily', cap: daily, left: Math.max(daily - spend.dailySpent, 0), resetsAt };
-  }
+  const { daily, monthly } = capStanding(caps, spend);
+  if (monthly && monthly.left < cost) return { period: 'monthly', ...monthly };
+  if (daily && daily.left < cost) return { period: 'daily', ...daily };
   return undefined;
+}
+
+/** One cap as it stands: its size, what is left of it and when it starts over. */
+export type CapState = Omit<CapRefusal, 'period'>;
+
+/** Each of the key's caps as it stands after `spend` (null: no cap for that period). */
+export function capStanding(
+  caps: Omit<SpendCaps, 'keyId'>,
+  spend: KeySpend,
+): { daily: CapState | null; monthly: CapState | null } {
+  const [year, month, day] = spend.day.split('-').map(Number) as [number, number, number];
+  const state = (cap: number | null, spent: number, resetsAt: Date): CapState | null =>
+    cap === null ? null : { cap, left: Math.max(cap - spent, 0), resetsAt: resetsAt.toISOString() };
+  return {
+    daily: state(caps.dailyCreditCap, spend.dailySpent, new Date(Date.UTC(year, month - 1, day + 1))),
+    monthly: state(caps.monthlyCreditCap, spend.monthlySpent, new Date(Date.UTC(year, month, 1))),
+  };
 }
 
 /** What the key may still spend: the least of the balance and what each of its caps has left. */

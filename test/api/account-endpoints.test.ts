@@ -96,22 +96,51 @@ describe('GET /v1/account', () => {
       rateLimit: { limit: number; windowSeconds: number };
       keys: Record<string, unknown>[];
     }>(dataDir, 'accounts', 'show', created.accountId);
-    // The caps the CLI lists are not in data.key yet: wiring them in (with what is left, from
-    // ledger.keySpend) is the next step, which puts them back into this comparison.
     const {
       preview: _preview,
       revokedAt: _revoked,
-      dailyCreditCap: _dailyCap,
-      monthlyCreditCap: _monthlyCap,
+      dailyCreditCap,
+      monthlyCreditCap,
       ...cliKey
     } = shown.keys.find((key) => key.keyId === keyId) ?? {};
+    expect([dailyCreditCap, monthlyCreditCap]).toEqual([null, null]);
     expect(body).toMatchObject({
       accountId: shown.accountId,
       name: shown.name,
       status: shown.status,
       credits: { balance: shown.balance },
       rateLimit: { limit: shown.rateLimit.limit, windowSeconds: shown.rateLimit.windowSeconds },
-      key: cliKey,
+      key: { ...cliKey, caps: { daily: null, monthly: null } },
+    });
+  });
+
+  it('shows a capped key its caps as the CLI issued them, with what is left this UTC day and month', async () => {
+    const { account: created } = await harness.provision({ name: 'Capped', credits: 42 });
+    const issued = await cli<{ apiKey: string; keyId: string }>(
+      dataDir,
+      ...['keys', 'issue', created.accountId, '--daily-credit-cap', '10', '--monthly-credit-cap', '200'],
+    );
+    const lookup = await harness.get(`/v1/profiles/details/by-username?username=${USERNAME}`, issued.apiKey);
+    expect(lookup.status).toBe(200);
+    const spent = (await json<Envelope<unknown>>(lookup)).meta.creditCost;
+    expect(spent).toBe(PROFILE_PRICE);
+    const { key } = (await account(issued.apiKey)) as unknown as { key: { caps: unknown } };
+    const listed = (await cli<Record<string, unknown>[]>(dataDir, 'keys', 'list', created.accountId)).find(
+      (each) => each.keyId === issued.keyId,
+    );
+    const today = new Date(clock.now()).toISOString().slice(0, 10);
+    const [year, month] = today.split('-').map(Number) as [number, number];
+    expect(key.caps).toEqual({
+      daily: {
+        cap: listed?.dailyCreditCap,
+        left: 10 - spent,
+        resetsAt: new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString(),
+      },
+      monthly: {
+        cap: listed?.monthlyCreditCap,
+        left: 200 - spent,
+        resetsAt: new Date(Date.UTC(year, month, 1)).toISOString(),
+      },
     });
   });
 
