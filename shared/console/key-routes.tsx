@@ -1,5 +1,5 @@
 /**
- * Keys: list the account's keys; issue one (label, scopes, expiry), shown once with a copy button;
+ * Keys: list the account's keys; issue one (label, scopes, expiry, spend caps), shown once with a copy button;
  * revoke one; rotate one (a new key with the same settings, the old one expiring after a chosen
  * overlap). Every change goes through the same audited functions as the operator CLI, attributed to
  * the console and the key that signed in.
@@ -34,7 +34,21 @@ const newKeyForm = z.object({
   label: z.string().trim().max(MAX_LABEL_LENGTH, `The label may be at most ${MAX_LABEL_LENGTH} characters.`),
   scopes: z.array(z.enum(families, { error: 'Pick scopes from the list.' })),
   expires: z.union([z.literal(''), z.iso.date({ error: 'The expiry must be a date (YYYY-MM-DD).' })]),
+  dailyCreditCap: creditCap('daily'),
+  monthlyCreditCap: creditCap('monthly'),
 });
+
+/** A cap field: empty for none, else a whole number of credits of at least 1 (as the CLI takes it). */
+function creditCap(period: 'daily' | 'monthly') {
+  return z.union([
+    z.literal('').transform(() => null),
+    z
+      .string()
+      .regex(/^\d{1,9}$/, `The ${period} cap must be a whole number of credits.`)
+      .transform(Number)
+      .refine((cap) => cap >= 1, `The ${period} cap must be at least 1 credit.`),
+  ]);
+}
 
 function keysView(
   c: ConsoleContext,
@@ -83,6 +97,8 @@ export function keyRoutes(app: Hono<ConsoleEnv>, services: ConsoleServices): voi
       label: field(form, 'label') ?? '',
       scopes: form.get('scopes') ?? [],
       expires: field(form, 'expires') ?? '',
+      dailyCreditCap: field(form, 'dailyCreditCap')?.trim() ?? '',
+      monthlyCreditCap: field(form, 'monthlyCreditCap')?.trim() ?? '',
     });
     const now = services.clock.now();
     const expiresAt = parsed.success && parsed.data.expires ? `${parsed.data.expires}T00:00:00.000Z` : null;
@@ -102,6 +118,8 @@ export function keyRoutes(app: Hono<ConsoleEnv>, services: ConsoleServices): voi
         label: parsed.data.label || null,
         scopes: parsed.data.scopes.length > 0 ? (parsed.data.scopes as Family[]) : null,
         expiresAt,
+        dailyCreditCap: parsed.data.dailyCreditCap,
+        monthlyCreditCap: parsed.data.monthlyCreditCap,
       },
       { actor: consoleActor(c) },
     );
@@ -137,7 +155,13 @@ export function keyRoutes(app: Hono<ConsoleEnv>, services: ConsoleServices): voi
     const issued = await issueKey(
       services.repositories,
       accountOf(c),
-      { label: key.label, scopes: key.scopes, expiresAt: key.expiresAt },
+      {
+        label: key.label,
+        scopes: key.scopes,
+        expiresAt: key.expiresAt,
+        dailyCreditCap: key.dailyCreditCap,
+        monthlyCreditCap: key.monthlyCreditCap,
+      },
       by,
     );
     const old = await expireKey(

@@ -124,6 +124,17 @@ export function signInRoutes(app: Hono<ConsoleEnv>, deps: SignInDependencies): v
         'This account is suspended; the console is closed to it until it is resumed.',
       );
     }
+    // The console issues and revokes keys: a key limited to some families or to a spend cap (one
+    // handed to an agent or a script) must not open it, or it could issue itself an unlimited key.
+    const { key } = principal;
+    if (key.scopes !== null || key.dailyCreditCap !== null || key.monthlyCreditCap !== null) {
+      deps.logger.info({ requestId: c.get('requestId'), keyId: key.keyId }, 'console: limited key refused');
+      return signInForm(
+        c,
+        403,
+        'This key is limited (to some scopes or by a spend cap), so it cannot manage the account. Sign in with a key without limits.',
+      );
+    }
     const { sessionId } = await deps.sessions.start(
       principal.account.accountId,
       'api_key',

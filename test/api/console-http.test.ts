@@ -142,6 +142,19 @@ describe('sign-in', () => {
     expect((await client('203.0.113.10').signIn(apiKey)).status).toBe(303);
   });
 
+  it.each([
+    ['scoped', { scopes: ['profiles' as const] }],
+    ['capped', { dailyCreditCap: 5 }],
+  ])('refuses a %s key with 403: a limited key cannot manage the account', async (_, limits) => {
+    const limited = await harness.repositories.keys.issue(accountId, limits);
+    const console = client();
+    await console.get('/console/sign-in');
+    const { response, html } = await console.post('/console/sign-in', { apiKey: limited.apiKey });
+    expect(response.status).toBe(403);
+    expect(html).toContain('cannot manage the account');
+    expect(console.cookies.has('console_session')).toBe(false);
+  });
+
   it('refuses a sign-in form without the sign-in page’s token', async () => {
     const console = client();
     const { response } = await console.post('/console/sign-in', { apiKey, csrf: 'forged' });
@@ -238,10 +251,15 @@ describe('sessions end', () => {
 });
 
 describe('keys', () => {
-  it('rotates a key: a new key with the same scopes, the old one expiring after the chosen overlap', async () => {
+  it('rotates a key: a new key with the same scopes and caps, the old one expiring after the chosen overlap', async () => {
     const console = client();
     await console.signIn(apiKey);
-    const issued = await console.post('/console/keys', { label: 'agent', scopes: ['emails', 'profiles'] });
+    const issued = await console.post('/console/keys', {
+      label: 'agent',
+      scopes: ['emails', 'profiles'],
+      dailyCreditCap: '25',
+      monthlyCreditCap: '',
+    });
     expect(issued.response.status).toBe(201);
     const oldKey = /id="new-key"[^>]*>([^<]+)</.exec(issued.html)?.[1] as string;
     const oldId = (await harness.authenticator.authenticateKey(oldKey)).key?.keyId as string;
@@ -249,7 +267,12 @@ describe('keys', () => {
     expect(rotated.response.status).toBe(201);
     const newKey = /id="new-key"[^>]*>([^<]+)</.exec(rotated.html)?.[1] as string;
     const fresh = await harness.authenticator.authenticateKey(newKey);
-    expect(fresh.key).toMatchObject({ label: 'agent', scopes: ['emails', 'profiles'] });
+    expect(fresh.key).toMatchObject({
+      label: 'agent',
+      scopes: ['emails', 'profiles'],
+      dailyCreditCap: 25,
+      monthlyCreditCap: null,
+    });
     const old = (await harness.repositories.keys.list(accountId)).find((key) => key.keyId === oldId);
     expect(old?.expiresAt).toBe(new Date(clock.now() + 3_600_000).toISOString());
   });
@@ -259,6 +282,8 @@ describe('keys', () => {
     ['a label too long', { label: 'x'.repeat(101) }, 400],
     ['an expiry that is no date', { expires: '2026-13-45' }, 400],
     ['an expiry in the past', { expires: '2020-01-01' }, 400],
+    ['a daily cap of 0', { dailyCreditCap: '0' }, 400],
+    ['a monthly cap that is no whole number', { monthlyCreditCap: '2.5' }, 400],
   ] as const)('answers %s with a 400 page naming the problem', async (_, fields, status) => {
     const console = client();
     await console.signIn(apiKey);

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../schemas/catalog.js';
 import { systemClock } from '../../shared/clock.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
@@ -22,6 +23,7 @@ const README_SCREENSHOT = new URL('../../docs/console-overview.png', import.meta
 const AXE = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url);
 const KEY_CACHE_SECONDS = 1;
 const PROFILE = 'amelia-hartmann';
+const PROFILE_PRICE = catalog.find((operation) => operation.id === 'profiles.experience')?.price ?? 0;
 
 let harness: Harness;
 let server: ReturnType<typeof serve>;
@@ -217,19 +219,27 @@ describe('the console in Chromium', () => {
     ]);
   });
 
-  it('issues a key with a scope, shown once with a copy button, and the key works within its scope', async () => {
+  it('issues a key with a scope and a daily cap, shown once with a copy button; the key works within both', async () => {
     await page.goto(`${origin}/console/keys`);
     await checkPage('keys');
     await page.type('#label', 'browser agent');
-    await page.click('input[name="scopes"][value="emails"]');
+    await page.click('input[name="scopes"][value="profiles"]');
+    await page.type('#daily-cap', String(PROFILE_PRICE));
     await submit('form[action="/console/keys"] button[type="submit"]');
     const issued = (await page.$eval('#new-key', (code) => code.textContent)) ?? '';
     expect(
       await page.$eval('button[data-copy="new-key"]', (button) => (button as HTMLButtonElement).hidden),
     ).toBe(false);
     await checkPage('new-key');
-    expect((await api('/v1/emails/disposable?email=someone@mailinator.com', issued)).status).toBe(200);
-    expect((await api(`/v1/profiles/experience/by-username?username=${PROFILE}`, issued)).status).toBe(403);
+    const lookup = `/v1/profiles/experience/by-username?username=${PROFILE}`;
+    expect((await api(lookup, issued)).status).toBe(200);
+    expect((await api('/v1/emails/disposable?email=someone@mailinator.com', issued)).status).toBe(403);
+    // The cap is spent by the first lookup: the next is refused, naming the cap.
+    const capped = await api(lookup, issued);
+    expect(capped.status).toBe(402);
+    expect(((await capped.json()) as { error: { message: string } }).error.message).toContain(
+      'daily credit cap',
+    );
 
     // Revoked in the console: refused once the key cache has let go of it.
     await page.goto(`${origin}/console/keys`);

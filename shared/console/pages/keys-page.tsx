@@ -9,6 +9,15 @@ import { Layout, type LayoutProps, ScrollingTable, type SignedIn } from './layou
 
 const day = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '—');
 
+/** A key's spend caps in words: `10/day, 200/month`, or `none`. */
+function caps(key: Pick<ApiKeyRecord, 'dailyCreditCap' | 'monthlyCreditCap'>): string {
+  const each = [
+    key.dailyCreditCap === null ? undefined : `${key.dailyCreditCap}/day`,
+    key.monthlyCreditCap === null ? undefined : `${key.monthlyCreditCap}/month`,
+  ].filter((cap) => cap !== undefined);
+  return each.length > 0 ? each.join(', ') : 'none';
+}
+
 function keyStatus(key: ApiKeyRecord, now: number): string {
   if (key.revokedAt) return 'revoked';
   if (key.expiresAt && Date.parse(key.expiresAt) <= now) return 'expired';
@@ -55,6 +64,7 @@ export function KeysPage(props: {
               <th scope="col">Key</th>
               <th scope="col">Label</th>
               <th scope="col">Scopes</th>
+              <th scope="col">Spend caps</th>
               <th scope="col">Created</th>
               <th scope="col">Expires</th>
               <th scope="col">Last used</th>
@@ -76,6 +86,7 @@ export function KeysPage(props: {
                   </td>
                   <td>{key.label ?? '—'}</td>
                   <td>{key.scopes ? key.scopes.join(', ') : 'all'}</td>
+                  <td>{caps(key)}</td>
                   <td>{day(key.createdAt)}</td>
                   <td>{day(key.expiresAt)}</td>
                   <td>{day(key.lastUsedAt)}</td>
@@ -128,6 +139,10 @@ export function KeysPage(props: {
         </fieldset>
         <label for="expires">Expires on (optional, 00:00 UTC)</label>
         <input type="date" id="expires" name="expires" />
+        <label for="daily-cap">Daily credit cap (optional, per UTC day)</label>
+        <input type="text" inputmode="numeric" id="daily-cap" name="dailyCreditCap" pattern="[0-9]*" />
+        <label for="monthly-cap">Monthly credit cap (optional, per UTC month)</label>
+        <input type="text" inputmode="numeric" id="monthly-cap" name="monthlyCreditCap" pattern="[0-9]*" />
         <button type="submit">Issue key</button>
       </form>
     </Layout>
@@ -165,6 +180,8 @@ export function IssuedKeyPage(props: {
         <dd>{props.record.scopes ? props.record.scopes.join(', ') : 'all'}</dd>
         <dt>Expires</dt>
         <dd>{day(props.record.expiresAt)}</dd>
+        <dt>Spend caps</dt>
+        <dd>{caps(props.record)}</dd>
       </dl>
       <p>
         <a href="/console/keys">Back to the keys</a>
