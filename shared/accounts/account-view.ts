@@ -70,9 +70,7 @@ export async function accountDetails(
 ): Promise<AccountDetails> {
   const [state, spend] = await Promise.all([
     deps.ledger.state(account.accountId),
-    key && isCapped(key)
-      ? deps.ledger.keySpend(account.accountId, key.keyId)
-      : undefined,
+    key && isCapped(key) ? deps.ledger.keySpend(account.accountId, key.keyId) : undefined,
   ]);
   const standing = windowStanding(windowAt(state.window, account.rateLimit, deps.clock.now()));
   return {
