@@ -185,6 +185,44 @@ describe.each(serviceTargets())('$name', (target) => {
     });
   });
 
+  describe('the console', () => {
+    it('signs in with the key, shows the balance the API answers, and serves its hashed assets', async () => {
+      const signInPage = await fetch(`${service.url}/console/sign-in`);
+      expect(signInPage.status).toBe(200);
+      expect(signInPage.headers.get('content-security-policy')).toContain("script-src 'self'");
+      const html = await signInPage.text();
+      const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] as string;
+      const formCookie = (signInPage.headers.getSetCookie()[0] ?? '').split(';')[0] as string;
+      const signedIn = await fetch(`${service.url}/console/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: new URL(service.url).origin,
+          cookie: formCookie,
+        },
+        body: new URLSearchParams({ csrf, apiKey: service.demoKey }),
+      });
+      expect(signedIn.status).toBe(303);
+      const session = signedIn.headers
+        .getSetCookie()
+        .map((cookie) => cookie.split(';')[0] as string)
+        .find((cookie) => cookie.startsWith('console_session='));
+      expect(session).toBeDefined();
+      const overview = await fetch(`${service.url}/console`, { headers: { cookie: session as string } });
+      expect(overview.status).toBe(200);
+      const page = await overview.text();
+      const account = (await (await get('/v1/account')).json()) as { data: { credits: { balance: number } } };
+      expect(/id="balance"[^>]*>([^<]+)</.exec(page)?.[1]).toBe(String(account.data.credits.balance));
+      for (const asset of page.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)) {
+        const served = await fetch(`${service.url}${asset[1]}`);
+        expect(served.status, asset[1]).toBe(200);
+        expect(served.headers.get('cache-control')).toContain('immutable');
+      }
+      expect([...page.matchAll(/\/console\/assets\//g)].length).toBeGreaterThanOrEqual(2);
+    });
+  });
+
   describe('emails', () => {
     it('checks a disposable domain free of charge', async () => {
       const before = await balance();
