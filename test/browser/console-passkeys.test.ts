@@ -7,19 +7,18 @@
  * when a challenge is replayed.
  */
 import { mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import type { CDPSession, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import { type ServedHarness, serveHarness } from '../support/served-harness.js';
 
 const SCREENSHOTS = new URL('../../test-output/console/', import.meta.url);
 
 let harness: Harness;
-let server: ReturnType<typeof serve>;
+let served: ServedHarness;
 let origin: string;
 let fixtures: FixtureBrowser;
 let page: Page;
@@ -29,14 +28,8 @@ let apiKey: string;
 let accountId: string;
 
 beforeAll(async () => {
-  server = serve({
-    fetch: (request, env) => harness.app.fetch(request, env),
-    hostname: '127.0.0.1',
-    port: 0,
-  });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  origin = `http://localhost:${(server.address() as AddressInfo).port}`;
-  harness = await startHarness({ clock: systemClock, env: { PUBLIC_BASE_URL: origin } });
+  served = await serveHarness({ clock: systemClock }, 'localhost');
+  ({ harness, origin } = served);
   mountConsole(harness, harness.store);
   ({
     apiKey,
@@ -61,9 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fixtures?.close();
-  (server as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
-  await new Promise((resolve) => server?.close(resolve));
-  await harness?.close();
+  await served?.close();
 });
 
 async function submit(selector: string): Promise<void> {

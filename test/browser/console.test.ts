@@ -8,15 +8,14 @@
  * docs/console-overview.png (the README shows it).
  */
 import { mkdir, readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { systemClock } from '../../shared/clock.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import { type ServedHarness, serveHarness } from '../support/served-harness.js';
 
 const SCREENSHOTS = new URL('../../test-output/console/', import.meta.url);
 const README_SCREENSHOT = new URL('../../docs/console-overview.png', import.meta.url);
@@ -26,7 +25,7 @@ const PROFILE = 'amelia-hartmann';
 const PROFILE_PRICE = catalog.find((operation) => operation.id === 'profiles.experience')?.price ?? 0;
 
 let harness: Harness;
-let server: ReturnType<typeof serve>;
+let served: ServedHarness;
 let origin: string;
 let fixtures: FixtureBrowser;
 let page: Page;
@@ -52,17 +51,8 @@ const api = (path: string, key: string) =>
   fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${key}` } });
 
 beforeAll(async () => {
-  server = serve({
-    fetch: (request, env) => harness.app.fetch(request, env),
-    hostname: '127.0.0.1',
-    port: 0,
-  });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  harness = await startHarness({
-    clock: systemClock,
-    env: { PUBLIC_BASE_URL: origin, KEY_CACHE_SECONDS: String(KEY_CACHE_SECONDS) },
-  });
+  served = await serveHarness({ clock: systemClock, env: { KEY_CACHE_SECONDS: String(KEY_CACHE_SECONDS) } });
+  ({ harness, origin } = served);
   mountConsole(harness, harness.store);
   ({ apiKey } = await harness.provision({ name: 'Acme Research', credits: 500 }));
   // Some history: charged lookups, a refunded 404, a free check.
@@ -88,9 +78,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fixtures?.close();
-  (server as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
-  await new Promise((resolve) => server?.close(resolve));
-  await harness?.close();
+  await served?.close();
 });
 
 /** axe-core's serious and critical violations of the page as it stands (evaluated over CDP, past the CSP). */

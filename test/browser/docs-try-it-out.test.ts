@@ -6,14 +6,13 @@
  * script and still refuses what the API refuses. Screenshots go to test-output/ (git-ignored).
  */
 import { mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import type { ElementHandle, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { expectError } from '../support/assertions.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import { type ServedHarness, serveHarness } from '../support/served-harness.js';
 
 const SCREENSHOTS = new URL('../../test-output/', import.meta.url);
 
@@ -24,7 +23,7 @@ interface DocumentedOperation {
 }
 
 let harness: Harness;
-let server: ReturnType<typeof serve>;
+let served: ServedHarness;
 let origin: string;
 let fixtures: FixtureBrowser;
 let page: Page;
@@ -34,11 +33,9 @@ let unfundedKey: string;
 let operations: DocumentedOperation[];
 
 beforeAll(async () => {
-  // The app is bound late: the document's server (PUBLIC_BASE_URL) must be the port it listens on.
-  server = serve({ fetch: (request) => harness.app.fetch(request), hostname: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  harness = await startHarness({ operations: catalog, env: { PUBLIC_BASE_URL: origin } });
+  // The document's server (PUBLIC_BASE_URL) is the port the app listens on.
+  served = await serveHarness({ operations: catalog });
+  ({ harness, origin } = served);
   ({ apiKey: fundedKey } = await harness.provision({
     credits: 1_000_000,
     rateLimit: { limit: 100_000, windowSeconds: 60 },
@@ -64,9 +61,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fixtures?.close();
-  (server as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
-  await new Promise((resolve) => server?.close(resolve));
-  await harness?.close();
+  await served?.close();
 });
 
 const needsNetwork = new Set<string>(
