@@ -97,10 +97,7 @@ export class PasskeyCeremonies {
     try {
       verified = await verifyRegistrationResponse({
         response: input.response,
-        expectedChallenge: kept.challenge,
-        expectedOrigin: this.party.origin,
-        expectedRPID: this.party.id,
-        requireUserVerification: false,
+        ...this.expected(kept.challenge),
       });
     } catch (error) {
       throw new PasskeyRefusedError(
@@ -150,16 +147,13 @@ export class PasskeyCeremonies {
     try {
       verified = await verifyAuthenticationResponse({
         response: input.response,
-        expectedChallenge: kept.challenge,
-        expectedOrigin: this.party.origin,
-        expectedRPID: this.party.id,
+        ...this.expected(kept.challenge),
         credential: {
           id: passkey.credentialId,
           publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
           counter: passkey.counter,
           transports: passkey.transports,
         },
-        requireUserVerification: false,
       });
     } catch (error) {
       throw refused(error);
@@ -170,6 +164,19 @@ export class PasskeyCeremonies {
     if (!(await this.passkeys.recordUse(passkey.credentialId, verified.authenticationInfo.newCounter, at)))
       throw refused();
     return { ...passkey, counter: verified.authenticationInfo.newCounter, lastUsedAt: at };
+  }
+
+  /**
+   * What both ceremonies check an answer against: our challenge, origin and RP ID. User verification
+   * (a PIN or biometric) is preferred, not required: a security key without one still proves presence.
+   */
+  private expected(challenge: string) {
+    return {
+      expectedChallenge: challenge,
+      expectedOrigin: this.party.origin,
+      expectedRPID: this.party.id,
+      requireUserVerification: false,
+    };
   }
 
   private async keep(

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { defaultToolNames } from '../../schemas/operation-definition.js';
 import { profileDetails } from '../../schemas/operations/profiles.js';
-import type { Transport } from '../../shared/billing/credit-ledger.js';
+import type { Transport, UsageRow } from '../../shared/billing/billing-store.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
 import { type Harness, startHarness, storeKinds } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -42,14 +42,6 @@ interface LedgerRow {
   outcome: string;
   credits: number;
   reason: string | null;
-}
-interface UsageRowBody {
-  date: string;
-  operation: string;
-  calls: number;
-  creditsCharged: number;
-  creditsRefunded: number;
-  callsByTransport: Record<Transport, number>;
 }
 
 const clock = new ManualClock(Date.parse('2026-11-26T09:30:00.000Z'));
@@ -315,7 +307,7 @@ describe.each(storeKinds)(
     it('usage has one row per day and operation that sums the calls exactly', async () => {
       const response = await served.harness.get('/v1/account/usage', apiKey);
       expect(response.status).toBe(200);
-      const { data } = await json<Envelope<{ from: string; to: string; rows: UsageRowBody[] }>>(response);
+      const { data } = await json<Envelope<{ from: string; to: string; rows: UsageRow[] }>>(response);
       expect(data.to).toBe('2026-11-26');
       expect(data.from).toBe('2026-10-28');
       const expected = ['emails.disposable', 'profiles.details'].map((operation) => {
@@ -347,7 +339,7 @@ describe.each(storeKinds)(
           headers: { 'X-API-Key': apiKey },
         },
       );
-      expect((await json<{ data: { rows: UsageRowBody[] } }>(viaV2)).data.rows).toEqual(expected);
+      expect((await json<{ data: { rows: UsageRow[] } }>(viaV2)).data.rows).toEqual(expected);
       const client = await connectClient(`${served.app.url}?toolsets=account`, apiKey);
       try {
         const result = (await client.callTool({

@@ -4,17 +4,8 @@
  * Activity (the ledger, searchable by request id, paged). They render what the account view
  * (accounts/account-view.ts) answers, the same values as the account endpoints.
  */
-import { type Transport, transports } from '../../billing/billing-store.js';
+import { transports, type UsageRow } from '../../billing/billing-store.js';
 import { Layout, type LayoutProps, ScrollingTable, type SignedIn } from './layout.js';
-
-interface UsageRowView {
-  date: string;
-  operation: string;
-  calls: number;
-  creditsCharged: number;
-  creditsRefunded: number;
-  callsByTransport: Record<Transport, number>;
-}
 
 interface PageBase {
   assets: LayoutProps['assets'];
@@ -27,7 +18,7 @@ export interface OverviewFigures {
   creditsThisMonth: number;
   /** The chart's range, every day of it (days without calls included). */
   days: readonly string[];
-  rows: readonly UsageRowView[];
+  rows: readonly UsageRow[];
 }
 
 function Figure(props: { id: string; value: string | number; label: string }) {
@@ -116,7 +107,7 @@ export function OverviewPage(props: PageBase & { figures: OverviewFigures }) {
 }
 
 /** The usage rows as CSV: the endpoint's fields in its order, calls per transport flattened. */
-export function usageCsv(rows: readonly UsageRowView[]): string {
+export function usageCsv(rows: readonly UsageRow[]): string {
   const header = [
     'date',
     'operation',
@@ -139,7 +130,7 @@ export function usageCsv(rows: readonly UsageRowView[]): string {
 }
 
 export function UsagePage(
-  props: PageBase & { from: string; to: string; rows: readonly UsageRowView[]; error?: string },
+  props: PageBase & { from: string; to: string; rows: readonly UsageRow[]; error?: string },
 ) {
   const query = new URLSearchParams({ from: props.from, to: props.to });
   return (
