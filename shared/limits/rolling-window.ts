@@ -44,6 +44,12 @@ export interface StoredWindow {
   previousCount: number;
 }
 
+/** The window fields of a stored record that holds more (a balance row or item), and nothing else. */
+export function storedWindowOf(record: StoredWindow): StoredWindow {
+  const { windowStart, windowCount, previousCount } = record;
+  return { windowStart, windowCount, previousCount };
+}
+
 /**
  * The window `now` counts in, from what a store holds: the stored window if it is the current one
  * (or later: another process's clock is ahead, and its window stands), the stored count as the

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
+import { DATA_FAMILIES } from '../../schemas/functions.js';
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
@@ -20,8 +21,7 @@ const reference = harnessForFile(
 );
 
 const dataOperations = (catalog as readonly OperationDefinition[]).filter(
-  (operation) =>
-    operation.family !== 'emails' && operation.family !== 'websites' && operation.variants.length > 0,
+  (operation) => DATA_FAMILIES.includes(operation.family) && operation.variants.length > 0,
 );
 
 /** Pages followed per request, through the cursor each answer hands out. */

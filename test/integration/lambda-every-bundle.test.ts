@@ -162,6 +162,20 @@ describe('the other functions', () => {
     expect(body).toMatchObject({ status: 'ok' });
   }, 60_000);
 
+  it('console answers its sign-in page, and pages serves the script that page names', async () => {
+    const signIn = await withFunction(byKind('console'), (lambda) =>
+      restRequest(lambda, { method: 'GET', path: '/console/sign-in' }),
+    );
+    expect(signIn.status).toBe(200);
+    expect(signIn.text).toContain('<form method="post" action="/console/sign-in"');
+    const script = /<script src="(\/console\/assets\/[^"]+)"/.exec(signIn.text)?.[1] as string;
+    const served = await withFunction(byKind('pages'), (lambda) =>
+      restRequest(lambda, { method: 'GET', path: script }),
+    );
+    expect(served.status).toBe(200);
+    expect(served.text.length).toBeGreaterThan(50_000);
+  }, 60_000);
+
   it('reconcile answers a scheduled event', async () => {
     const { result: summary } = await withFunction(byKind('reconcile'), (lambda) =>
       lambda.invoke<{ settled: number }>({
@@ -175,6 +189,6 @@ describe('the other functions', () => {
 
   it('covers every deployed function', () => {
     const kinds = new Set(deployedFunctions().map((spec) => spec.kind));
-    expect([...kinds].sort()).toEqual(['mcp', 'operation', 'pages', 'reconcile', 'tool-group']);
+    expect([...kinds].sort()).toEqual(['console', 'mcp', 'operation', 'pages', 'reconcile', 'tool-group']);
   });
 });

@@ -127,7 +127,13 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
       clock.advance(61_000);
       await ledger.reconcile(60_000);
       const state = await ledger.state(subject.account.accountId);
-      expect(state).toEqual({ balance: 2, granted: 2, pending: [] });
+      // Nothing taken and nothing in flight; the refused call still counted against the rate window.
+      expect(state).toEqual({
+        balance: 2,
+        granted: 2,
+        pending: [],
+        window: { windowStart: expect.any(Number), windowCount: 1, previousCount: 0 },
+      });
       expect(await subject.ledger()).toEqual([]);
     });
   });

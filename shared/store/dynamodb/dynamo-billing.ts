@@ -58,7 +58,13 @@ import {
   usageRows,
 } from '../../billing/billing-store.js';
 import { capRefusal, isCapped, type KeySpend, spendPeriods } from '../../billing/spend-caps.js';
-import { currentAllowance, type WindowState, windowAt, windowStartAt } from '../../limits/rolling-window.js';
+import {
+  currentAllowance,
+  storedWindowOf,
+  type WindowState,
+  windowAt,
+  windowStartAt,
+} from '../../limits/rolling-window.js';
 import { balanceFields } from '../records/balance.js';
 import { ledgerEntryRecord } from '../records/ledger-entry.js';
 import { recordCodec } from '../records/stored-record.js';
@@ -173,7 +179,7 @@ export class DynamoBillingStore implements BillingStore {
       balance: item?.balance ?? 0,
       granted: item?.granted ?? 0,
       pending: item ? await this.pending(item) : [],
-      ...(item?.windowStart === undefined ? {} : { window: item }),
+      ...(item?.windowStart === undefined ? {} : { window: storedWindowOf(item) }),
     };
   }
 

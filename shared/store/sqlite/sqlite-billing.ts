@@ -28,7 +28,7 @@ import type {
 } from '../../billing/billing-store.js';
 import { inflightEntryOf, settledEntryOf } from '../../billing/billing-store.js';
 import { capRefusal, isCapped, type KeySpend, spendPeriods } from '../../billing/spend-caps.js';
-import { currentAllowance, windowAt } from '../../limits/rolling-window.js';
+import { currentAllowance, storedWindowOf, windowAt } from '../../limits/rolling-window.js';
 import { type BalanceRecord, balanceRecord } from '../records/balance.js';
 import { creditEntryRecord } from '../records/credit-entry.js';
 import { inflightEntryRecord, ledgerEntryRecord } from '../records/ledger-entry.js';
@@ -88,7 +88,7 @@ export class SqliteBillingStore implements BillingStore {
       balance: row?.balance ?? 0,
       granted: row?.granted ?? 0,
       pending,
-      ...(row?.windowStart === undefined ? {} : { window: row }),
+      ...(row?.windowStart === undefined ? {} : { window: storedWindowOf(row) }),
     };
   }
 
