@@ -11,6 +11,7 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
+import { seriousViolations } from '../support/accessibility.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
 import type { Harness } from '../support/harness.js';
 import { type ServedHarness, serveHarness } from '../support/served-harness.js';
@@ -91,6 +92,7 @@ describe('passkeys in the console', () => {
         isResidentCredential: true,
       },
     ]);
+    expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({
       path: new URL('passkeys.png', SCREENSHOTS).pathname as `${string}.png`,
       fullPage: true,
@@ -103,6 +105,7 @@ describe('passkeys in the console', () => {
     expect(await page.$eval('#passkey-sign-in', (button) => (button as HTMLButtonElement).hidden)).toBe(
       false,
     );
+    expect(await seriousViolations(page)).toEqual([]);
     await submit('#passkey-sign-in');
     expect(page.url()).toBe(`${origin}/console`);
     expect(await heading()).toBe('Overview');

@@ -7,19 +7,19 @@
  * violation. Screenshots of each page go to test-output/console/, the overview's also to
  * docs/console-overview.png (the README shows it).
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { systemClock } from '../../shared/clock.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
+import { seriousViolations } from '../support/accessibility.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
 import type { Harness } from '../support/harness.js';
 import { type ServedHarness, serveHarness } from '../support/served-harness.js';
 
 const SCREENSHOTS = new URL('../../test-output/console/', import.meta.url);
 const README_SCREENSHOT = new URL('../../docs/console-overview.png', import.meta.url);
-const AXE = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url);
 const KEY_CACHE_SECONDS = 1;
 const PROFILE = 'amelia-hartmann';
 const PROFILE_PRICE = catalog.find((operation) => operation.id === 'profiles.experience')?.price ?? 0;
@@ -30,7 +30,6 @@ let origin: string;
 let fixtures: FixtureBrowser;
 let page: Page;
 let apiKey: string;
-let axeSource: string;
 const cspViolations: string[] = [];
 /** The request id of the setup's refunded 404. */
 let refundedRequestId: string;
@@ -66,7 +65,6 @@ beforeAll(async () => {
     await response.arrayBuffer();
     if (response.status === 404) refundedRequestId = response.headers.get('x-request-id') as string;
   }
-  axeSource = await readFile(AXE, 'utf8');
   fixtures = await startFixtureBrowser();
   page = await fixtures.browser.newPage();
   page.on('console', (message) => {
@@ -81,29 +79,9 @@ afterAll(async () => {
   await served?.close();
 });
 
-/** axe-core's serious and critical violations of the page as it stands (evaluated over CDP, past the CSP). */
-async function seriousViolations(): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
-        };
-      }
-    ).axe;
-    return (await axe.run()).violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-    );
-}
-
 /** Checks the page as it is: accessible, no wider than a phone at 375 px, and its screenshots. */
 async function checkPage(name: string): Promise<void> {
-  expect(await seriousViolations(), name).toEqual([]);
+  expect(await seriousViolations(page), name).toEqual([]);
   await page.screenshot({
     path: new URL(`${name}.png`, SCREENSHOTS).pathname as `${string}.png`,
     fullPage: true,
@@ -117,7 +95,7 @@ async function checkPage(name: string): Promise<void> {
     await page.evaluate(() => document.documentElement.scrollWidth),
     `${name} at 375 px`,
   ).toBeLessThanOrEqual(375);
-  expect(await seriousViolations(), `${name} at 375 px`).toEqual([]);
+  expect(await seriousViolations(page), `${name} at 375 px`).toEqual([]);
   await page.screenshot({
     path: new URL(`${name}-375.png`, SCREENSHOTS).pathname as `${string}.png`,
     fullPage: true,
