@@ -138,7 +138,7 @@ export class LookupPipeline {
             principal,
             caps,
           )
-        : operation.definition.metering === 'account'
+        : accountRead
           ? await this.execute(operation, run, requestId, principal, apiFamily(request.transport))
           : await this.runFree(operation, run, requestId, principal, request.transport);
       return {
