@@ -40,8 +40,11 @@ export interface ConsoleAppOptions extends ConsoleServices {
   sessionSeconds: number;
   /** Failed sign-ins per client address, counted like refused keys. */
   signInFailures: AuthFailureThrottleSettings;
-  /** Passkey sign-in, where the public base URL allows it (passkey-ceremonies.ts `relyingPartyOf`). */
-  passkeys?: { ceremonies: PasskeyCeremonies; store: PasskeyStore };
+  /**
+   * The account's passkeys; `ceremonies` only where the public base URL allows WebAuthn
+   * (passkey-ceremonies.ts `relyingPartyOf`): elsewhere the Passkeys page says why there are none.
+   */
+  passkeys: { store: PasskeyStore; ceremonies?: PasskeyCeremonies };
 }
 
 export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
@@ -80,16 +83,16 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
 
   const cookie = { secure, maxAgeSeconds: options.sessionSeconds };
   const throttle = new AuthFailureThrottle(options.signInFailures);
-  const passkeys = options.passkeys && {
-    ceremonies: options.passkeys.ceremonies,
+  const { ceremonies } = options.passkeys;
+  const passkeys = {
     passkeys: options.passkeys.store,
     sessions: options.sessions,
     throttle,
     cookie,
     logger: options.logger,
   };
-  signInRoutes(app, { ...options, throttle, cookie, passkeys: passkeys !== undefined });
-  if (passkeys) passkeySignInRoutes(app, passkeys);
+  signInRoutes(app, { ...options, throttle, cookie, passkeys: ceremonies !== undefined });
+  if (ceremonies) passkeySignInRoutes(app, { ...passkeys, ceremonies });
 
   // Every other route is for a signed-in browser whose credential still holds.
   app.use('*', async (c, next) => {
@@ -108,7 +111,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
   accountRoutes(app, options);
   keyRoutes(app, options);
   infoRoutes(app, options);
-  if (passkeys) passkeyRoutes(app, passkeys);
+  passkeyRoutes(app, { ...passkeys, ceremonies });
 
   app.all('*', (c) =>
     renderPage(

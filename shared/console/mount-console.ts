@@ -33,9 +33,9 @@ export function mountConsole(service: Service, store: Store): void {
       api_key: apiKeySessions(service.authenticator),
       passkey: passkeySessions(store.passkeys, service.repositories.accounts),
     },
-    passkeys: party && {
-      ceremonies: new PasskeyCeremonies(store.passkeys, clock, party),
+    passkeys: {
       store: store.passkeys,
+      ...(party ? { ceremonies: new PasskeyCeremonies(store.passkeys, clock, party) } : {}),
     },
     assets: consoleAssets(),
     sessionSeconds: config.CONSOLE_SESSION_SECONDS,

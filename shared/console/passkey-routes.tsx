@@ -140,8 +140,15 @@ export function passkeySignInRoutes(app: Hono<ConsoleEnv>, deps: PasskeyDependen
   });
 }
 
-/** The Passkeys page and its changes: behind the session middleware. */
-export function passkeyRoutes(app: Hono<ConsoleEnv>, deps: PasskeyDependencies): void {
+/**
+ * The Passkeys page and its changes: behind the session middleware. Without ceremonies (no WebAuthn
+ * at this public URL) the page lists and removes passkeys and says why none can be registered.
+ */
+export function passkeyRoutes(
+  app: Hono<ConsoleEnv>,
+  deps: Omit<PasskeyDependencies, 'ceremonies'> & { ceremonies?: PasskeyCeremonies },
+): void {
+  const { ceremonies } = deps;
   const page = async (c: ConsoleContext, notice?: string) => {
     const { principal, csrfToken } = signedInOf(c);
     const passkeys = await deps.passkeys.list(principal.account.accountId);
@@ -154,6 +161,7 @@ export function passkeyRoutes(app: Hono<ConsoleEnv>, deps: PasskeyDependencies):
         signedInWith={
           signedInOf(c).session.method === 'passkey' ? signedInOf(c).session.credential : undefined
         }
+        canRegister={ceremonies !== undefined}
         notice={notice}
       />,
     );
@@ -164,6 +172,26 @@ export function passkeyRoutes(app: Hono<ConsoleEnv>, deps: PasskeyDependencies):
     return page(c, notice);
   });
 
+  if (ceremonies) registrationRoutes(app, { ...deps, ceremonies });
+
+  app.post('/passkeys/remove', async (c) => {
+    const form = await sessionForm(c);
+    if (form instanceof Response) return form;
+    const credentialId = field(form, 'credentialId') ?? '';
+    const removed = await deps.passkeys.remove(signedInOf(c).principal.account.accountId, credentialId);
+    if (!removed)
+      return refuse(
+        c,
+        'No such passkey',
+        'This account has no passkey by that id; nothing was changed.',
+        404,
+      );
+    return c.redirect('/console/passkeys?removed', 303);
+  });
+}
+
+/** Registering a passkey: the two JSON steps of the ceremony, for a signed-in browser. */
+function registrationRoutes(app: Hono<ConsoleEnv>, deps: PasskeyDependencies): void {
   app.post('/passkeys/register/options', async (c) => {
     const body = await ceremonyBody(c, SESSION_COOKIE);
     if (body instanceof Response) return body;
@@ -201,20 +229,5 @@ export function passkeyRoutes(app: Hono<ConsoleEnv>, deps: PasskeyDependencies):
       return answer(c, 400, { error: error.message });
     }
     return answer(c, 200, { location: '/console/passkeys?registered' });
-  });
-
-  app.post('/passkeys/remove', async (c) => {
-    const form = await sessionForm(c);
-    if (form instanceof Response) return form;
-    const credentialId = field(form, 'credentialId') ?? '';
-    const removed = await deps.passkeys.remove(signedInOf(c).principal.account.accountId, credentialId);
-    if (!removed)
-      return refuse(
-        c,
-        'No such passkey',
-        'This account has no passkey by that id; nothing was changed.',
-        404,
-      );
-    return c.redirect('/console/passkeys?removed', 303);
   });
 }

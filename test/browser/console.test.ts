@@ -229,6 +229,16 @@ describe('the console in Chromium', () => {
     await checkPage('connect');
   });
 
+  it('says on the Passkeys page why none can be registered at an IP address (WebAuthn needs a domain)', async () => {
+    await page.goto(`${origin}/console/passkeys`);
+    expect(await page.$eval('h1', (heading) => heading.textContent)).toBe('Passkeys');
+    expect(await page.$eval('#passkeys-unavailable', (notice) => notice.textContent)).toContain(
+      'domain name',
+    );
+    expect(await page.$('#passkey-register')).toBeNull();
+    await checkPage('passkeys-unavailable');
+  });
+
   it('refuses a form posted from a page of another loopback origin', async () => {
     const before = (
       await harness.repositories.keys.list(

@@ -13,6 +13,8 @@ export function PasskeysPage(props: {
   passkeys: readonly PasskeyRecord[];
   /** The passkey this session signed in with, if it did. */
   signedInWith?: string;
+  /** False where the console's public URL cannot take WebAuthn (an IP address, or plain http). */
+  canRegister: boolean;
   notice?: string;
 }) {
   return (
@@ -26,19 +28,27 @@ export function PasskeysPage(props: {
         A passkey signs you in to this console with your device’s screen lock or security key, so no API key
         is pasted into a browser again. Passkeys open the console only; the API still takes keys.
       </p>
-      <section aria-labelledby="register-heading">
-        <h2 id="register-heading">Register a passkey on this device</h2>
-        <form id="passkey-register" class="stacked" data-csrf={props.signedIn.csrfToken}>
-          <label for="passkey-label">Name (optional)</label>
-          <input type="text" id="passkey-label" name="label" maxlength={100} autocomplete="off" />
-          <button type="submit" id="passkey-register-button" disabled>
-            Register a passkey
-          </button>
-          <p id="passkey-register-status" class="muted" role="status">
-            Registering needs JavaScript and a browser with passkeys (WebAuthn).
-          </p>
-        </form>
-      </section>
+      {props.canRegister ? (
+        <section aria-labelledby="register-heading">
+          <h2 id="register-heading">Register a passkey on this device</h2>
+          <form id="passkey-register" class="stacked" data-csrf={props.signedIn.csrfToken}>
+            <label for="passkey-label">Name (optional)</label>
+            <input type="text" id="passkey-label" name="label" maxlength={100} autocomplete="off" />
+            <button type="submit" id="passkey-register-button" disabled>
+              Register a passkey
+            </button>
+            <p id="passkey-register-status" class="muted" role="status">
+              Registering needs JavaScript and a browser with passkeys (WebAuthn).
+            </p>
+          </form>
+        </section>
+      ) : (
+        <p class="notice" id="passkeys-unavailable">
+          Passkeys need this console to be reached by a domain name over https (or at http://localhost): its
+          public address is not one, so none can be registered here. Sign in with a key; the operator sets the
+          address (PUBLIC_BASE_URL).
+        </p>
+      )}
       <section aria-labelledby="passkeys-heading">
         <h2 id="passkeys-heading">Registered passkeys</h2>
         {props.passkeys.length === 0 ? (
