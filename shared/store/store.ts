@@ -14,6 +14,7 @@ import type { BillingStore } from '../billing/billing-store.js';
 import type { ConsoleSessionStore } from '../console/console-sessions.js';
 import type { DomainFactsStore } from '../emails/domain-memory.js';
 import type { HostSlotStore } from '../limits/host-slots.js';
+import type { ConnectionStore, OAuthStateStore } from '../oauth/oauth-store.js';
 import type { CursorStore, SettingStore } from '../paging/cursors.js';
 
 /**
@@ -40,6 +41,10 @@ export interface Store {
   readonly hostSlots: HostSlotStore;
   readonly oauthLinks: OAuthLinkStore;
   readonly passkeys: PasskeyStore;
+  /** The OAuth authorization server's protocol records (oidc-provider's). */
+  readonly oauthState: OAuthStateStore;
+  /** OAuth connections: the clients customers approved for their accounts. */
+  readonly connections: ConnectionStore;
   /**
    * Resolves when the store can take the writes billing needs now, proved by writing (a heartbeat
    * that must find room and the write lock on SQLite, a conditional write on DynamoDB); throws
@@ -48,7 +53,7 @@ export interface Store {
   ping(): Promise<void>;
   /**
    * Deletes records whose `expiresAt` passed (cursors, console sessions, passkey challenges, domain
-   * facts, host slots); how many.
+   * facts, host slots, OAuth records); how many.
    */
   sweepExpired(now: number): Promise<number>;
   /** Releases connections or the database file; the store is unusable afterwards. */

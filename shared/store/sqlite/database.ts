@@ -223,6 +223,35 @@ const schema = [
     PRIMARY KEY (account_id, key_id, period)
   ) STRICT;
   `,
+  // Version 10: the OAuth authorization server's records (oauth/oauth-store.ts): oidc-provider's
+  // payloads by model and id, indexed by grant and uid, and the connections customers approved.
+  `
+  CREATE TABLE oauth_state (
+    model TEXT NOT NULL,
+    id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    grant_id TEXT,
+    uid TEXT,
+    consumed_at INTEGER,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (model, id)
+  ) STRICT;
+  CREATE INDEX oauth_state_by_grant ON oauth_state (grant_id) WHERE grant_id IS NOT NULL;
+  CREATE INDEX oauth_state_by_uid ON oauth_state (model, uid) WHERE uid IS NOT NULL;
+  CREATE TABLE oauth_connections (
+    connection_id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    client_name TEXT,
+    scopes TEXT NOT NULL,
+    daily_credit_cap INTEGER,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT,
+    revoked_at TEXT,
+    revoked_reason TEXT
+  ) STRICT;
+  CREATE INDEX oauth_connections_by_account ON oauth_connections (account_id, created_at);
+  `,
 ];
 
 interface QueuedWrite {

@@ -13,6 +13,7 @@ import { SqliteCursorStore } from './sqlite-cursors.js';
 import { SqliteDomainFactsStore } from './sqlite-domain-facts.js';
 import { SqliteHostSlotStore } from './sqlite-host-slots.js';
 import { SqliteOAuthLinkStore } from './sqlite-oauth-links.js';
+import { SqliteConnectionStore, SqliteOAuthStateStore } from './sqlite-oauth.js';
 import { SqlitePasskeyStore } from './sqlite-passkeys.js';
 import { SqliteSettingStore } from './sqlite-settings.js';
 
@@ -68,6 +69,8 @@ export function createSqliteStore(path: string, options: DatabaseOptions = {}): 
     hostSlots: new SqliteHostSlotStore(database),
     oauthLinks: new SqliteOAuthLinkStore(database),
     passkeys: new SqlitePasskeyStore(database),
+    oauthState: new SqliteOAuthStateStore(database),
+    connections: new SqliteConnectionStore(database),
     async ping() {
       // Briefly: a lock longer than this is reported at once, as billing would soon meet it too.
       await database.write(() => heartbeat(database), 'bestEffort');
@@ -91,6 +94,7 @@ export function createSqliteStore(path: string, options: DatabaseOptions = {}): 
         deleted += Number(
           database.statement('DELETE FROM passkey_challenges WHERE expires_at < ?').run(now).changes,
         );
+        deleted += Number(database.statement('DELETE FROM oauth_state WHERE expires_at < ?').run(now).changes);
         return deleted;
       });
     },
