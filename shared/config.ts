@@ -246,12 +246,32 @@ const configSchema = z.object({
     }),
   ),
   /**
-   * Issuer (`iss`) of the OAuth access tokens /mcp accepts besides API keys. Unset: OAuth is off,
-   * and no protected resource metadata is served.
+   * Issuer (`iss`) of an outside authorization server whose access tokens /mcp accepts besides API
+   * keys (subjects bound with `accounts link-oauth`). Unset: the service's own authorization server
+   * issues them (docs/oauth.md).
    */
   OAUTH_ISSUER: z.url().optional(),
   /** Where the issuer publishes its signing keys. Unset: `<OAUTH_ISSUER>/.well-known/jwks.json`. */
   OAUTH_JWKS_URL: z.url().optional(),
+  /**
+   * Secrets the built-in authorization server derives its token-signing keys from (used when
+   * OAUTH_ISSUER is unset), comma-separated, newest first: the first signs, all verify. Unset: one is
+   * generated on first start and kept in the store. On AWS: a Secrets Manager secret.
+   */
+  OAUTH_SIGNING_SECRET: z.string().min(16).optional(),
+  /** Lifetime of the built-in authorization server's access tokens (JWTs for /mcp). */
+  OAUTH_ACCESS_TOKEN_SECONDS: integer(60, 86_400).default(600),
+  /** Lifetime of a refresh token; each use rotates it and starts a new lifetime. */
+  OAUTH_REFRESH_TOKEN_DAYS: integer(1, 365).default(30),
+  /** Lifetime of an authorization code, from the customer's approval to its exchange. */
+  OAUTH_CODE_SECONDS: integer(1, 600).default(60),
+  /**
+   * Test-only: `host:port` pairs from which Client ID Metadata Documents may be fetched although
+   * their addresses are not public (the documents served on loopback by tests). Empty in production.
+   */
+  UNSAFE_OAUTH_CLIENT_ALLOW_HOSTS: allowHosts,
+  /** Test-only: a PEM certificate authority trusted for Client ID Metadata Documents (a test's own). */
+  UNSAFE_OAUTH_CLIENT_CA: z.string().min(1).optional(),
   /** Where data lookups read: `dataset` (the embedded sample) or `upstream` (another service's /api/v2). */
   DATA_SOURCE: z.enum(['dataset', 'upstream']).default('dataset'),
   /**

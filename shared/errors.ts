@@ -132,10 +132,11 @@ export class SpendCapReachedError extends ApiError {
   constructor(
     cost: number,
     refusal: { period: 'daily' | 'monthly'; cap: number; left: number; resetsAt: string },
+    holder: 'key' | 'connection' = 'key',
   ) {
     super('insufficient_credits', {
       message:
-        `This key's ${refusal.period} credit cap of ${creditCount(refusal.cap)} has ${refusal.left} left and ` +
+        `This ${holder}'s ${refusal.period} credit cap of ${creditCount(refusal.cap)} has ${refusal.left} left and ` +
         `this call costs ${creditCount(cost)}; the cap resets at ${refusal.resetsAt}.`,
     });
   }

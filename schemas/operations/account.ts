@@ -116,6 +116,8 @@ export const ledgerEntrySchema = z.object({
   outcome: z.enum(ledgerOutcomes),
   credits: z.number().int().min(0),
   reason: z.string().nullable(),
+  /** The OAuth connection (console, Connections) that made the call; null for an API key's. */
+  connectionId: z.string().nullable(),
 });
 
 const accountOperation = {
@@ -250,6 +252,7 @@ export const accountLedger = {
           outcome: 'refunded',
           credits: 1,
           reason: 'resource_not_found',
+          connectionId: null,
         },
       ],
     },

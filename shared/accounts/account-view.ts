@@ -20,6 +20,7 @@ import { type CapState, capStanding, isCapped } from '../billing/spend-caps.js';
 import type { Clock } from '../clock.js';
 import { InvalidRequestError } from '../errors.js';
 import { windowAt, windowStanding } from '../limits/rolling-window.js';
+import { CONNECTION_CALLER_PREFIX } from '../oauth/oauth-store.js';
 import { type ApiFamily, type CursorIssuer, cursorOperation } from '../paging/cursors.js';
 
 const DAY_MS = 86_400_000;
@@ -189,6 +190,8 @@ export interface PublicLedgerEntry {
   outcome: 'charged' | 'refunded' | 'free' | 'in_flight';
   credits: number;
   reason: string | null;
+  /** The OAuth connection that made the call (console, Connections); null for an API key's call. */
+  connectionId: string | null;
 }
 
 export interface AccountLedgerPage {
@@ -262,6 +265,9 @@ export function publicEntry(entry: LedgerEntry): PublicLedgerEntry {
     outcome,
     credits: entry.cost,
     reason: entry.status === 'refunded' ? (entry.refundReason ?? null) : null,
+    connectionId: entry.keyId?.startsWith(CONNECTION_CALLER_PREFIX)
+      ? entry.keyId.slice(CONNECTION_CALLER_PREFIX.length)
+      : null,
   };
 }
 

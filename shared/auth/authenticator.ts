@@ -6,6 +6,7 @@
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import type { Account, AccountRepository } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
+import type { ConnectionRecord } from '../oauth/oauth-store.js';
 import {
   InsufficientScopeError,
   InvalidApiKeyError,
@@ -21,14 +22,23 @@ import {
   sameHash,
 } from './api-keys.js';
 
+/** What a call through an OAuth connection is held to (oauth/oauth-store.ts has the whole record). */
+export type ConnectionGrant = Pick<
+  ConnectionRecord,
+  'connectionId' | 'clientId' | 'clientName' | 'scopes' | 'dailyCreditCap'
+>;
+
 /**
- * Who is calling: an account, reached through an API key or (on /mcp) an OAuth subject bound to it.
+ * Who is calling: an account, reached through an API key or (on /mcp) an OAuth token: one of the
+ * service's own connections, or an outside issuer's subject bound to the account.
  * Plain JSON, so a transport that authenticated a request can hand it to another function.
  */
 export interface Principal {
   account: Account;
   /** Absent for OAuth callers, who hold no key. */
   key?: ApiKeyRecord;
+  /** The connection a token of the built-in authorization server belongs to: its scopes and cap apply. */
+  connection?: ConnectionGrant;
   oauthSubject?: string;
   /** A use of the key to record with this request's admission (at most one per key and resolution). */
   keyUse?: { keyId: string; at: string };
@@ -99,10 +109,11 @@ export class Authenticator {
     if (principal.account.status !== 'active') {
       throw new InsufficientScopeError('The account is suspended; resolve the account first.');
     }
-    const scopes = principal.key?.scopes;
+    const scopes = principal.key?.scopes ?? principal.connection?.scopes;
     if (scopes && operation.metering !== 'account' && !scopes.includes(operation.family)) {
+      const holder = principal.key ? 'This API key' : 'This connection';
       throw new InsufficientScopeError(
-        `This API key may call ${scopes.join(', ')} operations; ${operation.id} belongs to ${operation.family}.`,
+        `${holder} may call ${scopes.join(', ') || 'no'} operations; ${operation.id} belongs to ${operation.family}.`,
       );
     }
   }

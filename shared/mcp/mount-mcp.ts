@@ -1,14 +1,17 @@
 /**
  * Wires the MCP adapter into a service's app: tools from the served operations, the in-process
- * dispatcher, API-key and OAuth authentication, and (when OAUTH_ISSUER is set) the protected
- * resource metadata. Entry points that serve /mcp call it; the REST Lambda bundles never import it.
+ * dispatcher, API-key and OAuth authentication (tokens of the built-in authorization server, or of
+ * OAUTH_ISSUER when an operator sets one), and the protected resource metadata naming the issuer. Entry points that serve /mcp call it; the REST Lambda bundles never import it.
  * The /mcp Lambda function passes the catalog's operations and a dispatcher that invokes the tool
  * group's function instead.
  */
+
+import { families } from '../../schemas/operation-definition.js';
 import { isWellFormedApiKey } from '../auth/api-keys.js';
 import type { Principal } from '../auth/authenticator.js';
 import { OAuthAuthenticator } from '../auth/oauth-tokens.js';
 import { mcpResourceUrl } from '../config.js';
+import { type BuiltInOAuth, builtInOAuth } from '../oauth/built-in-oauth.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import type { Service } from '../service.js';
 import { mountMcpEndpoint } from './mcp-endpoint.js';
@@ -32,7 +35,7 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
   const { app, config, repositories } = service;
   const tools = buildToolCatalog(options.operations ?? service.operations);
   const resource = mcpResourceUrl(config);
-  const oauth = config.OAUTH_ISSUER
+  const outsideIssuer = config.OAUTH_ISSUER
     ? new OAuthAuthenticator(
         {
           issuer: config.OAUTH_ISSUER,
@@ -46,12 +49,22 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
         config.KEY_CACHE_SECONDS * 1000,
       )
     : undefined;
-  if (config.OAUTH_ISSUER) serveProtectedResourceMetadata(app, { resource, issuer: config.OAUTH_ISSUER });
+  const builtIn = outsideIssuer ? undefined : builtInOAuth(service);
+  const verifyToken = async (token: string): Promise<Principal> =>
+    outsideIssuer
+      ? outsideIssuer.authenticate(token)
+      : (await (builtIn as BuiltInOAuth).tokens()).authenticate(token);
+  serveProtectedResourceMetadata(app, {
+    resource,
+    issuer: config.OAUTH_ISSUER ?? config.PUBLIC_BASE_URL,
+    // The built-in server's scopes are the families; an outside issuer's are its own business.
+    scopes: outsideIssuer ? undefined : families,
+  });
 
-  /** API keys keep their own format; any other bearer token is an OAuth access token, if OAuth is on. */
+  /** API keys keep their own format; any other bearer token is an OAuth access token. */
   const authenticate = (authorization: string | undefined): Promise<Principal> => {
     const token = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-    if (oauth && token !== undefined && !isWellFormedApiKey(token)) return oauth.authenticate(token);
+    if (token !== undefined && !isWellFormedApiKey(token)) return verifyToken(token);
     return service.authenticator.authenticateBearer(authorization);
   };
 
@@ -62,7 +75,7 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
     enabled: config.GATEWAY_MCP_ENABLED,
     rejectedHosts: config.MCP_REJECTED_HOSTS,
     serviceDomain: config.SERVICE_DOMAIN,
-    resourceMetadataUrl: oauth ? resourceMetadataUrl(resource) : undefined,
+    resourceMetadataUrl: resourceMetadataUrl(resource),
     deadlineMs: options.deadlineMs ?? MCP_LOOKUP_DEADLINE_MS,
     logger: service.logger,
   });

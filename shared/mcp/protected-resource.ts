@@ -12,6 +12,8 @@ export interface ProtectedResource {
   /** The canonical /mcp URL: the audience tokens must carry. */
   resource: string;
   issuer: string;
+  /** Scopes the issuer grants for this resource, when we know them (the built-in server's families). */
+  scopes?: readonly string[];
 }
 
 /** Where clients read the metadata of `resource` (RFC 9728 section 3.1). */
@@ -28,6 +30,7 @@ export function serveProtectedResourceMetadata(
     resource: protectedResource.resource,
     authorization_servers: [protectedResource.issuer],
     bearer_methods_supported: ['header'],
+    ...(protectedResource.scopes ? { scopes_supported: protectedResource.scopes } : {}),
     resource_name: 'Professional data lookup service (MCP)',
   };
   const { pathname } = new URL(protectedResource.resource);

@@ -43,8 +43,8 @@ export interface OAuthStateStore {
 export type ConnectionRevocation =
   /** The customer revoked it in the console. */
   | 'customer'
-  /** A rotated refresh token was presented again: the token leaked, so the whole grant goes. */
-  | 'refresh_token_reused'
+  /** A used code or rotated refresh token was presented again: it leaked, so the whole grant goes. */
+  | 'token_reused'
   /** The client revoked its own token (RFC 7009) or oidc-provider revoked the grant for another reason. */
   | 'client';
 
@@ -74,6 +74,16 @@ export interface ConnectionStore {
   recordUse(connectionId: string, at: string): Promise<void>;
   /** Marks it revoked (once: the first reason stays); false when there is no such connection. */
   revoke(connectionId: string, at: string, reason: ConnectionRevocation): Promise<boolean>;
+}
+
+/**
+ * How the ledger and spend caps name a connection's calls: its id with a prefix no API key id or
+ * outside-issuer subject (`oauth:…`) has, so a ledger entry says which kind of caller made it.
+ */
+export const CONNECTION_CALLER_PREFIX = 'cnx_';
+
+export function connectionCallerId(connectionId: string): string {
+  return `${CONNECTION_CALLER_PREFIX}${connectionId}`;
 }
 
 export class ConnectionTakenError extends Error {

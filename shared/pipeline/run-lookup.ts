@@ -9,7 +9,8 @@ import type { OperationVariant } from '../../schemas/operation-definition.js';
 import type { RateLimitSetting } from '../accounts/accounts.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { AdmissionDecision, CreditLedger, InflightEntry, Transport } from '../billing/credit-ledger.js';
-import { type SpendCaps, spendable } from '../billing/spend-caps.js';
+import { isCapped, type SpendCaps, spendable } from '../billing/spend-caps.js';
+import { connectionCallerId } from '../oauth/oauth-store.js';
 import type { Clock } from '../clock.js';
 import {
   type ApiError,
@@ -123,7 +124,8 @@ export class LookupPipeline {
         throw new RateLimitExceededError(admission.rate.retryAfterSeconds ?? 1);
       if (admission.outcome === 'insufficient_credits') {
         accountHeaders['X-Credits-Remaining'] = String(spendable(admission.balance, caps, admission.spend));
-        if (admission.cap) throw new SpendCapReachedError(operation.price, admission.cap);
+        if (admission.cap)
+          throw new SpendCapReachedError(operation.price, admission.cap, principal.key ? 'key' : 'connection');
         throw new InsufficientCreditsError(operation.price, admission.balance);
       }
 
@@ -354,17 +356,30 @@ export class LookupPipeline {
   }
 }
 
-/** What the ledger records as the caller: the key, or the OAuth subject of a caller without one. */
+/**
+ * What the ledger records as the caller: the key, the OAuth connection (its id, `cnx_…`), or the
+ * outside issuer's subject of a caller without either.
+ */
 function callerId(principal: Principal): string | undefined {
   if (principal.key) return principal.key.keyId;
+  if (principal.connection) return connectionCallerId(principal.connection.connectionId);
   return principal.oauthSubject === undefined ? undefined : `oauth:${principal.oauthSubject}`;
 }
 
-/** The calling key's spend caps; none for a key without caps or an OAuth caller. */
+/**
+ * The caller's spend caps: the key's, or the connection's daily cap (counted under the connection's
+ * id as a key's are under its id); none for a caller without caps.
+ */
 function spendCapsOf(principal: Principal): SpendCaps | undefined {
   const key = principal.key;
-  if (!key || (key.dailyCreditCap === null && key.monthlyCreditCap === null)) return undefined;
-  return { keyId: key.keyId, dailyCreditCap: key.dailyCreditCap, monthlyCreditCap: key.monthlyCreditCap };
+  const caps = key
+    ? { keyId: key.keyId, dailyCreditCap: key.dailyCreditCap, monthlyCreditCap: key.monthlyCreditCap }
+    : principal.connection && {
+        keyId: connectionCallerId(principal.connection.connectionId),
+        dailyCreditCap: principal.connection.dailyCreditCap,
+        monthlyCreditCap: null,
+      };
+  return isCapped(caps) ? caps : undefined;
 }
 
 /** REST v1 and MCP serve the v1 bodies (MCP's results are the REST bodies); v2 is its own family. */

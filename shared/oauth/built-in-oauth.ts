@@ -1,0 +1,69 @@
+/**
+ * The built-in authorization server and its resource-server side, made once per service on first use
+ * and shared by whatever the process serves: the OAuth endpoints, the console's connect page and
+ * /mcp. Lazily, because the signing secret may have to be read from (or first written to) the store,
+ * and a process that never sees an OAuth request (a REST Lambda) should not pay for it.
+ */
+import { mcpResourceUrl } from '../config.js';
+import type { Service } from '../service.js';
+import { ConnectionTokenAuthenticator } from './access-tokens.js';
+import { AuthorizationServer } from './authorization-server.js';
+import { signingSecrets } from './signing-keys.js';
+
+export interface BuiltInOAuth {
+  server(): Promise<AuthorizationServer>;
+  tokens(): Promise<ConnectionTokenAuthenticator>;
+}
+
+const byService = new WeakMap<Service, BuiltInOAuth>();
+
+export function builtInOAuth(service: Service): BuiltInOAuth {
+  let made = byService.get(service);
+  if (made) return made;
+  const { config, repositories, clock, logger } = service;
+  const secrets = once(() => signingSecrets(config.OAUTH_SIGNING_SECRET, repositories.settings));
+  const resource = mcpResourceUrl(config);
+  made = {
+    server: once(async () =>
+      AuthorizationServer.create({
+        issuer: config.PUBLIC_BASE_URL,
+        resource,
+        secrets: await secrets(),
+        state: repositories.oauthState,
+        connections: repositories.connections,
+        clock,
+        logger,
+        accessTokenSeconds: config.OAUTH_ACCESS_TOKEN_SECONDS,
+        refreshTokenSeconds: config.OAUTH_REFRESH_TOKEN_DAYS * 86_400,
+        codeSeconds: config.OAUTH_CODE_SECONDS,
+        clientMetadata: {
+          allowHosts: config.UNSAFE_OAUTH_CLIENT_ALLOW_HOSTS,
+          ca: config.UNSAFE_OAUTH_CLIENT_CA,
+        },
+      }),
+    ),
+    tokens: once(async () =>
+      ConnectionTokenAuthenticator.create(
+        { issuer: config.PUBLIC_BASE_URL, audience: resource, secrets: await secrets() },
+        repositories.connections,
+        repositories.accounts,
+        clock,
+        config.KEY_CACHE_SECONDS * 1000,
+      ),
+    ),
+  };
+  byService.set(service, made);
+  return made;
+}
+
+/** The first call's promise, shared; a failed one is forgotten so the next call tries again. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make().catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
+  };
+}
