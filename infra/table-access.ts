@@ -56,11 +56,23 @@ const oauthLinks: TableGrant = { purpose: 'oauth-links', actions: ['GetItem'], l
 const readLedger: TableGrant = { purpose: 'read-ledger', actions: ['Query'], leadingKeys: ['ACCOUNT#*'] };
 /** Reconcile reads every balance item (a filtered scan) and settles stale in-flight entries. */
 const reconcileScan: TableGrant = { purpose: 'reconcile-scan', actions: ['Scan'] };
-/** The sweep of expired records TTL has not removed yet (cursors, domain facts, host slots). */
+/**
+ * The sweep of expired records TTL has not removed yet (cursors, domain facts, host slots, console
+ * sessions, passkey challenges, the OAuth authorization server's records and their index entries).
+ */
 const sweep: TableGrant = {
   purpose: 'sweep',
   actions: ['DeleteItem'],
-  leadingKeys: ['CURSOR#*', 'EMAILDOMAIN#*', 'SLOTS#*', 'CONSOLE#*', 'PASSKEY#*'],
+  leadingKeys: [
+    'CURSOR#*',
+    'EMAILDOMAIN#*',
+    'SLOTS#*',
+    'CONSOLE#*',
+    'PASSKEY#*',
+    'AUTHZ#*',
+    'AUTHZGRANT#*',
+    'AUTHZUID#*',
+  ],
 };
 /**
  * The console: the account's keys (issue, revoke, expire for rotation: key items and the account's

@@ -3,7 +3,10 @@
  * before SQLite) into the SQLite store: accounts, keys (with their last use), balances, the ledger
  * (with the key behind each call), credit entries, the audit log, requests still in flight, and
  * settings. Rate windows, cursors, email-domain facts and host slots
- * are short-lived and start afresh. The DynamoDB folder is left as it was.
+ * are short-lived and start afresh. So do the OAuth authorization server's records: oidc-provider's
+ * (codes, tokens, grants) live minutes to weeks, and a connection without its grant and refresh
+ * token cannot be used, so copying connections alone would list dead ones; an OAuth client signs
+ * in again instead. The DynamoDB folder is left as it was.
  */
 import type { Account, AuditEntry } from '../accounts/accounts.js';
 import type { ApiKeyRecord } from '../auth/api-keys.js';

@@ -253,6 +253,52 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
     await expectNamedFailure(harness.store.domains.get(domain), 'email-domain facts', domain);
   });
 
+  it('names an OAuth connection whose scopes are not operation families', async () => {
+    const { account } = await harness.provision();
+    const connectionId = `grant-corrupt-${kind}`;
+    await harness.store.connections.insert({
+      connectionId,
+      accountId: account.accountId,
+      clientId: 'https://client.example/metadata.json',
+      clientName: null,
+      scopes: ['profiles'],
+      dailyCreditCap: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      lastUsedAt: null,
+      revokedAt: null,
+      revokedReason: null,
+    });
+    await corrupt({
+      sql: `UPDATE oauth_connections SET scopes = '["crystal-balls"]' WHERE connection_id = ?`,
+      params: [connectionId],
+      key: itemKeys.connection(connectionId),
+      attribute: 'scopes',
+      value: ['crystal-balls'],
+    });
+    await expectNamedFailure(harness.store.connections.get(connectionId), 'OAuth connection', connectionId);
+    await expectNamedFailure(
+      harness.store.connections.list(account.accountId),
+      'OAuth connection',
+      connectionId,
+    );
+  });
+
+  it('names an OAuth state record whose payload is not a JSON object', async () => {
+    const id = `sess-corrupt-${kind}`;
+    await harness.store.oauthState.put('Session', id, {
+      payload: { jti: id },
+      expiresAt: Date.now() + 60_000,
+    });
+    await corrupt({
+      sql: "UPDATE oauth_state SET payload = 'not json' WHERE model = 'Session' AND id = ?",
+      params: [id],
+      key: itemKeys.oauthState('Session', id),
+      attribute: 'payload',
+      value: 'not json',
+    });
+    await expectNamedFailure(harness.store.oauthState.find('Session', id, Date.now()), 'OAuth state', id);
+  });
+
   it('answers 500 internal_error when the caller’s account does not decode, and logs the item', async () => {
     const { account, apiKey } = await harness.provision({ credits: 3 });
     await corrupt({

@@ -11,6 +11,7 @@ import { DynamoConsoleSessionStore } from './dynamo-console-sessions.js';
 import { DynamoCursorStore } from './dynamo-cursors.js';
 import { DynamoDomainFactsStore } from './dynamo-domain-facts.js';
 import { DynamoHostSlotStore } from './dynamo-host-slots.js';
+import { DynamoConnectionStore, DynamoOAuthStateStore } from './dynamo-oauth.js';
 import { DynamoOAuthLinkStore } from './dynamo-oauth-links.js';
 import { DynamoPasskeyStore } from './dynamo-passkeys.js';
 import { DynamoSettingStore } from './dynamo-settings.js';
@@ -25,6 +26,9 @@ const expiringTypes = [
   itemTypes.lockStepHost,
   itemTypes.hostSlot,
   itemTypes.passkeyChallenge,
+  itemTypes.oauthState,
+  itemTypes.oauthGrantMember,
+  itemTypes.oauthUid,
 ];
 
 export interface DynamoStore extends Store {
@@ -46,6 +50,8 @@ export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<vo
     hostSlots: new DynamoHostSlotStore(table),
     oauthLinks: new DynamoOAuthLinkStore(table),
     passkeys: new DynamoPasskeyStore(table),
+    oauthState: new DynamoOAuthStateStore(table),
+    connections: new DynamoConnectionStore(table),
     async ping() {
       // What admission needs: an update of an item (admission's is conditional on the balance), which
       // proves the table is there and writable by this role with capacity to spare; a read proves none

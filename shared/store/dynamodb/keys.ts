@@ -7,6 +7,7 @@ export interface ItemKey {
 }
 
 const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
+const oauthGrantPk = (grantId: string) => `AUTHZGRANT#${grantId}`;
 
 export const itemKeys = {
   account: (accountId: string): ItemKey => ({ pk: accountPk(accountId), sk: 'ACCOUNT' }),
@@ -70,6 +71,30 @@ export const itemKeys = {
   accountPasskeyPrefix: 'PASSKEY#',
   /** A WebAuthn ceremony's one-time challenge, deleted by TTL once expired. */
   passkeyChallenge: (id: string): ItemKey => ({ pk: `PASSKEY#CHALLENGE#${id}`, sk: 'CHALLENGE' }),
+  /**
+   * One of oidc-provider's records (oauth/oauth-store.ts) by model and id, deleted by TTL once
+   * expired. oidc-provider's model names hold no `#`, so no two (model, id) pairs share a key.
+   */
+  oauthState: (model: string, id: string): ItemKey => ({ pk: `AUTHZ#${model}#${id}`, sk: 'AUTHZ' }),
+  /**
+   * A grant's entry for one record bound to it (`payload.grantId`), so revoking the grant finds
+   * them all with one query; expires with its record.
+   */
+  oauthGrantMember: (grantId: string, model: string, id: string): ItemKey => ({
+    pk: oauthGrantPk(grantId),
+    sk: `${model}#${id}`,
+  }),
+  oauthGrantPartition: (grantId: string): string => oauthGrantPk(grantId),
+  /** The id of the record of a model whose `payload.uid` is `uid`; expires with its record. */
+  oauthUid: (model: string, uid: string): ItemKey => ({ pk: `AUTHZUID#${model}#${uid}`, sk: 'AUTHZUID' }),
+  /** An OAuth connection a customer approved, by its id (oidc-provider's grant id). */
+  connection: (connectionId: string): ItemKey => ({ pk: `CONNECTION#${connectionId}`, sk: 'CONNECTION' }),
+  /** The account's listing entry of one connection. */
+  accountConnection: (accountId: string, connectionId: string): ItemKey => ({
+    pk: accountPk(accountId),
+    sk: `CONNECTION#${connectionId}`,
+  }),
+  accountConnectionPrefix: 'CONNECTION#',
   /** Service-wide settings kept in the table (e.g. the generated cursor secret). */
   setting: (name: string): ItemKey => ({ pk: `SETTING#${name}`, sk: 'SETTING' }),
   /** `ping`'s heartbeat: it holds no data (no `type`, so no scan or export ever sees it). */
@@ -96,6 +121,11 @@ export const itemTypes = {
   passkey: 'passkey',
   accountPasskey: 'accountPasskey',
   passkeyChallenge: 'passkeyChallenge',
+  oauthState: 'oauthState',
+  oauthGrantMember: 'oauthGrantMember',
+  oauthUid: 'oauthUid',
+  connection: 'connection',
+  accountConnection: 'accountConnection',
 } as const;
 
 /** An item by its key, for the error of a record that does not decode: `item <pk> / <sk> of table <t>`. */

@@ -9,7 +9,7 @@ import {
   type ScalarAttributeType,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 
 export interface DynamoTable {
   doc: DynamoDBDocumentClient;
@@ -127,6 +127,30 @@ export async function scanAll(
         FilterExpression: `#type = :type${filter ? ` AND (${filter.expression})` : ''}`,
         ExpressionAttributeNames: { '#type': 'type' },
         ExpressionAttributeValues: { ':type': type, ...filter?.values },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** Every item of one partition whose sort key begins with `prefix` (all of them without one), across all pages. */
+export async function queryAll(
+  store: DynamoTable,
+  pk: string,
+  prefix?: string,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.doc.send(
+      new QueryCommand({
+        TableName: store.table,
+        KeyConditionExpression: `pk = :pk${prefix === undefined ? '' : ' AND begins_with(sk, :prefix)'}`,
+        ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
