@@ -250,13 +250,13 @@ describe.each(storeKinds)('OAuth state and connections on the %s store', (kind: 
       );
 
       const raced = await Promise.all([
-        store.connections.revoke('grant-conn-c', '2026-11-26T14:00:00.000Z', 'refresh_token_reused'),
+        store.connections.revoke('grant-conn-c', '2026-11-26T14:00:00.000Z', 'token_reused'),
         store.connections.revoke('grant-conn-c', '2026-11-26T14:00:01.000Z', 'client'),
       ]);
       expect(raced).toEqual([true, true]);
       const revoked = await store.connections.get('grant-conn-c');
       expect([
-        { revokedAt: '2026-11-26T14:00:00.000Z', revokedReason: 'refresh_token_reused' },
+        { revokedAt: '2026-11-26T14:00:00.000Z', revokedReason: 'token_reused' },
         { revokedAt: '2026-11-26T14:00:01.000Z', revokedReason: 'client' },
       ]).toContainEqual({ revokedAt: revoked?.revokedAt, revokedReason: revoked?.revokedReason });
 
