@@ -110,7 +110,8 @@ function warnAboutUnsafeSettings(config: Config, logger: Logger): void {
   const unsafe = {
     UNSAFE_SMTP_ALLOW_HOSTS: 'these mail servers are dialled although their addresses are not public',
     UNSAFE_WEBSITE_ALLOW_HOSTS: 'these host:port pairs bypass the website address and port rules',
-    UNSAFE_OAUTH_CLIENT_ALLOW_HOSTS: 'client metadata documents are fetched from these non-public host:port pairs',
+    UNSAFE_OAUTH_CLIENT_ALLOW_HOSTS:
+      'client metadata documents are fetched from these non-public host:port pairs',
   } as const;
   for (const [name, consequence] of Object.entries(unsafe) as [keyof typeof unsafe, string][]) {
     if (config[name].size > 0) logger.warn({ [name]: [...config[name]] }, `${name} is set: ${consequence}`);

@@ -11,6 +11,7 @@ import type { Config } from '../../shared/config.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
 import { createNodeServer } from '../../shared/http/node-server.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
+import { mountAuthorizationServer } from '../../shared/oauth/mount-authorization-server.js';
 import { createAllImplementations } from '../../shared/operations/index.js';
 import { createService } from '../../shared/service.js';
 import { DatasetFileError } from '../../shared/sources/dataset/database/dataset-connection.js';
@@ -50,6 +51,7 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
     });
     mountMcp(service);
     mountConsole(service, opened.store);
+    if (!config.OAUTH_ISSUER) mountAuthorizationServer(service);
     const demoKey = await issueDemoKey(service.repositories, config, 'npm start');
     reconcileOnSchedule(service.repositories, config, service.logger);
     const server = createNodeServer(service.app, service.logger, config);

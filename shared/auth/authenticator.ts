@@ -6,7 +6,6 @@
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import type { Account, AccountRepository } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
-import type { ConnectionRecord } from '../oauth/oauth-store.js';
 import {
   InsufficientScopeError,
   InvalidApiKeyError,
@@ -14,6 +13,7 @@ import {
   misplacedKeyMessages,
   storeFailure,
 } from '../errors.js';
+import type { ConnectionRecord } from '../oauth/oauth-store.js';
 import {
   type ApiKeyRecord,
   type ApiKeyRepository,

@@ -12,14 +12,20 @@ import type { PasskeyCeremonies } from '../auth/passkey-ceremonies.js';
 import type { PasskeyStore } from '../auth/passkeys.js';
 import { ApiError } from '../errors.js';
 import { AuthFailureThrottle, type AuthFailureThrottleSettings } from '../http/auth-failure-throttle.js';
+import type { BuiltInOAuth } from '../oauth/built-in-oauth.js';
 import { accountRoutes } from './account-routes.js';
+import { connectionRoutes } from './connection-routes.js';
 import { ASSETS_PATH, assetResponse, type ConsoleAssets } from './console-assets.js';
 import type { ConsoleEnv, ConsoleServices } from './console-env.js';
 import {
   clearedCookieHeader,
+  contentSecurityPolicy,
+  cookieHeader,
   crossSiteRefusal,
   csrfToken,
+  isReturnPath,
   originOf,
+  RETURN_COOKIE,
   SESSION_COOKIE,
   securityHeaders,
 } from './console-security.js';
@@ -45,6 +51,8 @@ export interface ConsoleAppOptions extends ConsoleServices {
    * (passkey-ceremonies.ts `relyingPartyOf`): elsewhere the Passkeys page says why there are none.
    */
   passkeys: { store: PasskeyStore; ceremonies?: PasskeyCeremonies };
+  /** The built-in OAuth authorization server, whose consent step is the connect page. */
+  oauth?: BuiltInOAuth;
 }
 
 export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
@@ -56,6 +64,8 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
     c.set('assets', await options.assets());
     await next();
     for (const [name, value] of Object.entries(securityHeaders)) c.res.headers.set(name, value);
+    const formTargets = c.get('formTargets');
+    if (formTargets) c.res.headers.set('Content-Security-Policy', contentSecurityPolicy(formTargets));
     if (!c.req.path.startsWith(ASSETS_PATH)) c.res.headers.set('Cache-Control', 'no-store');
   });
 
@@ -100,7 +110,12 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
     const session = await options.sessions.find(sessionId);
     const principal = session && (await options.resolvers[session.method](session).catch(() => undefined));
     if (!session || !principal || principal.account.accountId !== session.accountId) {
-      if (sessionId) c.header('Set-Cookie', clearedCookieHeader(SESSION_COOKIE, secure));
+      if (sessionId) c.header('Set-Cookie', clearedCookieHeader(SESSION_COOKIE, secure), { append: true });
+      // An agent's connect page comes back after sign-in, whichever way the person signs in.
+      if (isReturnPath(c.req.path))
+        c.header('Set-Cookie', cookieHeader(RETURN_COOKIE, c.req.path, { secure, maxAgeSeconds: 30 * 60 }), {
+          append: true,
+        });
       return c.redirect(`/console/sign-in?session=${sessionId ? 'ended' : 'required'}`, 303);
     }
     c.set('signedIn', { session, principal, csrfToken: csrfToken(sessionId as string) });
@@ -112,6 +127,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
   keyRoutes(app, options);
   infoRoutes(app, options);
   passkeyRoutes(app, { ...passkeys, ceremonies });
+  connectionRoutes(app, options);
 
   app.all('*', (c) =>
     renderPage(

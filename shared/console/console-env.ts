@@ -25,6 +25,8 @@ export interface ConsoleEnv {
     assets: ConsoleAssets;
     /** Set on every route behind sign-in. */
     signedIn: SignedInBrowser;
+    /** Where this page's forms may end up besides the console (console-security.ts contentSecurityPolicy). */
+    formTargets?: readonly string[];
   };
 }
 

@@ -9,16 +9,27 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-export const CONTENT_SECURITY_POLICY = [
+const POLICY_DIRECTIVES = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
   "connect-src 'self'",
-  "form-action 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
-].join('; ');
+];
+
+/**
+ * The Content-Security-Policy of a console answer. Forms post to the console only, except where a
+ * page's form ends in a redirect elsewhere that the page names: the OAuth connect page's approval
+ * redirects to the agent's redirect URI, and browsers apply `form-action` to every redirect of a
+ * submission, so that one origin (or custom scheme) is added for that page alone.
+ */
+export function contentSecurityPolicy(formTargets: readonly string[] = []): string {
+  return [...POLICY_DIRECTIVES, ["form-action 'self'", ...formTargets].join(' ')].join('; ');
+}
+
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
 /** Headers on every console answer, pages, refusals and assets alike. */
 export const securityHeaders: Readonly<Record<string, string>> = {
@@ -35,6 +46,22 @@ export const CONSOLE_PATH = '/console';
 export const SESSION_COOKIE = 'console_session';
 /** A random value the sign-in page sets, so the sign-in form has a token before any session. */
 export const SIGN_IN_COOKIE = 'console_sign_in';
+/**
+ * Where a browser sent to sign in was going (an OAuth connect page), so that either sign-in method
+ * brings it back there. Only connect pages qualify: nothing else may choose where sign-in leads.
+ */
+export const RETURN_COOKIE = 'console_return';
+const RETURN_PATH = /^\/console\/connect\/[A-Za-z0-9_-]{1,128}$/;
+
+/** Where sign-in leads: the remembered connect page, else the overview. */
+export function afterSignIn(returnCookie: string | undefined): string {
+  return returnCookie !== undefined && RETURN_PATH.test(returnCookie) ? returnCookie : CONSOLE_PATH;
+}
+
+/** Whether sign-in should come back to this path (a connect page). */
+export function isReturnPath(path: string): boolean {
+  return RETURN_PATH.test(path);
+}
 /** The hidden form field that carries the CSRF token. */
 export const CSRF_FIELD = 'csrf';
 

@@ -39,7 +39,7 @@ const newKeyForm = z.object({
 });
 
 /** A cap field: empty for none, else a whole number of credits of at least 1 (as the CLI takes it). */
-function creditCap(period: 'daily' | 'monthly') {
+export function creditCap(period: 'daily' | 'monthly') {
   return z.union([
     z.literal('').transform(() => null),
     z

@@ -4,6 +4,7 @@
  */
 
 import { PasskeyCeremonies, relyingPartyOf } from '../auth/passkey-ceremonies.js';
+import { builtInOAuth } from '../oauth/built-in-oauth.js';
 import { noMetrics } from '../observability/metrics.js';
 import { accountViewDependencies } from '../operations/account.js';
 import type { Service } from '../service.js';
@@ -38,6 +39,7 @@ export function mountConsole(service: Service, store: Store): void {
       ...(party ? { ceremonies: new PasskeyCeremonies(store.passkeys, clock, party) } : {}),
     },
     assets: consoleAssets(),
+    ...(config.OAUTH_ISSUER ? {} : { oauth: builtInOAuth(service) }),
     sessionSeconds: config.CONSOLE_SESSION_SECONDS,
     signInFailures: {
       limit: config.AUTH_FAILURE_LIMIT,

@@ -20,10 +20,12 @@ import type { ConsoleContext, ConsoleEnv } from './console-env.js';
 import { signedInOf } from './console-env.js';
 import { field, refuse, sessionForm } from './console-forms.js';
 import {
+  afterSignIn,
   type CookieOptions,
   clearedCookieHeader,
   cookieHeader,
   isCsrfTokenOf,
+  RETURN_COOKIE,
   SESSION_COOKIE,
   SIGN_IN_COOKIE,
 } from './console-security.js';
@@ -136,7 +138,8 @@ export function passkeySignInRoutes(app: Hono<ConsoleEnv>, deps: PasskeyDependen
     const { sessionId } = await deps.sessions.start(accountId, 'passkey', credentialId);
     c.header('Set-Cookie', cookieHeader(SESSION_COOKIE, sessionId, deps.cookie), { append: true });
     c.header('Set-Cookie', clearedCookieHeader(SIGN_IN_COOKIE, deps.cookie.secure), { append: true });
-    return answer(c, 200, { location: '/console' });
+    c.header('Set-Cookie', clearedCookieHeader(RETURN_COOKIE, deps.cookie.secure), { append: true });
+    return answer(c, 200, { location: afterSignIn(getCookie(c, RETURN_COOKIE)) });
   });
 }
 

@@ -17,12 +17,14 @@ import type { Logger } from '../logger.js';
 import type { ConsoleContext, ConsoleEnv } from './console-env.js';
 import { field, readForm, refuse, sessionForm } from './console-forms.js';
 import {
+  afterSignIn,
   type CookieOptions,
   CSRF_FIELD,
   clearedCookieHeader,
   cookieHeader,
   csrfToken,
   isCsrfTokenOf,
+  RETURN_COOKIE,
   SESSION_COOKIE,
   SIGN_IN_COOKIE,
 } from './console-security.js';
@@ -142,7 +144,8 @@ export function signInRoutes(app: Hono<ConsoleEnv>, deps: SignInDependencies): v
     );
     c.header('Set-Cookie', cookieHeader(SESSION_COOKIE, sessionId, deps.cookie), { append: true });
     c.header('Set-Cookie', clearedCookieHeader(SIGN_IN_COOKIE, deps.cookie.secure), { append: true });
-    return c.redirect('/console', 303);
+    c.header('Set-Cookie', clearedCookieHeader(RETURN_COOKIE, deps.cookie.secure), { append: true });
+    return c.redirect(afterSignIn(getCookie(c, RETURN_COOKIE)), 303);
   });
 }
 

@@ -51,7 +51,11 @@ export function compression(): MiddlewareHandler {
         : await compressors.gzip(body);
     const headers = new Headers(response.headers);
     headers.set('Content-Encoding', encoding);
+    // The length was the uncompressed body's (a handler that sets one, like the OAuth server's).
+    headers.delete('Content-Length');
     headers.append('Vary', 'Accept-Encoding');
+    // Cleared first: Hono copies the replaced answer's headers over a new one (its length, its Vary).
+    c.res = undefined;
     c.res = new Response(compressed, { status: response.status, headers });
   };
 }

@@ -103,9 +103,11 @@ export class AuthorizationServer {
         signingKeys.map((key) => key.privateJwk),
       ),
     );
-    // Behind API Gateway and the local server alike, the request URL handed over is the public one.
-    provider.proxy = true;
     provider.on('server_error', (_ctx, error) => options.logger.error({ err: error }, 'OAuth server error'));
+    // A refused authorization reaches only the client; the log keeps why, for the operator.
+    provider.on('authorization.error', (_ctx, error) =>
+      options.logger.info({ err: error }, 'OAuth authorization refused'),
+    );
     return new AuthorizationServer(provider, options);
   }
 
@@ -116,13 +118,17 @@ export class AuthorizationServer {
   async handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname === AUTHORIZATION_SERVER_METADATA_PATH ? OPENID_DISCOVERY_PATH : url.pathname;
+    // A client that asks for no scope (MCP clients may omit it) asks for every family; the customer
+    // chooses on the connect page. Without this, the library would grant nothing and deny.
+    if (path === `${OAUTH_PATH}/authorize` && !url.searchParams.has('scope'))
+      url.searchParams.set('scope', families.join(' '));
     const reason: ConnectionRevocation = path === `${OAUTH_PATH}/token` ? 'token_reused' : 'client';
     return revocationReason.run(reason, () => this.run(request, `${path}${url.search}`));
   }
 
   /** The pending authorization of this browser (its interaction cookie), for the consent page. */
   async pending(request: Request): Promise<PendingAuthorization> {
-    const { req, res } = this.nodePair(request, new URL(request.url).pathname);
+    const { req, res } = this.interactionPair(request);
     const details = await this.provider.interactionDetails(req, res);
     const client = await this.provider.Client.find(String(details.params.client_id));
     if (!client) throw new errors.InvalidClient('the client is no longer registered');
@@ -145,7 +151,7 @@ export class AuthorizationServer {
    * connection the console lists, and the answer that sends the browser back to finish the request.
    */
   async approve(request: Request, approval: Approval): Promise<Response> {
-    const { req, res } = this.nodePair(request, new URL(request.url).pathname);
+    const { req, res } = this.interactionPair(request);
     const details = await this.provider.interactionDetails(req, res);
     const clientId = String(details.params.client_id);
     const client = await this.provider.Client.find(clientId);
@@ -159,8 +165,11 @@ export class AuthorizationServer {
         (families as readonly string[]).includes(scope) && !approval.families.includes(scope as Family),
     );
     if (refused.length > 0) grant.rejectResourceScope(this.options.resource, refused.join(' '));
+    // The library counts a requested family as an OpenID scope too (it is listed in `scopes` for
+    // registration's sake), so the grant answers it both as a resource scope and as one of those.
     const oidcScopes = requested.filter((scope) => scope === 'offline_access' || scope === 'openid');
-    if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
+    grant.addOIDCScope([...oidcScopes, ...approval.families].join(' '));
+    if (refused.length > 0) grant.rejectOIDCScope(refused.join(' '));
     const grantId = await grant.save();
     await this.options.connections.insert({
       connectionId: grantId,
@@ -185,7 +194,7 @@ export class AuthorizationServer {
 
   /** The customer declined: the client receives `access_denied`. */
   async deny(request: Request): Promise<Response> {
-    const { req, res } = this.nodePair(request, new URL(request.url).pathname);
+    const { req, res } = this.interactionPair(request);
     await this.provider.interactionFinished(
       req,
       res,
@@ -209,26 +218,42 @@ export class AuthorizationServer {
   }
 
   private async run(request: Request, pathAndQuery: string): Promise<Response> {
-    const { req, res } = this.nodePair(request, pathAndQuery);
+    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : request.body;
+    const { req, res } = this.nodePair(request, pathAndQuery, request.method, body);
     await this.callback(req, res);
     return toFetchResponse(res);
   }
 
+  /**
+   * The pair the interaction functions read the browser's interaction cookie from: the console page's
+   * own path (the cookie's), without the body the console has already read.
+   */
+  private interactionPair(request: Request) {
+    return this.nodePair(request, new URL(request.url).pathname, 'GET', null);
+  }
+
   /** Node's request and response for oidc-provider, addressed to the issuer's origin. */
-  private nodePair(request: Request, pathAndQuery: string) {
+  private nodePair(
+    request: Request,
+    pathAndQuery: string,
+    method: string,
+    body: ReadableStream | null | undefined,
+  ) {
     const issuer = new URL(this.options.issuer);
     const headers = new Headers(request.headers);
     headers.set('host', issuer.host);
-    headers.set('x-forwarded-proto', issuer.protocol.replace(':', ''));
+    headers.delete('x-forwarded-proto');
     headers.delete('x-forwarded-host');
-    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : request.body;
     const readdressed = new Request(new URL(pathAndQuery, issuer.origin), {
-      method: request.method,
+      method,
       headers,
       body,
       ...(body ? { duplex: 'half' } : {}),
     } as RequestInit);
-    return toReqRes(readdressed);
+    const pair = toReqRes(readdressed);
+    // There is no socket; Koa asks one whether the connection is TLS: it is when the issuer is https.
+    Object.defineProperty(pair.req, 'socket', { value: { encrypted: issuer.protocol === 'https:' } });
+    return pair;
   }
 }
 
@@ -238,7 +263,9 @@ function configuration(options: AuthorizationServerOptions, jwks: object[]): Con
     adapter: (model: string) => new StoreAdapter(model, options),
     jwks: { keys: jwks as never },
     cookies: { keys: options.secrets.map((secret) => cookieKey(secret)) },
-    scopes: [...families_, 'offline_access'],
+    // The families are the resource's scopes (getResourceServerInfo below); listed here as well, so a
+    // client may name them in its registered `scope`. The approval grants them both ways.
+    scopes: ['openid', 'offline_access', ...families_],
     claims: { openid: ['sub'] },
     routes: {
       authorization: `${OAUTH_PATH}/authorize`,
@@ -291,6 +318,8 @@ function configuration(options: AuthorizationServerOptions, jwks: object[]): Con
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
+      // The only key is ES256 (ID tokens are not used, but a client's metadata must name an alg we have).
+      id_token_signed_response_alg: 'ES256',
     },
     responseTypes: ['code'],
     enabledJWA: { authorizationSigningAlgValues: ['ES256'] },

@@ -10,7 +10,6 @@ import type { RateLimitSetting } from '../accounts/accounts.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { AdmissionDecision, CreditLedger, InflightEntry, Transport } from '../billing/credit-ledger.js';
 import { isCapped, type SpendCaps, spendable } from '../billing/spend-caps.js';
-import { connectionCallerId } from '../oauth/oauth-store.js';
 import type { Clock } from '../clock.js';
 import {
   type ApiError,
@@ -24,6 +23,7 @@ import {
 } from '../errors.js';
 import type { RateDecision } from '../limits/rolling-window.js';
 import type { Logger } from '../logger.js';
+import { connectionCallerId } from '../oauth/oauth-store.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApiFamily } from '../paging/cursors.js';
 import type { AcceptedRun, RegisteredOperation, RunResult } from './operation.js';
@@ -125,7 +125,11 @@ export class LookupPipeline {
       if (admission.outcome === 'insufficient_credits') {
         accountHeaders['X-Credits-Remaining'] = String(spendable(admission.balance, caps, admission.spend));
         if (admission.cap)
-          throw new SpendCapReachedError(operation.price, admission.cap, principal.key ? 'key' : 'connection');
+          throw new SpendCapReachedError(
+            operation.price,
+            admission.cap,
+            principal.key ? 'key' : 'connection',
+          );
         throw new InsufficientCreditsError(operation.price, admission.balance);
       }
 

@@ -12,6 +12,7 @@ export const consolePages = [
   { id: 'activity', path: '/console/activity', title: 'Activity' },
   { id: 'keys', path: '/console/keys', title: 'Keys' },
   { id: 'passkeys', path: '/console/passkeys', title: 'Passkeys' },
+  { id: 'connections', path: '/console/connections', title: 'Connections' },
   { id: 'prices', path: '/console/prices', title: 'Prices' },
   { id: 'connect', path: '/console/connect', title: 'Connect' },
 ] as const;

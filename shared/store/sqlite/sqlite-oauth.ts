@@ -57,7 +57,9 @@ export class SqliteOAuthStateStore implements OAuthStateStore {
   async consume(model: string, id: string, at: number): Promise<void> {
     await this.database.write(() =>
       this.database
-        .statement('UPDATE oauth_state SET consumed_at = ? WHERE model = ? AND id = ? AND consumed_at IS NULL')
+        .statement(
+          'UPDATE oauth_state SET consumed_at = ? WHERE model = ? AND id = ? AND consumed_at IS NULL',
+        )
         .run(at, model, id),
     );
   }

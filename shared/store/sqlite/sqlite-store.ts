@@ -12,8 +12,8 @@ import { SqliteConsoleSessionStore } from './sqlite-console-sessions.js';
 import { SqliteCursorStore } from './sqlite-cursors.js';
 import { SqliteDomainFactsStore } from './sqlite-domain-facts.js';
 import { SqliteHostSlotStore } from './sqlite-host-slots.js';
-import { SqliteOAuthLinkStore } from './sqlite-oauth-links.js';
 import { SqliteConnectionStore, SqliteOAuthStateStore } from './sqlite-oauth.js';
+import { SqliteOAuthLinkStore } from './sqlite-oauth-links.js';
 import { SqlitePasskeyStore } from './sqlite-passkeys.js';
 import { SqliteSettingStore } from './sqlite-settings.js';
 
@@ -94,7 +94,9 @@ export function createSqliteStore(path: string, options: DatabaseOptions = {}): 
         deleted += Number(
           database.statement('DELETE FROM passkey_challenges WHERE expires_at < ?').run(now).changes,
         );
-        deleted += Number(database.statement('DELETE FROM oauth_state WHERE expires_at < ?').run(now).changes);
+        deleted += Number(
+          database.statement('DELETE FROM oauth_state WHERE expires_at < ?').run(now).changes,
+        );
         return deleted;
       });
     },
