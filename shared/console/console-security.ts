@@ -9,16 +9,6 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-const POLICY_DIRECTIVES = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-];
-
 /**
  * The Content-Security-Policy of a console answer. Forms post to the console only, except where a
  * page's form ends in a redirect elsewhere that the page names: the OAuth connect page's approval
@@ -26,7 +16,16 @@ const POLICY_DIRECTIVES = [
  * submission, so that one origin (or custom scheme) is added for that page alone.
  */
 export function contentSecurityPolicy(formTargets: readonly string[] = []): string {
-  return [...POLICY_DIRECTIVES, ["form-action 'self'", ...formTargets].join(' ')].join('; ');
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    ["form-action 'self'", ...formTargets].join(' '),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
 }
 
 export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();

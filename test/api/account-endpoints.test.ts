@@ -368,6 +368,7 @@ describe.each(storeKinds)(
             outcome: call.outcome,
             credits: call.credits,
             reason: call.reason,
+            connectionId: null,
           },
         ]);
       }

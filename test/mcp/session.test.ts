@@ -174,10 +174,12 @@ describe('what the endpoint answers itself', () => {
     expect(response.status).toBe(400);
   });
 
-  it('answers 401 without credentials, before reading the body', async () => {
+  it('answers 401 without credentials, before reading the body, leading to the OAuth metadata', async () => {
     const response = await postJsonRpc(app.url, initialize);
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="lookup-service"');
+    expect(response.headers.get('www-authenticate')).toMatch(
+      /^Bearer resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+    );
     expect(await response.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
   });
 });
