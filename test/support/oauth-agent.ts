@@ -29,18 +29,23 @@ export interface CallbackServer {
 }
 
 export async function startCallbackServer(): Promise<CallbackServer> {
-  const waiting: ((query: URLSearchParams) => void)[] = [];
+  // One waiter at a time: a test that failed before its answer came must not take the next test's.
+  let waiting: ((query: URLSearchParams) => void) | undefined;
   const server: Server = createServer((request, response) => {
     const query = new URL(request.url ?? '/', 'http://callback').searchParams;
     response.writeHead(200, { 'content-type': 'text/plain' }).end('You can close this window.');
-    waiting.shift()?.(query);
+    waiting?.(query);
+    waiting = undefined;
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/callback`,
-    next: () => new Promise((resolve) => waiting.push(resolve)),
+    next: () =>
+      new Promise((resolve) => {
+        waiting = resolve;
+      }),
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
