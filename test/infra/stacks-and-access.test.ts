@@ -70,6 +70,23 @@ describe('table', () => {
   });
 });
 
+describe('secrets', () => {
+  it('generates the cursor and OAuth signing secrets, retained in a production stage only', () => {
+    for (const [app, policy] of [
+      [prod, 'Retain'],
+      [dev, 'Delete'],
+    ] as const)
+      for (const description of ['^CURSOR_SECRET', '^OAUTH_SIGNING_SECRET'])
+        app.main.hasResource('AWS::SecretsManager::Secret', {
+          Properties: Match.objectLike({
+            Description: Match.stringLikeRegexp(description),
+            GenerateSecretString: Match.objectLike({ ExcludePunctuation: true }),
+          }),
+          DeletionPolicy: policy,
+        });
+  });
+});
+
 describe('outputs', () => {
   /** An output's value with each Ref written `<name>` (Fn::Join flattened). */
   function outputText(name: string): string {
