@@ -30,6 +30,9 @@ const OWN_RUNTIME: Readonly<Record<Exclude<FunctionKind, 'operation' | 'tool-gro
   pages: { timeoutSeconds: 10, memoryMb: 256 },
   // WebAuthn verification and the account's ledger pages: a little more than the static pages.
   console: { timeoutSeconds: 10, memoryMb: 512 },
+  // oidc-provider's endpoints: ES256 signing, and a Client ID Metadata Document fetched within its own
+  // short deadline (oauth/client-metadata-fetch.ts).
+  oauth: { timeoutSeconds: 10, memoryMb: 512 },
   // A scan of every balance item: generous, it runs every 5 minutes with nobody waiting.
   reconcile: { timeoutSeconds: 120, memoryMb: 512 },
 };

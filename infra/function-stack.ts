@@ -41,9 +41,10 @@ import { DEFAULT_DATASET_EPHEMERAL_MB, type Settings } from './settings.js';
 export const BUNDLED_DATASET_PATH = '/var/task/dataset.sqlite';
 
 /** The secrets a function may read, each for one setting of shared/config.ts. */
-export type ServiceSecrets = { CURSOR_SECRET: secretsmanager.ISecret } & Partial<
-  Record<SecretSetting, secretsmanager.ISecret>
->;
+export type ServiceSecrets = {
+  CURSOR_SECRET: secretsmanager.ISecret;
+  OAUTH_SIGNING_SECRET: secretsmanager.ISecret;
+} & Partial<Record<SecretSetting, secretsmanager.ISecret>>;
 
 export interface FunctionStackProps extends NestedStackProps {
   plans: readonly FunctionPlan[];
@@ -223,6 +224,9 @@ function secretSettingsOf(plan: FunctionPlan, props: FunctionStackProps) {
   const { secrets, settings } = props;
   const held: Partial<Record<SecretSetting, secretsmanager.ISecret>> = {};
   if (plan.tableGrants.some((grant) => grant.purpose === 'page')) held.CURSOR_SECRET = secrets.CURSOR_SECRET;
+  // Those that sign or verify the built-in authorization server's tokens: the ones reading connections.
+  if (plan.tableGrants.some((grant) => grant.purpose === 'connections'))
+    held.OAUTH_SIGNING_SECRET = secrets.OAUTH_SIGNING_SECRET;
   if (plan.readsData && settings.dataSource === 'upstream' && secrets.UPSTREAM_API_KEY)
     held.UPSTREAM_API_KEY = secrets.UPSTREAM_API_KEY;
   if (plan.needs.has('smtp') && settings.emailEgress === 'socks' && secrets.SMTP_SOCKS_PROXY)

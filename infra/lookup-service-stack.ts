@@ -156,7 +156,10 @@ export class LookupServiceStack extends Stack {
     });
   }
 
-  /** CURSOR_SECRET is generated here unless given; the others exist only when their mode is on. */
+  /**
+   * CURSOR_SECRET is generated here unless given, OAUTH_SIGNING_SECRET always (the operator rotates it
+   * in place: docs/aws.md); the others exist only when their mode is on.
+   */
   private secrets(settings: Settings): ServiceSecrets {
     const imported = (id: string, arn: string | undefined) =>
       arn ? secretsmanager.Secret.fromSecretCompleteArn(this, id, arn) : undefined;
@@ -167,10 +170,18 @@ export class LookupServiceStack extends Stack {
         generateSecretString: { passwordLength: 64, excludePunctuation: true },
         removalPolicy: settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
+    // Letters and digits only: the setting is a comma-separated list (newest first) once rotated.
+    const oauthSigning = new secretsmanager.Secret(this, 'OAuthSigningSecret', {
+      description:
+        'OAUTH_SIGNING_SECRET: the built-in authorization server derives its token-signing keys from it',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
     const upstream = imported('UpstreamApiKey', settings.upstreamApiKeySecretArn);
     const socks = imported('SmtpSocksProxy', settings.smtpSocksSecretArn);
     return {
       CURSOR_SECRET: cursor,
+      OAUTH_SIGNING_SECRET: oauthSigning,
       ...(upstream ? { UPSTREAM_API_KEY: upstream } : {}),
       ...(socks ? { SMTP_SOCKS_PROXY: socks } : {}),
     };

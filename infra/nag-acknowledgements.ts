@@ -32,7 +32,7 @@ const acknowledged: readonly { id: string; reason: string }[] = [
   {
     id: 'AwsSolutions-SMG4',
     reason:
-      'CURSOR_SECRET, UPSTREAM_API_KEY and the SOCKS relay address are rotated by the operator; rotating the cursor secret expires live cursors, which the operator should choose to do.',
+      'CURSOR_SECRET, OAUTH_SIGNING_SECRET, UPSTREAM_API_KEY and the SOCKS relay address are rotated by the operator; rotating the cursor secret expires live cursors, which the operator should choose to do; the OAuth signing secret rotates in two steps (new,old, then new once the access-token lifetime has passed: docs/aws.md), which no single-value rotation function can do.',
   },
 ];
 

@@ -1,6 +1,7 @@
 /**
  * The API's routing table as plain data: every v1 path and every /api/v2 path to its operation's
- * function, /mcp to the MCP function, /console to the console function, and the service's own pages
+ * function, /mcp to the MCP function, /console to the console function, the built-in authorization
+ * server's endpoints and metadata to the oauth function, and the service's own pages
  * (OpenAPI, /docs, the Protected Resource Metadata, /healthz, the console's assets and the
  * catch-all) to the pages function. Every route takes ANY
  * method: the function answers 405 itself. Routes are grouped by subtree (`/v1/profiles/...` and
@@ -11,6 +12,7 @@ import { catalog } from '../schemas/catalog.js';
 import {
   CONSOLE_FUNCTION,
   MCP_FUNCTION,
+  OAUTH_FUNCTION,
   operationFunctionName,
   PAGES_FUNCTION,
 } from '../schemas/functions.js';
@@ -39,6 +41,13 @@ export const MOUNTS = [V2_EXTENSION_PREFIX, V2_PREFIX, '/v1'] as const;
 /** The console's pages and forms (its assets are the pages function's, below). */
 const CONSOLE_PATHS = ['/console', '/console/{proxy+}'];
 
+/**
+ * The built-in authorization server: its RFC 8414 metadata and its endpoints (authorize takes GET and
+ * POST, token, registration and revocation POST; the JWKS GET). Deployed whether or not OAUTH_ISSUER
+ * names an outside issuer (docs/aws.md says why); with one, the function answers them 404.
+ */
+const OAUTH_PATHS = ['/.well-known/oauth-authorization-server', '/oauth', '/oauth/{proxy+}'];
+
 /** The pages function's own routes, besides the root `/` (handled as the API's root resource). */
 const PAGE_PATHS = [
   '/openapi.json',
@@ -66,6 +75,7 @@ export function apiRoutes(operations: readonly OperationDefinition[] = catalog):
     })),
     { path: '/mcp', functionName: MCP_FUNCTION },
     ...CONSOLE_PATHS.map((path) => ({ path, functionName: CONSOLE_FUNCTION })),
+    ...OAUTH_PATHS.map((path) => ({ path, functionName: OAUTH_FUNCTION })),
     ...PAGE_PATHS.map((path) => ({ path, functionName: PAGES_FUNCTION })),
   ];
 }

@@ -85,15 +85,40 @@ const manageAccount: TableGrant = {
   leadingKeys: ['ACCOUNT#*', 'APIKEY#*', 'CONSOLE#*', 'PASSKEY#*'],
 };
 
+/**
+ * The built-in authorization server's own records (oidc-provider's clients, interactions, codes,
+ * grants and refresh tokens, with their grant and uid index entries; TTL expires them): read,
+ * written, consumed, and deleted with their grant (a Query on the grant's partition).
+ */
+const authorizationRecords: TableGrant = {
+  purpose: 'authorization-records',
+  actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+  leadingKeys: ['AUTHZ#*', 'AUTHZGRANT#*', 'AUTHZUID#*'],
+};
+/**
+ * A connection read and updated: /mcp checks the one a token names and records its last use; the
+ * authorization server revokes it when its grant is destroyed (a client's revocation, a reused code
+ * or refresh token); the console revokes it on the customer's word.
+ */
+const connections: TableGrant = {
+  purpose: 'connections',
+  actions: ['GetItem', 'UpdateItem'],
+  leadingKeys: ['CONNECTION#*'],
+};
+/** The consent page creates the connection it approves (its listing entry under the account is manageAccount's). */
+const connect: TableGrant = { purpose: 'connect', actions: ['PutItem'], leadingKeys: ['CONNECTION#*'] };
+
 /** The grants of a function running `operations` as a function of `kind`. */
 export function tableGrants(kind: FunctionKind, operations: readonly OperationDefinition[]): TableGrant[] {
   switch (kind) {
     case 'mcp':
-      return [authenticate, oauthLinks, ping];
+      return [authenticate, oauthLinks, connections, ping];
     case 'pages':
       return [ping];
     case 'console':
-      return [authenticate, manageAccount, page, ping];
+      return [authenticate, manageAccount, page, ping, authorizationRecords, connections, connect];
+    case 'oauth':
+      return [authorizationRecords, connections];
     case 'reconcile':
       return [reconcileScan, bill, sweep];
     case 'operation':

@@ -2,8 +2,8 @@
  * The functions a deployment runs, derived from the catalog (plain data, like the catalog): one per
  * operation (its v1 and /api/v2 paths), the /mcp endpoint, one per MCP tool group (invoked by /mcp
  * only), the service's own pages (OpenAPI, /docs, the Protected Resource Metadata, /healthz and the
- * not-found catch-all, and the console's assets), the console's pages (/console), and the scheduled
- * reconcile. `npm run build` writes each bundle to
+ * not-found catch-all, and the console's assets), the console's pages (/console), the built-in OAuth
+ * authorization server's endpoints (/oauth and its metadata), and the scheduled reconcile. `npm run build` writes each bundle to
  * dist/functions/<name>/index.mjs (handler `index.handler`); infra/ wires each name to its routes.
  * Names are Lambda-safe (letters, digits, hyphens). Each directory is the function's whole code asset:
  * data functions carry the dataset database beside the bundle, website functions Chromium's files.
@@ -11,7 +11,7 @@
 import { catalog, type OperationId } from './catalog.js';
 import type { Family, OperationDefinition } from './operation-definition.js';
 
-export type FunctionKind = 'operation' | 'mcp' | 'tool-group' | 'pages' | 'console' | 'reconcile';
+export type FunctionKind = 'operation' | 'mcp' | 'tool-group' | 'pages' | 'console' | 'oauth' | 'reconcile';
 
 export interface FunctionSpec {
   name: string;
@@ -74,7 +74,12 @@ export const toolGroupFunctionVariable = (group: string) =>
  * (where anyone allowed to read the function's configuration would see them): the environment
  * carries the secret's ARN in `<SETTING>_SECRET_ARN`, and the function fetches the value at init.
  */
-export const SECRET_SETTINGS = ['CURSOR_SECRET', 'UPSTREAM_API_KEY', 'SMTP_SOCKS_PROXY'] as const;
+export const SECRET_SETTINGS = [
+  'CURSOR_SECRET',
+  'UPSTREAM_API_KEY',
+  'SMTP_SOCKS_PROXY',
+  'OAUTH_SIGNING_SECRET',
+] as const;
 export type SecretSetting = (typeof SECRET_SETTINGS)[number];
 export const secretArnVariable = (setting: SecretSetting) => `${setting}_SECRET_ARN`;
 
@@ -86,6 +91,7 @@ export const toolGroupFunctionName = (group: string) => `mcp-group-${group}`;
 export const MCP_FUNCTION = 'mcp';
 export const PAGES_FUNCTION = 'pages';
 export const CONSOLE_FUNCTION = 'console';
+export const OAUTH_FUNCTION = 'oauth';
 export const RECONCILE_FUNCTION = 'reconcile';
 
 /** What a function carries beside its bundle, from the operations it runs. */
@@ -146,6 +152,7 @@ export function deployedFunctions(operations: readonly OperationDefinition[] = c
     })),
     plain(PAGES_FUNCTION, 'pages'),
     plain(CONSOLE_FUNCTION, 'console'),
+    plain(OAUTH_FUNCTION, 'oauth'),
     plain(RECONCILE_FUNCTION, 'reconcile'),
   ];
 }

@@ -1,15 +1,14 @@
 /**
  * The service's own pages: /openapi.json (every operation, v1 and /api/v2, as this deployment
  * prices them), /docs and its assets, the console's assets (/console/assets/), the Protected Resource
- * Metadata (when OAUTH_ISSUER is set), /healthz, and the JSON not-found error for every other path API
- * Gateway sends here.
+ * Metadata (naming OAUTH_ISSUER, or the built-in authorization server when it is unset), /healthz,
+ * and the JSON not-found error for every other path API Gateway sends here.
  */
 import { catalog } from '../../schemas/catalog.js';
-import { mcpResourceUrl } from '../../shared/config.js';
 import { ASSETS_PATH, assetResponse, consoleAssets } from '../../shared/console/console-assets.js';
 import { documentApi } from '../../shared/http/api-binding.js';
 import { serveDocumentation } from '../../shared/http/openapi.js';
-import { serveProtectedResourceMetadata } from '../../shared/mcp/protected-resource.js';
+import { mcpProtectedResource, serveProtectedResourceMetadata } from '../../shared/mcp/protected-resource.js';
 import { describedOperations } from '../../shared/pipeline/operation.js';
 import { apiFamilies } from '../../shared/service.js';
 import { createLambdaService } from './lambda-service.js';
@@ -25,8 +24,6 @@ app.get(
   `${ASSETS_PATH}:name`,
   async (c) => assetResponse(await assets(), c.req.param('name')) ?? c.notFound(),
 );
-if (config.OAUTH_ISSUER) {
-  serveProtectedResourceMetadata(app, { resource: mcpResourceUrl(config), issuer: config.OAUTH_ISSUER });
-}
+serveProtectedResourceMetadata(app, mcpProtectedResource(config));
 
 export const handler = toRestHandler(app);

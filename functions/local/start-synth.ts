@@ -57,6 +57,9 @@ export const PASSED_SETTINGS = [
   'SMTP_PORT',
   'UNSAFE_SMTP_ALLOW_HOSTS',
   'UNSAFE_WEBSITE_ALLOW_HOSTS',
+  // Client ID Metadata Documents served on loopback by tests (the oauth and console functions fetch them).
+  'UNSAFE_OAUTH_CLIENT_ALLOW_HOSTS',
+  'UNSAFE_OAUTH_CLIENT_CA',
   'MCP_REJECTED_HOSTS',
   'GATEWAY_MCP_ENABLED',
   'RECONCILE_AFTER_SECONDS',

@@ -6,7 +6,6 @@
  * group's function instead.
  */
 
-import { families } from '../../schemas/operation-definition.js';
 import { isWellFormedApiKey } from '../auth/api-keys.js';
 import type { Principal } from '../auth/authenticator.js';
 import { OAuthAuthenticator } from '../auth/oauth-tokens.js';
@@ -15,7 +14,11 @@ import { type BuiltInOAuth, builtInOAuth } from '../oauth/built-in-oauth.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import type { Service } from '../service.js';
 import { mountMcpEndpoint } from './mcp-endpoint.js';
-import { resourceMetadataUrl, serveProtectedResourceMetadata } from './protected-resource.js';
+import {
+  mcpProtectedResource,
+  resourceMetadataUrl,
+  serveProtectedResourceMetadata,
+} from './protected-resource.js';
 import { buildToolCatalog, type ToolEntry } from './tool-catalog.js';
 import { LocalToolDispatcher, type ToolDispatcher } from './tool-dispatch.js';
 
@@ -54,12 +57,7 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
     outsideIssuer
       ? outsideIssuer.authenticate(token)
       : (await (builtIn as BuiltInOAuth).tokens()).authenticate(token);
-  serveProtectedResourceMetadata(app, {
-    resource,
-    issuer: config.OAUTH_ISSUER ?? config.PUBLIC_BASE_URL,
-    // The built-in server's scopes are the families; an outside issuer's are its own business.
-    scopes: outsideIssuer ? undefined : families,
-  });
+  serveProtectedResourceMetadata(app, mcpProtectedResource(config));
 
   /** API keys keep their own format; any other bearer token is an OAuth access token. */
   const authenticate = (authorization: string | undefined): Promise<Principal> => {

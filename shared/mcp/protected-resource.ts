@@ -4,6 +4,8 @@
  * so MCP clients can discover which authorization server issues tokens for this endpoint.
  */
 import type { Hono } from 'hono';
+import { families } from '../../schemas/operation-definition.js';
+import { type Config, mcpResourceUrl } from '../config.js';
 import type { RestEnv } from '../http/api-binding.js';
 
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -14,6 +16,19 @@ export interface ProtectedResource {
   issuer: string;
   /** Scopes the issuer grants for this resource, when we know them (the built-in server's families). */
   scopes?: readonly string[];
+}
+
+/**
+ * /mcp as this deployment protects it: tokens of OAUTH_ISSUER when an operator names one, else of the
+ * built-in authorization server (the service itself), whose scopes are the operation families.
+ */
+export function mcpProtectedResource(config: Config): ProtectedResource {
+  return {
+    resource: mcpResourceUrl(config),
+    issuer: config.OAUTH_ISSUER ?? config.PUBLIC_BASE_URL,
+    // An outside issuer's scopes are its own business.
+    ...(config.OAUTH_ISSUER ? {} : { scopes: families }),
+  };
 }
 
 /** Where clients read the metadata of `resource` (RFC 9728 section 3.1). */

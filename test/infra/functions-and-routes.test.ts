@@ -4,8 +4,10 @@ import { functionPlans, integrationTimeoutSeconds } from '../../infra/function-p
 import { BUNDLED_DATASET_PATH, physicalFunctionName } from '../../infra/function-stack.js';
 import { catalog } from '../../schemas/catalog.js';
 import {
+  CONSOLE_FUNCTION,
   deployedFunctions,
   MCP_FUNCTION,
+  OAUTH_FUNCTION,
   operationFunctionName,
   PAGES_FUNCTION,
   toolGroupFunctionVariable,
@@ -26,7 +28,7 @@ for (const template of synthesized.all.values())
 const routes = deployedRoutes(synthesized);
 
 describe('functions', () => {
-  it('deploys one function per operation, per tool group, /mcp, pages and reconcile, and nothing else', () => {
+  it('deploys one function per operation, per tool group, /mcp, pages, console, oauth and reconcile, and nothing else', () => {
     expect([...functions.keys()].sort()).toEqual(
       deployedFunctions()
         .map((spec) => name(spec.name))
@@ -35,6 +37,8 @@ describe('functions', () => {
     for (const operation of catalog)
       expect(functions.has(name(operationFunctionName(operation.id)))).toBe(true);
     expect(toolGroups().size).toBeGreaterThan(0);
+    for (const own of [MCP_FUNCTION, PAGES_FUNCTION, CONSOLE_FUNCTION, OAUTH_FUNCTION, 'reconcile'])
+      expect(functions.has(name(own)), own).toBe(true);
   });
 
   it('runs each bundle as index.handler on Node.js 22, website functions on x86_64 and the rest on ARM64', () => {
@@ -101,6 +105,31 @@ describe('functions', () => {
     expect(variablesOf('profiles-posts').CURSOR_SECRET_SECRET_ARN).toBeDefined();
     expect(variablesOf('mcp-group-profile-activity').CURSOR_SECRET_SECRET_ARN).toBeDefined();
   });
+
+  it('passes the OAuth signing secret by ARN to the functions that sign or verify tokens (oauth, console, /mcp), and only to them', () => {
+    const variablesOf = (functionName: string) =>
+      ((functions.get(name(functionName)) as Json).Environment as { Variables: Json }).Variables;
+    const holders = functionPlans()
+      .filter((plan) => variablesOf(plan.name).OAUTH_SIGNING_SECRET_SECRET_ARN !== undefined)
+      .map((plan) => plan.name);
+    expect(holders.sort()).toEqual([CONSOLE_FUNCTION, MCP_FUNCTION, OAUTH_FUNCTION].sort());
+    for (const plan of functionPlans()) expect(variablesOf(plan.name).OAUTH_SIGNING_SECRET).toBeUndefined();
+    // One secret, the stack's own, generated: letters and digits (a comma would split it in two).
+    const secrets = synthesized.main.findResources('AWS::SecretsManager::Secret', {
+      Properties: { Description: Match.stringLikeRegexp('^OAUTH_SIGNING_SECRET') },
+    });
+    expect(Object.keys(secrets)).toHaveLength(1);
+    const [logicalId, secret] = Object.entries(secrets)[0] as [string, { Properties: Json }];
+    const generated = secret.Properties.GenerateSecretString as Json;
+    expect(generated.ExcludePunctuation).toBe(true);
+    expect(generated.PasswordLength as number).toBeGreaterThanOrEqual(43);
+    const arns = new Set(
+      holders.map((holder) => JSON.stringify(variablesOf(holder).OAUTH_SIGNING_SECRET_SECRET_ARN)),
+    );
+    expect(arns.size).toBe(1);
+    // Each holder reads the main stack's secret, passed to its nested stack as a parameter.
+    expect(JSON.stringify(synthesized.main.toJSON().Resources)).toContain(`{"Ref":"${logicalId}"}`);
+  });
 });
 
 describe('routes', () => {
@@ -134,6 +163,13 @@ describe('routes', () => {
       expect(routes.get(`ANY ${path}`), path).toBe(name(PAGES_FUNCTION));
   });
 
+  it('sends the authorization server metadata and /oauth (token, registration, revocation, authorize) to the oauth function', () => {
+    for (const path of ['/.well-known/oauth-authorization-server', '/oauth', '/oauth/{proxy+}'])
+      expect(routes.get(`ANY ${path}`), path).toBe(name(OAUTH_FUNCTION));
+    // The consent page is the console's.
+    expect(routes.get('ANY /console/{proxy+}')).toBe(name(CONSOLE_FUNCTION));
+  });
+
   it('gives no route to a tool-group or the reconcile function', () => {
     const routed = new Set(routes.values());
     for (const spec of deployedFunctions())
@@ -141,8 +177,13 @@ describe('routes', () => {
         spec.kind !== 'tool-group' && spec.kind !== 'reconcile',
       );
     expect(routes.size).toBe(
-      // /mcp, the pages function's 9 and the console's 2.
-      catalog.reduce((sum, operation) => sum + operation.variants.length, 0) + v2Routes.length + 1 + 9 + 2,
+      // /mcp, the pages function's 9, the console's 2 and the authorization server's 3.
+      catalog.reduce((sum, operation) => sum + operation.variants.length, 0) +
+        v2Routes.length +
+        1 +
+        9 +
+        2 +
+        3,
     );
   });
 

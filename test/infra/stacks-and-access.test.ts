@@ -1,7 +1,13 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { physicalFunctionName } from '../../infra/function-stack.js';
-import { deployedFunctions, MCP_FUNCTION } from '../../schemas/functions.js';
+import {
+  CONSOLE_FUNCTION,
+  deployedFunctions,
+  MCP_FUNCTION,
+  OAUTH_FUNCTION,
+  RECONCILE_FUNCTION,
+} from '../../schemas/functions.js';
 import { synthApp } from './synth-app.js';
 
 const dev = synthApp();
@@ -64,6 +70,23 @@ describe('table', () => {
   });
 });
 
+describe('secrets', () => {
+  it('generates the cursor and OAuth signing secrets, retained in a production stage only', () => {
+    for (const [app, policy] of [
+      [prod, 'Retain'],
+      [dev, 'Delete'],
+    ] as const)
+      for (const description of ['^CURSOR_SECRET', '^OAUTH_SIGNING_SECRET'])
+        app.main.hasResource('AWS::SecretsManager::Secret', {
+          Properties: Match.objectLike({
+            Description: Match.stringLikeRegexp(description),
+            GenerateSecretString: Match.objectLike({ ExcludePunctuation: true }),
+          }),
+          DeletionPolicy: policy,
+        });
+  });
+});
+
 describe('outputs', () => {
   /** An output's value with each Ref written `<name>` (Fn::Join flattened). */
   function outputText(name: string): string {
@@ -116,38 +139,100 @@ describe('least privilege', () => {
     expect(scanners).toHaveLength(1);
   });
 
-  it('lets a data lookup touch only account, key and probe items, and /mcp only read', () => {
-    const tableStatementsOf = (functionName: string) => {
-      const fns = [...dev.all.values()].flatMap((template) =>
-        Object.entries(
-          template.findResources('AWS::Lambda::Function', {
-            Properties: { FunctionName: physicalFunctionName('dev', functionName) },
-          }),
-        ),
-      );
-      const role = ((fns[0] as [string, Json])[1].Properties as { Role: { 'Fn::GetAtt': [string] } }).Role[
-        'Fn::GetAtt'
-      ][0];
-      return all
-        .filter(({ roles }) => JSON.stringify(roles).includes(role))
-        .map(({ statement }) => statement);
-    };
-    const details = tableStatementsOf('profiles-details').filter((s) =>
-      actionsOf(s)[0]?.startsWith('dynamodb:'),
-    );
-    const prefixes = details.flatMap(
-      (s) => ((s.Condition as Json)['ForAllValues:StringLike'] as Json)['dynamodb:LeadingKeys'] as string[],
-    );
-    expect(new Set(prefixes)).toEqual(new Set(['APIKEY#*', 'ACCOUNT#*', 'PROBE']));
-    const mcp = tableStatementsOf(MCP_FUNCTION).filter((s) => actionsOf(s)[0]?.startsWith('dynamodb:'));
-    expect(new Set(mcp.flatMap(actionsOf))).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem']));
-    // Its one write is the health check's heartbeat item.
-    const mcpWrites = mcp.filter((s) => actionsOf(s).includes('dynamodb:UpdateItem'));
-    expect(
-      mcpWrites.flatMap(
-        (s) => ((s.Condition as Json)['ForAllValues:StringLike'] as Json)['dynamodb:LeadingKeys'] as string[],
+  /** The statements of `functionName`'s role. */
+  const statementsOf = (functionName: string) => {
+    const fns = [...dev.all.values()].flatMap((template) =>
+      Object.entries(
+        template.findResources('AWS::Lambda::Function', {
+          Properties: { FunctionName: physicalFunctionName('dev', functionName) },
+        }),
       ),
-    ).toEqual(['PROBE']);
+    );
+    const role = ((fns[0] as [string, Json])[1].Properties as { Role: { 'Fn::GetAtt': [string] } }).Role[
+      'Fn::GetAtt'
+    ][0];
+    return all.filter(({ roles }) => JSON.stringify(roles).includes(role)).map(({ statement }) => statement);
+  };
+  const tableStatementsOf = (functionName: string) =>
+    statementsOf(functionName).filter((s) => actionsOf(s)[0]?.startsWith('dynamodb:'));
+  const prefixesOf = (statement: Statement) =>
+    ((statement.Condition as Json)['ForAllValues:StringLike'] as Json)['dynamodb:LeadingKeys'] as string[];
+  /** Partition-key prefix → the table actions `functionName` may take on it. */
+  const accessOf = (functionName: string) => {
+    const access = new Map<string, Set<string>>();
+    for (const statement of tableStatementsOf(functionName))
+      for (const prefix of prefixesOf(statement))
+        for (const action of actionsOf(statement))
+          access.set(prefix, new Set([...(access.get(prefix) ?? []), action.replace('dynamodb:', '')]));
+    return access;
+  };
+  const AUTHORIZATION_RECORDS = ['AUTHZ#*', 'AUTHZGRANT#*', 'AUTHZUID#*'];
+
+  it('lets a data lookup touch only account, key and probe items, and /mcp only read, but for its heartbeat and connections', () => {
+    const prefixes = tableStatementsOf('profiles-details').flatMap(prefixesOf);
+    expect(new Set(prefixes)).toEqual(new Set(['APIKEY#*', 'ACCOUNT#*', 'PROBE']));
+    const mcp = tableStatementsOf(MCP_FUNCTION);
+    expect(new Set(mcp.flatMap(actionsOf))).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem']));
+    // Its writes: the health check's heartbeat item, and a connection's last use (the built-in
+    // authorization server's tokens name their connection; /mcp records its use every 5 minutes).
+    const mcpWrites = mcp.filter((s) => actionsOf(s).includes('dynamodb:UpdateItem'));
+    expect(new Set(mcpWrites.flatMap(prefixesOf))).toEqual(new Set(['PROBE', 'CONNECTION#*']));
+    expect(accessOf(MCP_FUNCTION).get('CONNECTION#*')).toEqual(new Set(['GetItem', 'UpdateItem']));
+  });
+
+  it('lets the oauth function touch only the authorization records and connections, never an account or a key', () => {
+    const access = accessOf(OAUTH_FUNCTION);
+    expect(new Set(access.keys())).toEqual(new Set([...AUTHORIZATION_RECORDS, 'CONNECTION#*']));
+    for (const prefix of AUTHORIZATION_RECORDS)
+      expect(access.get(prefix), prefix).toEqual(
+        new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']),
+      );
+    // A grant destroyed (a revoked or reused token) revokes its connection; it never creates one.
+    expect(access.get('CONNECTION#*')).toEqual(new Set(['GetItem', 'UpdateItem']));
+    // Its signing secret is Secrets Manager's: no settings item to read or create.
+    expect(access.has('SETTING#*')).toBe(false);
+  });
+
+  it('lets the console create, list and revoke connections on top of its account grants', () => {
+    const access = accessOf(CONSOLE_FUNCTION);
+    for (const prefix of AUTHORIZATION_RECORDS)
+      expect(access.get(prefix), prefix).toEqual(
+        new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']),
+      );
+    expect(access.get('CONNECTION#*')).toEqual(new Set(['GetItem', 'PutItem', 'UpdateItem']));
+    // The listing entries under the account (sk CONNECTION#…): written, queried, removed on a clash.
+    for (const action of ['PutItem', 'Query', 'DeleteItem'])
+      expect(access.get('ACCOUNT#*')?.has(action), action).toBe(true);
+  });
+
+  it('gives no other function the authorization records or the connections (tool groups get the principal from /mcp)', () => {
+    const oauthPrefixes = new Set([...AUTHORIZATION_RECORDS, 'CONNECTION#*']);
+    for (const spec of deployedFunctions()) {
+      if ([MCP_FUNCTION, OAUTH_FUNCTION, CONSOLE_FUNCTION, RECONCILE_FUNCTION].includes(spec.name)) continue;
+      for (const prefix of accessOf(spec.name).keys())
+        expect(oauthPrefixes.has(prefix), `${spec.name}: ${prefix}`).toBe(false);
+    }
+  });
+
+  it('lets only the oauth, console and /mcp functions read the OAuth signing secret', () => {
+    // Each nested stack reads it through a parameter named after the main stack's construct.
+    expect(
+      Object.keys(
+        dev.main.findResources('AWS::SecretsManager::Secret', {
+          Properties: { Description: Match.stringLikeRegexp('^OAUTH_SIGNING_SECRET') },
+        }),
+      )[0],
+    ).toMatch(/^OAuthSigningSecret/);
+    const readers = deployedFunctions()
+      .filter((spec) =>
+        statementsOf(spec.name).some(
+          (statement) =>
+            actionsOf(statement).includes('secretsmanager:GetSecretValue') &&
+            JSON.stringify(statement.Resource).includes('OAuthSigningSecret'),
+        ),
+      )
+      .map((spec) => spec.name);
+    expect(readers.sort()).toEqual([CONSOLE_FUNCTION, MCP_FUNCTION, OAUTH_FUNCTION].sort());
   });
 
   it('lets only the /mcp function invoke the tool-group functions', () => {

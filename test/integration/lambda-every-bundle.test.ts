@@ -4,7 +4,8 @@
  * its paths (a data lookup its sample request, 200 from the bundled dataset; an email or website
  * operation an authenticated request without parameters, 400 from its own validation, so no mail
  * server or browser is involved), a tool-group function a ToolCall of one of its tools, /mcp an
- * initialize, pages /healthz, reconcile a scheduled event. lambda-functions.test.ts goes deeper on
+ * initialize, pages /healthz, the console its sign-in page, oauth its metadata and a client
+ * registration, reconcile a scheduled event. lambda-functions.test.ts goes deeper on
  * one function of each kind.
  */
 import { join } from 'node:path';
@@ -176,6 +177,36 @@ describe('the other functions', () => {
     expect(served.text.length).toBeGreaterThan(50_000);
   }, 60_000);
 
+  it('oauth answers its metadata and registers a client; pages names it in the resource metadata', async () => {
+    const [metadata, registered] = await withFunction(byKind('oauth'), async (lambda) => [
+      await restRequest(lambda, { method: 'GET', path: '/.well-known/oauth-authorization-server' }),
+      await restRequest(lambda, {
+        method: 'POST',
+        path: '/oauth/register',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          redirect_uris: ['http://127.0.0.1:9/cb'],
+          token_endpoint_auth_method: 'none',
+          client_name: 'every bundle',
+        }),
+      }),
+    ]);
+    expect(metadata?.status, metadata?.text).toBe(200);
+    const { issuer, token_endpoint, registration_endpoint } = JSON.parse(metadata?.text as string);
+    expect(token_endpoint).toBe(`${issuer}/oauth/token`);
+    expect(registration_endpoint).toBe(`${issuer}/oauth/register`);
+    expect(registered?.status, registered?.text).toBe(201);
+    expect(JSON.parse(registered?.text as string)).toMatchObject({
+      client_id: expect.any(String),
+      client_name: 'every bundle',
+    });
+    const resource = await withFunction(byKind('pages'), (lambda) =>
+      restRequest(lambda, { method: 'GET', path: '/.well-known/oauth-protected-resource/mcp' }),
+    );
+    expect(resource.status).toBe(200);
+    expect(JSON.parse(resource.text).authorization_servers).toEqual([issuer]);
+  }, 60_000);
+
   it('reconcile answers a scheduled event', async () => {
     const { result: summary } = await withFunction(byKind('reconcile'), (lambda) =>
       lambda.invoke<{ settled: number }>({
@@ -189,6 +220,14 @@ describe('the other functions', () => {
 
   it('covers every deployed function', () => {
     const kinds = new Set(deployedFunctions().map((spec) => spec.kind));
-    expect([...kinds].sort()).toEqual(['console', 'mcp', 'operation', 'pages', 'reconcile', 'tool-group']);
+    expect([...kinds].sort()).toEqual([
+      'console',
+      'mcp',
+      'oauth',
+      'operation',
+      'pages',
+      'reconcile',
+      'tool-group',
+    ]);
   });
 });
