@@ -29,7 +29,7 @@ import { recordCodec } from '../store/records/stored-record.js';
 import { AuthorizationServer, CONNECT_PATH, OAUTH_PATH } from './authorization-server.js';
 import type { ConnectionStore, OAuthStateRecord, OAuthStateStore } from './oauth-store.js';
 
-/** What every operator-registered client id starts with (DCR and metadata-document ids never do). */
+/** What every operator-registered client id starts with (metadata-document ids are URLs). */
 export const OPERATOR_CLIENT_PREFIX = 'op_';
 /** oidc-provider's model of registered clients. */
 const CLIENT_MODEL = 'Client';
@@ -119,11 +119,7 @@ export class OperatorClients {
   /** Every operator-registered client still registered, oldest first. */
   async list(): Promise<OperatorClient[]> {
     const clients: OperatorClient[] = [];
-    for (let slot = 0; ; slot += 1) {
-      const name = slotName(slot);
-      const value = await this.stores.settings.get(name);
-      if (value === undefined) return clients;
-      const entry = indexEntry.decode(JSON.parse(value) as Record<string, unknown>, `setting ${name}`);
+    for await (const entry of this.indexEntries()) {
       const record = await this.find(entry.clientId);
       if (!record) continue;
       const payload = clientPayload.decode(record.payload, `${CLIENT_MODEL} ${entry.clientId}`);
@@ -137,17 +133,32 @@ export class OperatorClients {
         ...(entry.reason === undefined ? {} : { reason: entry.reason }),
       });
     }
+    return clients;
   }
 
   /**
    * Deletes the client: new authorizations and refreshes of its tokens are refused from then on.
-   * False when no operator-registered client has the id (DCR and metadata-document clients are not
-   * the operator's to remove).
+   * False when no operator-registered client has the id: the index decides, not the prefix alone,
+   * since oidc-provider's random DCR ids may begin with anything (and are not the operator's to remove).
    */
   async remove(clientId: string): Promise<boolean> {
     if (!clientId.startsWith(OPERATOR_CLIENT_PREFIX) || !(await this.find(clientId))) return false;
-    await this.stores.oauthState.delete(CLIENT_MODEL, clientId);
-    return true;
+    for await (const entry of this.indexEntries()) {
+      if (entry.clientId !== clientId) continue;
+      await this.stores.oauthState.delete(CLIENT_MODEL, clientId);
+      return true;
+    }
+    return false;
+  }
+
+  /** The index's slots in the order they were claimed, up to the first free one. */
+  private async *indexEntries() {
+    for (let slot = 0; ; slot += 1) {
+      const name = slotName(slot);
+      const value = await this.stores.settings.get(name);
+      if (value === undefined) return;
+      yield indexEntry.decode(JSON.parse(value) as Record<string, unknown>, `setting ${name}`);
+    }
   }
 
   private find(clientId: string): Promise<OAuthStateRecord | undefined> {

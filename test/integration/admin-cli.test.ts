@@ -702,7 +702,19 @@ describe('OAuth clients registered by the operator, and connections', () => {
     expect((await cli<History>(dataDir, 'accounts', 'history', accountId)).entries).toEqual(history.entries);
   });
 
-  it('answers an unknown connection or account with not_found', async () => {
+  it('answers an unknown client, connection or account with not_found', async () => {
+    await register('--name', 'Listed agent', '--redirect-uri', 'https://agent.example/cb');
+    // Registered by DCR, whose random ids may begin like the operator's: not the operator's to remove.
+    const registeredByDcr = `op_dcr${Date.now()}`;
+    await repositories.oauthState.put('Client', registeredByDcr, {
+      payload: { client_id: registeredByDcr, redirect_uris: ['https://agent.example/cb'] },
+      expiresAt: Date.UTC(9999, 0, 1),
+    });
+    const remove = await runCli(dataDir, ['oauth', 'clients', 'remove', registeredByDcr]);
+    expect(remove).toMatchObject({ code: 1, stdout: '' });
+    expect(cliError(remove)).toMatchObject({ code: 'not_found' });
+    expect(await repositories.oauthState.find('Client', registeredByDcr, Date.now())).toBeDefined();
+
     const revoke = await runCli(dataDir, ['oauth', 'connections', 'revoke', 'grant-missing']);
     expect(revoke).toMatchObject({ code: 1, stdout: '' });
     expect(cliError(revoke)).toEqual({ code: 'not_found', message: 'No connection grant-missing.' });
