@@ -101,6 +101,8 @@ export class OperatorClients {
 
   /** Registers the client once oidc-provider has accepted its metadata; the client as listed. */
   async register(client: NewOperatorClient, by: Attribution): Promise<OperatorClient> {
+    if (client.redirectUris.length === 0)
+      throw new ClientMetadataRefusedError('A client needs at least one redirect URI.');
     for (const uri of client.redirectUris) checkRedirectUri(uri, client.native);
     const clientId = `${OPERATOR_CLIENT_PREFIX}${randomBytes(24).toString('base64url')}`;
     const metadata = clientMetadata(clientId, client);
