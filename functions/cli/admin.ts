@@ -207,6 +207,63 @@ recordsChange(
   runCommand((context) => unlinkOAuth(context, options.subject, by(options))),
 );
 
+/** The OAuth commands load oidc-provider (a third of a second): only when one of them runs. */
+const oauthCommands = () => import('./oauth-commands.js');
+
+const oauth = program
+  .command('oauth')
+  .description('Clients of the built-in OAuth authorization server, and the connections customers approved.');
+const clients = oauth
+  .command('clients')
+  .description('Register, list and remove OAuth clients by hand (besides metadata documents and DCR).');
+recordsChange(
+  clients
+    .command('register')
+    .description('Register a public OAuth client (PKCE, no secret); prints its client_id.')
+    .requiredOption('--name <name>', 'the name the consent page shows', text)
+    .requiredOption(
+      '--redirect-uri <uri>',
+      'where the client receives the code, matched exactly; repeat for several',
+      (uri: string, previous: string[] = []) => [...previous, uri],
+    )
+    .option('--native', 'a native application (RFC 8252): any port of a loopback redirect URI', false),
+).action((options: { name: string; redirectUri: string[]; native: boolean } & Attributed) =>
+  runCommand(async (context) =>
+    (await oauthCommands()).registerClient(
+      context,
+      { name: options.name, redirectUris: [...new Set(options.redirectUri)], native: options.native },
+      by(options),
+    ),
+  ),
+);
+clients
+  .command('list')
+  .description('List the clients registered with `oauth clients register`.')
+  .action(() => runCommand(async (context) => (await oauthCommands()).listClients(context)));
+clients
+  .command('remove <clientId>')
+  .description('Remove a client registered with `oauth clients register`: no new authorization or refresh.')
+  .action((clientId: string) =>
+    runCommand(async (context) => (await oauthCommands()).removeClient(context, clientId)),
+  );
+const connections = oauth
+  .command('connections')
+  .description("List and revoke an account's OAuth connections.");
+connections
+  .command('list')
+  .description("An account's connections, newest first: client, scopes, daily cap, last use, revocation.")
+  .requiredOption('--account <accountId>', 'the account', text)
+  .action((options: { account: string }) =>
+    runCommand(async (context) => (await oauthCommands()).listConnections(context, options.account)),
+  );
+recordsChange(
+  connections
+    .command('revoke <connectionId>')
+    .description('Revoke a connection and delete its tokens; /mcp refuses it within KEY_CACHE_SECONDS.'),
+).action((connectionId: string, options: Attributed) =>
+  runCommand(async (context) => (await oauthCommands()).revokeConnection(context, connectionId, by(options))),
+);
+
 const credits = program.command('credits').description('Manage credit balances.');
 recordsChange(
   credits

@@ -46,15 +46,17 @@ export const auditActions = [
   'key.expiry_set',
   'oauth.linked',
   'oauth.unlinked',
+  'oauth.connection_revoked',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 
-/** What an audited change touched: the settings before and after, or the key or subject. */
+/** What an audited change touched: the settings before and after, or the key, subject or connection. */
 export interface AuditDetails {
   from?: Partial<AccountSettings>;
   to?: Partial<AccountSettings>;
   keyId?: string;
   subject?: string;
+  connectionId?: string;
 }
 
 /** One change of an account that is not a change of its credits. */

@@ -46,7 +46,9 @@ export type ConnectionRevocation =
   /** A used code or rotated refresh token was presented again: it leaked, so the whole grant goes. */
   | 'token_reused'
   /** The client revoked its own token (RFC 7009) or oidc-provider revoked the grant for another reason. */
-  | 'client';
+  | 'client'
+  /** The operator revoked it (`npm run admin -- oauth connections revoke`). */
+  | 'operator';
 
 export interface ConnectionRecord {
   /** oidc-provider's grant id: every token of the connection names it. */

@@ -11,10 +11,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashApiKey } from '../../shared/auth/api-keys.js';
 import type { CreditEntry, LedgerEntry } from '../../shared/billing/credit-ledger.js';
+import { systemClock } from '../../shared/clock.js';
 import { loadConfig } from '../../shared/config.js';
+import { mountConsole } from '../../shared/console/mount-console.js';
+import { mountAuthorizationServer } from '../../shared/oauth/mount-authorization-server.js';
+import type { ConnectionRecord } from '../../shared/oauth/oauth-store.js';
 import { createRepositories, type Repositories } from '../../shared/service.js';
 import { type OpenedStore, openStore } from '../../shared/store/open-store.js';
 import type { Store } from '../../shared/store/store.js';
+import { authorizationUrl, pkce } from '../support/oauth-agent.js';
 import { pricedOperation } from '../support/priced-operation.js';
 import {
   type CliResult,
@@ -26,6 +31,7 @@ import {
   startServer,
   useStore,
 } from '../support/processes.js';
+import { type ServedHarness, serveHarness } from '../support/served-harness.js';
 
 afterAll(cleanUpProcesses);
 // Every command is a process of its own, which takes seconds on a busy machine; tests run several,
@@ -84,6 +90,15 @@ function cliError(result: CliResult): { code: string; message: string } {
   const printed = JSON.parse(result.stderr) as { error: { code: string; message: string } };
   expect(Object.keys(printed)).toEqual(['error']);
   return printed.error;
+}
+
+interface OperatorClient {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  native: boolean;
+  createdAt: string;
+  actor: string;
 }
 
 const noAccount = `${JSON.stringify({ error: { code: 'not_found', message: 'No account acct_missing.' } })}\n`;
@@ -518,6 +533,193 @@ describe.concurrent('without a server running, the CLI opens the store itself', 
       code: 'not_found',
       message: 'No key key_0000000000000000 on this account.',
     });
+  });
+});
+
+describe('OAuth clients registered by the operator, and connections', () => {
+  let dataDir: string;
+  /** The built-in authorization server and console on the CLI's own store, as `npm start` serves them. */
+  let served: ServedHarness;
+  let repositories: Repositories;
+
+  beforeAll(async () => {
+    dataDir = await freshDataDir();
+    // The CLI creates the SQLite file; the served harness then shares it through WAL.
+    await cli(dataDir, 'accounts', 'list');
+    served = await serveHarness({ endpoint: join(dataDir, 'lookup.sqlite'), clock: systemClock });
+    mountConsole(served.harness, served.harness.store);
+    mountAuthorizationServer(served.harness);
+    repositories = served.harness.repositories;
+  });
+  afterAll(() => served?.close());
+
+  /** Where the authorization server sends a browser asking on behalf of the client. */
+  const authorize = async (clientId: string, redirectUri: string) => {
+    const url = authorizationUrl(served.origin, {
+      clientId,
+      redirectUri,
+      challenge: pkce().challenge,
+      resource: `${served.origin}/mcp`,
+    });
+    const response = await fetch(url, { redirect: 'manual' });
+    await response.arrayBuffer();
+    return { status: response.status, location: response.headers.get('location') ?? '' };
+  };
+  /** The answer to a request from a client the server accepts: on to the console's connect page. */
+  const toConsent = () => ({ status: 303, location: expect.stringMatching(/\/console\/connect\/[^/?]+$/) });
+
+  const register = (...args: string[]) =>
+    cli<{ clientId: string }>(dataDir, 'oauth', 'clients', 'register', ...args);
+  const listClients = () => cli<OperatorClient[]>(dataDir, 'oauth', 'clients', 'list');
+
+  it('registers a public client the authorization server accepts, lists it, and removes it', async () => {
+    const redirectUris = ['https://agent.example/oauth/callback', 'http://localhost:7777/callback'];
+    const registered = await register(
+      ...['--name', 'Desk agent', '--redirect-uri', redirectUris[0] as string],
+      ...['--redirect-uri', redirectUris[1] as string, '--reason', 'pilot customer'],
+    );
+    expect(registered).toEqual({
+      clientId: expect.stringMatching(/^op_[A-Za-z0-9_-]{32,}$/),
+      name: 'Desk agent',
+      redirectUris,
+      native: false,
+      createdAt: expect.stringMatching(/Z$/),
+      actor: osActor,
+      reason: 'pilot customer',
+    });
+    const { clientId } = registered;
+    expect((await listClients()).find((client) => client.clientId === clientId)).toEqual(registered);
+
+    for (const redirectUri of redirectUris)
+      expect(await authorize(clientId, redirectUri)).toEqual(toConsent());
+    // Redirect URIs match exactly: another path, or another port for a client that is not native.
+    expect(await authorize(clientId, 'https://agent.example/oauth/other')).not.toEqual(toConsent());
+    expect(await authorize(clientId, 'http://localhost:7778/callback')).not.toEqual(toConsent());
+    expect(await authorize(`op_${'x'.repeat(32)}`, redirectUris[0] as string)).toMatchObject({ status: 400 });
+
+    expect(await cli(dataDir, 'oauth', 'clients', 'remove', clientId)).toEqual({ clientId, removed: true });
+    expect((await listClients()).map((client) => client.clientId)).not.toContain(clientId);
+    expect(await authorize(clientId, redirectUris[0] as string)).toMatchObject({ status: 400 });
+    const again = await runCli(dataDir, ['oauth', 'clients', 'remove', clientId]);
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(cliError(again)).toEqual({
+      code: 'not_found',
+      message: `No client ${clientId} registered by the operator.`,
+    });
+  });
+
+  it('lets a native client redirect to any port of its loopback redirect URI (RFC 8252)', async () => {
+    const { clientId } = await register(
+      '--name',
+      'CLI agent',
+      '--native',
+      '--redirect-uri',
+      'http://127.0.0.1/callback',
+    );
+    expect((await listClients()).find((client) => client.clientId === clientId)).toMatchObject({
+      native: true,
+    });
+    expect(await authorize(clientId, 'http://127.0.0.1:53682/callback')).toEqual(toConsent());
+    expect(await authorize(clientId, 'http://127.0.0.1:53682/elsewhere')).not.toEqual(toConsent());
+  });
+
+  // Side by side: a refused registration writes nothing the other refusals could see.
+  it.concurrent.each([
+    [
+      'a redirect URI that is not an absolute URL',
+      ['--redirect-uri', '/callback'],
+      /"\/callback" is not an absolute URL/,
+    ],
+    ['a redirect URI with a fragment', ['--redirect-uri', 'https://agent.example/cb#top'], /fragment/],
+    ['plain http to a host that is not loopback', ['--redirect-uri', 'http://agent.example/cb'], /https/],
+    ['a custom scheme for a client that is not native', ['--redirect-uri', 'com.example.agent:/cb'], /https/],
+    // Not one of the CLI's own rules: oidc-provider's validation of the metadata refuses it.
+    [
+      'a native client claiming https on loopback',
+      ['--native', '--redirect-uri', 'https://127.0.0.1/cb'],
+      /must not be using 127\.0\.0\.1/,
+    ],
+    ['no redirect URI', [], /--redirect-uri/],
+  ])('refuses %s with invalid_argument', async (_, args, message) => {
+    const result = await runCli(dataDir, ['oauth', 'clients', 'register', '--name', 'Refused', ...args]);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(cliError(result)).toEqual({ code: 'invalid_argument', message: expect.stringMatching(message) });
+  });
+
+  it('registers nothing when one of the redirect URIs is refused', async () => {
+    const before = await listClients();
+    const uris = ['--redirect-uri', 'https://agent.example/cb', '--redirect-uri', 'http://agent.example/cb'];
+    const refused = await runCli(dataDir, ['oauth', 'clients', 'register', '--name', 'Refused', ...uris]);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(await listClients()).toEqual(before);
+  });
+
+  it("lists an account's connections and revokes one as the operator, deleting its tokens", async () => {
+    const { accountId } = await createAccount(dataDir);
+    const connection: ConnectionRecord = {
+      connectionId: `grant-${accountId}`,
+      accountId,
+      clientId: 'https://agent.example/client.json',
+      clientName: 'Research agent',
+      scopes: ['profiles', 'emails'],
+      dailyCreditCap: 40,
+      createdAt: '2026-11-26T10:00:00.000Z',
+      lastUsedAt: '2026-11-26T11:00:00.000Z',
+      revokedAt: null,
+      revokedReason: null,
+    };
+    await repositories.connections.insert(connection);
+    const { connectionId } = connection;
+    const kept = { expiresAt: Date.now() + 3_600_000 };
+    await repositories.oauthState.put('Grant', connectionId, { payload: { accountId }, ...kept });
+    await repositories.oauthState.put('RefreshToken', `rt-${accountId}`, {
+      payload: { grantId: connectionId },
+      ...kept,
+    });
+
+    const { accountId: _, ...shown } = connection;
+    expect(await cli(dataDir, 'oauth', 'connections', 'list', '--account', accountId)).toEqual([shown]);
+
+    const revoked = await cli<Record<string, unknown>>(
+      dataDir,
+      ...['oauth', 'connections', 'revoke', connectionId, '--reason', 'customer asked by phone'],
+    );
+    expect(revoked).toEqual({ ...shown, revokedAt: expect.stringMatching(/Z$/), revokedReason: 'operator' });
+    expect(await repositories.connections.get(connectionId)).toMatchObject({ revokedReason: 'operator' });
+    expect(await repositories.oauthState.find('Grant', connectionId, Date.now())).toBeUndefined();
+    expect(await repositories.oauthState.find('RefreshToken', `rt-${accountId}`, Date.now())).toBeUndefined();
+    expect(await cli(dataDir, 'oauth', 'connections', 'list', '--account', accountId)).toEqual([revoked]);
+
+    const history = await cli<History>(dataDir, 'accounts', 'history', accountId);
+    expect(history.entries[0]).toMatchObject({
+      action: 'oauth.connection_revoked',
+      actor: osActor,
+      reason: 'customer asked by phone',
+      details: { connectionId },
+    });
+    // A second revocation keeps the first time and reason, and records nothing more.
+    expect(await cli(dataDir, 'oauth', 'connections', 'revoke', connectionId)).toEqual(revoked);
+    expect((await cli<History>(dataDir, 'accounts', 'history', accountId)).entries).toEqual(history.entries);
+  });
+
+  it('answers an unknown client, connection or account with not_found', async () => {
+    await register('--name', 'Listed agent', '--redirect-uri', 'https://agent.example/cb');
+    // Registered by DCR, whose random ids may begin like the operator's: not the operator's to remove.
+    const registeredByDcr = `op_dcr${Date.now()}`;
+    await repositories.oauthState.put('Client', registeredByDcr, {
+      payload: { client_id: registeredByDcr, redirect_uris: ['https://agent.example/cb'] },
+      expiresAt: Date.UTC(9999, 0, 1),
+    });
+    const remove = await runCli(dataDir, ['oauth', 'clients', 'remove', registeredByDcr]);
+    expect(remove).toMatchObject({ code: 1, stdout: '' });
+    expect(cliError(remove)).toMatchObject({ code: 'not_found' });
+    expect(await repositories.oauthState.find('Client', registeredByDcr, Date.now())).toBeDefined();
+
+    const revoke = await runCli(dataDir, ['oauth', 'connections', 'revoke', 'grant-missing']);
+    expect(revoke).toMatchObject({ code: 1, stdout: '' });
+    expect(cliError(revoke)).toEqual({ code: 'not_found', message: 'No connection grant-missing.' });
+    const list = await runCli(dataDir, ['oauth', 'connections', 'list', '--account', 'acct_missing']);
+    expect(list).toEqual({ code: 1, stdout: '', stderr: noAccount });
   });
 });
 

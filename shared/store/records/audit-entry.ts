@@ -19,6 +19,7 @@ export const auditEntryFields = z.object({
     to: settings.optional(),
     keyId: z.string().optional(),
     subject: z.string().optional(),
+    connectionId: z.string().optional(),
   }),
   createdAt: z.string(),
 });

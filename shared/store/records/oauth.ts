@@ -28,6 +28,6 @@ export const connectionRecord = recordCodec<ConnectionRecord>(
     createdAt: z.string(),
     lastUsedAt: nullable(z.string()),
     revokedAt: nullable(z.string()),
-    revokedReason: nullable(z.enum(['customer', 'token_reused', 'client'])),
+    revokedReason: nullable(z.enum(['customer', 'token_reused', 'client', 'operator'])),
   }),
 );
