@@ -29,6 +29,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { guardedClientMetadataFetch } from './client-metadata-fetch.js';
 import type { ConnectionRevocation, ConnectionStore, OAuthStateStore } from './oauth-store.js';
+import { revokeConnection } from './revoke-connection.js';
 import { deriveSigningKey } from './signing-keys.js';
 
 /** Where the authorization server's endpoints live (under the service's public base URL). */
@@ -40,7 +41,7 @@ export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorizat
 const OPENID_DISCOVERY_PATH = '/.well-known/openid-configuration';
 
 /** Records without a lifetime of their own (registered clients) are kept until deleted. */
-const KEPT_UNTIL_DELETED = Date.UTC(9999, 0, 1);
+export const KEPT_UNTIL_DELETED = Date.UTC(9999, 0, 1);
 /** How long a customer has to sign in and approve before the authorization request must start over. */
 const INTERACTION_SECONDS = 15 * 60;
 
@@ -208,13 +209,9 @@ export class AuthorizationServer {
   async revokeConnection(accountId: string, connectionId: string): Promise<boolean> {
     const connection = await this.options.connections.get(connectionId);
     if (!connection || connection.accountId !== accountId) return false;
-    await this.options.connections.revoke(
-      connectionId,
-      new Date(this.options.clock.now()).toISOString(),
-      'customer',
-    );
-    await this.options.state.deleteGrant(connectionId);
-    return true;
+    const at = new Date(this.options.clock.now()).toISOString();
+    const stores = { connections: this.options.connections, oauthState: this.options.state };
+    return revokeConnection(stores, connectionId, at, 'customer');
   }
 
   private async run(request: Request, pathAndQuery: string): Promise<Response> {
