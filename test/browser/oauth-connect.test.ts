@@ -19,6 +19,8 @@ import { mountConsole } from '../../shared/console/mount-console.js';
 import { mountAuthorizationServer } from '../../shared/oauth/mount-authorization-server.js';
 import { deriveSigningKey, signingSecrets } from '../../shared/oauth/signing-keys.js';
 import { seriousViolations } from '../support/accessibility.js';
+import { startAuthProxy } from '../support/auth-proxy.js';
+import { APPLICABLE_SERVER_SCENARIOS, runConformanceScenario } from '../support/conformance.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
 import type { Harness } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -255,6 +257,22 @@ describe('one-click OAuth for an MCP client', () => {
       fullPage: true,
     });
   });
+});
+
+describe('the official conformance suite with an OAuth access token', () => {
+  it.each(APPLICABLE_SERVER_SCENARIOS)(
+    'passes %s',
+    async (scenario) => {
+      const { accessToken } = await connectedTokens();
+      const proxy = await startAuthProxy(`${origin}/mcp`, `Bearer ${accessToken}`);
+      try {
+        expect(await runConformanceScenario(proxy.url, scenario)).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+      } finally {
+        await proxy.close();
+      }
+    },
+    60_000,
+  );
 });
 
 describe('refusals', () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { defaultToolNames } from '../../schemas/operation-definition.js';
 import { type AuthProxy, startAuthProxy } from '../support/auth-proxy.js';
+import { APPLICABLE_SERVER_SCENARIOS, runConformanceScenario } from '../support/conformance.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { type ListeningApp, listen } from '../support/mcp-server.js';
 import { ROOT } from '../support/process-group.js';
@@ -42,23 +43,11 @@ afterAll(async () => {
   await rm(inspectorHome, { recursive: true, force: true });
 });
 
-/**
- * The scenarios that apply to any server. The others expect the SDK's test server's own tools,
- * resources and prompts; `dns-rebinding-protection` expects a localhost Origin to be accepted, while
- * this endpoint refuses every browser origin (SPEC "Authentication" rule 5).
- */
 describe('the official conformance suite', () => {
-  it.each(['server-initialize', 'ping', 'tools-list'])(
+  it.each(APPLICABLE_SERVER_SCENARIOS)(
     'passes %s',
     async (scenario) => {
-      const { stdout } = await run(
-        NODE,
-        [bin('conformance'), 'server', '--url', proxy.url, '--scenario', scenario],
-        { cwd: ROOT, timeout: 60_000 },
-      ).catch((error: { stdout?: string; stderr?: string }) => {
-        throw new Error(`conformance ${scenario} failed:\n${error.stdout}\n${error.stderr}`);
-      });
-      expect(stdout).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+      expect(await runConformanceScenario(proxy.url, scenario)).toMatch(/Passed: (\d+)\/\1, 0 failed/);
     },
     60_000,
   );
