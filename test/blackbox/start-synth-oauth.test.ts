@@ -7,12 +7,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config.js';
 import { deriveSigningKey } from '../../shared/oauth/signing-keys.js';
 import { openStore, synthStatePath } from '../../shared/store/open-store.js';
 import { builtFunctions } from '../support/built-functions.js';
+import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
+import { type CallbackServer, connectAgent, startCallbackServer } from '../support/oauth-agent.js';
 import {
   cleanUpProcesses,
   cli,
@@ -113,6 +116,48 @@ describe('discovery, from a bare /mcp', () => {
       redirect_uris: ['http://127.0.0.1:9/cb'],
     });
   });
+});
+
+describe('the one-click path, as on AWS', () => {
+  let fixtures: FixtureBrowser;
+  let callback: CallbackServer;
+  beforeAll(async () => {
+    fixtures = await startFixtureBrowser();
+    callback = await startCallbackServer();
+  }, 60_000);
+  afterAll(async () => {
+    await fixtures?.close();
+    await callback?.close();
+  });
+
+  it('takes the SDK client from a bare 401 through DCR and the console connect page (its own function) to a billed tools/call', async () => {
+    const page = await fixtures.browser.newPage();
+    const { client } = await connectAgent({
+      mcpUrl: `${service.url}/mcp`,
+      page,
+      callback,
+      consent: { apiKey: service.demoKey, families: ['profiles'] },
+      name: 'Synth agent',
+    });
+    const result = (await client.callTool({
+      name: 'get_profile_details',
+      arguments: { username: 'amelia-hartmann' },
+    })) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    await client.close();
+    const ledger = (await (
+      await fetch(`${service.url}/v1/account/ledger`, {
+        headers: { Authorization: `Bearer ${service.demoKey}` },
+      })
+    ).json()) as {
+      data: { entries: { operation: string; transport: string; connectionId: string | null }[] };
+    };
+    expect(ledger.data.entries[0]).toMatchObject({
+      operation: 'profiles.details',
+      transport: 'mcp',
+      connectionId: expect.any(String),
+    });
+  }, 120_000);
 });
 
 describe('the signing secret in Secrets Manager', () => {

@@ -213,6 +213,23 @@ describe('one-click OAuth for an MCP client', () => {
     await client.close();
   });
 
+  it('issues access tokens that say who, for what and until when (RFC 9068)', async () => {
+    const { accessToken, connectionId } = await connectedTokens({ families: ['profiles', 'companies'] });
+    const [header, payload] = accessToken
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+    expect(header).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
+    expect(payload).toMatchObject({
+      iss: origin,
+      aud: `${origin}/mcp`,
+      sub: accountId,
+      connection_id: connectionId,
+      scope: 'profiles companies',
+    });
+    expect(payload.exp - payload.iat).toBe(600);
+  });
+
   it('lists the connection in the console, accessible', async () => {
     await page.goto(`${origin}/console/connections`);
     expect(await page.$eval('#connections tbody th', (cell) => cell.textContent)).toContain('Research agent');
@@ -440,6 +457,20 @@ describe('refusals', () => {
     expect(outOfScope.isError).toBe(true);
     expect(outOfScope.structuredContent?.error).toMatchObject({ code: 'insufficient_scope' });
     await client.close();
+  });
+
+  it('ends the connection when the client revokes its refresh token (RFC 7009)', async () => {
+    const tokens = await connectedTokens();
+    const revoked = await fetch(`${origin}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.refreshToken, client_id: tokens.clientId }),
+    });
+    expect(revoked.status).toBe(200);
+    await expectChallenge(await toolCall(tokens.accessToken, 'get_profile_details', { username: PROFILE }));
+    expect(await harness.store.connections.get(tokens.connectionId)).toMatchObject({
+      revokedReason: 'client',
+    });
   });
 
   it('answers a denial with access_denied to the client', async () => {
