@@ -232,7 +232,9 @@ describe('one-click OAuth for an MCP client', () => {
 
   it('lists the connection in the console, accessible', async () => {
     await page.goto(`${origin}/console/connections`);
-    expect(await page.$eval('#connections tbody th', (cell) => cell.textContent)).toContain('Research agent');
+    expect(
+      await page.$$eval('#connections tbody th', (cells) => cells.map((cell) => cell.textContent)),
+    ).toContain('Research agent');
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: new URL('connections.png', SCREENSHOTS).pathname as `${string}.png` });
   });
@@ -328,8 +330,8 @@ describe('refusals', () => {
     await expectChallenge(
       await toolCall(String(first.body.access_token), 'get_profile_details', { username: PROFILE }),
     );
-    const [connection] = await harness.store.connections.list(accountId);
-    expect(connection).toMatchObject({ revokedReason: 'token_reused' });
+    const connection = await harness.store.connections.get(connectionOf(String(first.body.access_token)));
+    expect(connection?.revokedReason).toBe('token_reused');
   });
 
   it('refuses an expired code', async () => {
@@ -471,6 +473,68 @@ describe('refusals', () => {
     expect(await harness.store.connections.get(tokens.connectionId)).toMatchObject({
       revokedReason: 'client',
     });
+  });
+
+  it('answers 503 while the connections cannot be read, as for keys when the access service fails', async () => {
+    const tokens = await connectedTokens();
+    const connections = harness.store.connections;
+    const get = connections.get;
+    connections.get = () => Promise.reject(new Error('the table is unreachable'));
+    try {
+      const response = await toolCall(tokens.accessToken, 'get_profile_details', { username: PROFILE });
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ error: { code: 'service_unavailable' } });
+    } finally {
+      connections.get = get;
+    }
+  });
+
+  it("refuses a suspended account's connection as it refuses its keys (insufficient_scope)", async () => {
+    const other = await harness.provision({ name: 'Suspended later', credits: 10 });
+    const signOut = async () => {
+      await page.goto(`${origin}/console`);
+      if (new URL(page.url()).pathname === '/console/sign-in') return;
+      await Promise.all([page.waitForNavigation(), page.click('form[action="/console/sign-out"] button')]);
+    };
+    // This browser is signed in to the file's account: the other account signs in instead.
+    await signOut();
+    try {
+      const clientId = await registerClient(origin, callback.url);
+      const { verifier, challenge } = pkce();
+      const answered = callback.next();
+      await consentInBrowser(
+        page,
+        authorizationUrl(origin, {
+          clientId,
+          redirectUri: callback.url,
+          challenge,
+          resource: `${origin}/mcp`,
+        }),
+        { apiKey: other.apiKey },
+      );
+      const exchanged = await tokenRequest(origin, {
+        grant_type: 'authorization_code',
+        code: (await answered).get('code') ?? '',
+        client_id: clientId,
+        redirect_uri: callback.url,
+        code_verifier: verifier,
+        resource: `${origin}/mcp`,
+      });
+      await harness.repositories.accounts.setStatus(other.account.accountId, 'suspended', {
+        actor: 'test',
+        reason: 'suspended for the test',
+      });
+      const client = await connectClient(`${origin}/mcp`, String(exchanged.body.access_token));
+      const result = (await client.callTool({
+        name: 'get_profile_details',
+        arguments: { username: PROFILE },
+      })) as CallToolResult & { structuredContent?: { error?: { code: string } } };
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent?.error).toMatchObject({ code: 'insufficient_scope' });
+      await client.close();
+    } finally {
+      await signOut();
+    }
   });
 
   it('answers a denial with access_denied to the client', async () => {
