@@ -70,9 +70,19 @@ export function ConnectPage(props: {
 }) {
   return (
     <Layout title="Connect" assets={props.assets} current="connect" signedIn={props.signedIn}>
+      <section aria-labelledby="one-click-title">
+        <h2 id="one-click-title">Agents, in one click</h2>
+        <p>
+          Add <code id="mcp-url">{`${props.baseUrl}/mcp`}</code> to your agent as a remote MCP server. It
+          opens this console to ask you to approve it, and is then connected to this account without a key:
+          choose what it may call and, if you like, a daily spend cap. The Connections page lists and revokes
+          what you connected.
+        </p>
+      </section>
       <p>
-        The service answers at <code>{props.baseUrl}</code>. Replace <code>&lt;API_KEY&gt;</code> with a key
-        from the Keys page, and keep it in your client’s secret configuration.
+        With a key instead: the service answers at <code>{props.baseUrl}</code>. Replace{' '}
+        <code>&lt;API_KEY&gt;</code> with a key from the Keys page, and keep it in your client’s secret
+        configuration.
       </p>
       {props.snippets.map((snippet) => (
         <section aria-labelledby={`${snippet.id}-title`}>
