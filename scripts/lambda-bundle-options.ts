@@ -47,6 +47,10 @@ export const lambdaBundleOptions = {
   format: 'esm',
   bundle: true,
   minify: true,
+  // Minified but named: oidc-provider tells its models apart by `constructor.name` (AccessToken,
+  // Grant…); renamed classes would issue tokens without their lifetime and store records by the
+  // minifier's names.
+  keepNames: true,
   // Prefer the ESM builds of dependencies (the AWS SDK ships both): they tree-shake (~20% smaller).
   mainFields: ['module', 'main'],
   banner: { js: requireShim },

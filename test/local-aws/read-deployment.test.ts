@@ -185,7 +185,7 @@ describe('readDeployment on the synthesized app', () => {
     );
   });
 
-  it('reads the table, the generated cursor secret and each function code asset', () => {
+  it('reads the table, the generated cursor and OAuth signing secrets and each function code asset', () => {
     expect(deployment.tables).toEqual([
       expect.objectContaining({
         keySchema: [
@@ -195,7 +195,12 @@ describe('readDeployment on the synthesized app', () => {
         ttlAttribute: 'expiresAt',
       }),
     ]);
+    // Both generated the same way: 64 characters, no punctuation (a comma would split the OAuth list).
     expect(deployment.secrets).toEqual([
+      {
+        arn: expect.stringMatching(/^arn:aws:secretsmanager:us-east-1:123456789012:secret:/),
+        generate: { length: 64, excludePunctuation: true },
+      },
       {
         arn: expect.stringMatching(/^arn:aws:secretsmanager:us-east-1:123456789012:secret:/),
         generate: { length: 64, excludePunctuation: true },

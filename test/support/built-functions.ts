@@ -1,7 +1,7 @@
 /**
  * The Lambda bundles for tests and benchmarks, built once: `npm run build` runs only when
  * dist/functions/build-report.json is missing or older than any source the bundles are made from
- * (schemas/, shared/, functions/, the build script, the lockfile). Test files running in parallel
+ * (schemas/, shared/, functions/, the build script and its esbuild options, the lockfile). Test files running in parallel
  * wait on one lock directory, so one of them builds and the others reuse its output.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,14 @@ import { ROOT } from './process-group.js';
 export const FUNCTIONS_DIR = join(ROOT, 'dist', 'functions');
 const REPORT = join(FUNCTIONS_DIR, 'build-report.json');
 const LOCK = join(ROOT, '.build', 'functions.lock');
-const SOURCES = ['schemas', 'shared', 'functions', 'scripts/build-functions.ts', 'package-lock.json'];
+const SOURCES = [
+  'schemas',
+  'shared',
+  'functions',
+  'scripts/build-functions.ts',
+  'scripts/lambda-bundle-options.ts',
+  'package-lock.json',
+];
 /** A lock older than this belongs to a build that died. */
 const STALE_LOCK_MS = 10 * 60_000;
 
