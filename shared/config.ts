@@ -258,7 +258,13 @@ const configSchema = z.object({
    * OAUTH_ISSUER is unset), comma-separated, newest first: the first signs, all verify. Unset: one is
    * generated on first start and kept in the store. On AWS: a Secrets Manager secret.
    */
-  OAUTH_SIGNING_SECRET: z.string().min(16).optional(),
+  OAUTH_SIGNING_SECRET: z
+    .string()
+    .refine(
+      (value) => value.split(',').every((secret) => secret.trim().length >= 16),
+      'must be secrets of 16 or more characters each, separated by commas',
+    )
+    .optional(),
   /** Lifetime of the built-in authorization server's access tokens (JWTs for /mcp). */
   OAUTH_ACCESS_TOKEN_SECONDS: integer(60, 86_400).default(600),
   /** Lifetime of a refresh token; each use rotates it and starts a new lifetime. */

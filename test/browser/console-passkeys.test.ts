@@ -11,9 +11,17 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
+import { mountAuthorizationServer } from '../../shared/oauth/mount-authorization-server.js';
 import { seriousViolations } from '../support/accessibility.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
 import type { Harness } from '../support/harness.js';
+import {
+  authorizationUrl,
+  type CallbackServer,
+  pkce,
+  registerClient,
+  startCallbackServer,
+} from '../support/oauth-agent.js';
 import { type ServedHarness, serveHarness } from '../support/served-harness.js';
 
 const SCREENSHOTS = new URL('../../test-output/console/', import.meta.url);
@@ -27,11 +35,14 @@ let authenticator: CDPSession;
 let authenticatorId: string;
 let apiKey: string;
 let accountId: string;
+let callback: CallbackServer;
 
 beforeAll(async () => {
   served = await serveHarness({ clock: systemClock }, 'localhost');
   ({ harness, origin } = served);
   mountConsole(harness, harness.store);
+  mountAuthorizationServer(harness);
+  callback = await startCallbackServer();
   ({
     apiKey,
     account: { accountId },
@@ -54,6 +65,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await callback?.close();
   await fixtures?.close();
   await served?.close();
 });
@@ -113,6 +125,30 @@ describe('passkeys in the console', () => {
     expect(stored?.lastUsedAt).not.toBeNull();
     const [session] = (await page.cookies()).filter((cookie) => cookie.name === 'console_session');
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' });
+  });
+
+  it('brings an agent’s connect page back after a passkey sign-in, and approves it', async () => {
+    await page.goto(`${origin}/console`);
+    await submit('form[action="/console/sign-out"] button');
+    const clientId = await registerClient(origin, callback.url, 'Passkey agent');
+    const { challenge } = pkce();
+    await page.goto(
+      authorizationUrl(origin, { clientId, redirectUri: callback.url, challenge, resource: `${origin}/mcp` })
+        .href,
+    );
+    expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+    await submit('#passkey-sign-in');
+    expect(new URL(page.url()).pathname).toMatch(/^\/console\/connect\//);
+    expect(await page.$eval('#client-name', (name) => name.textContent)).toBe('Passkey agent');
+    const answered = callback.next();
+    await submit('button[name="decision"][value="approve"]');
+    expect((await answered).get('code')).toEqual(expect.any(String));
+    expect(await harness.store.connections.list(accountId)).toEqual([
+      expect.objectContaining({ clientName: 'Passkey agent', revokedAt: null }),
+    ]);
+    // Back on the console, still signed in by the passkey, for the steps that follow.
+    await page.goto(`${origin}/console`);
+    expect(await heading()).toBe('Overview');
   });
 
   it('refuses the ceremonies’ JSON without the page’s token, from another origin, and replayed', async () => {

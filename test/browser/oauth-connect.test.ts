@@ -120,12 +120,18 @@ async function approvedCode(consent: Partial<Consent> = {}) {
   const clientId = await registerClient(origin, callback.url);
   const { verifier, challenge } = pkce();
   const answered = callback.next();
-  await consentInBrowser(
-    page,
-    authorizationUrl(origin, { clientId, redirectUri: callback.url, challenge, resource: `${origin}/mcp` }),
-    { apiKey, ...consent },
-  );
-  const code = (await answered).get('code') ?? '';
+  const url = authorizationUrl(origin, {
+    clientId,
+    redirectUri: callback.url,
+    challenge,
+    resource: `${origin}/mcp`,
+  });
+  await consentInBrowser(page, url, { apiKey, ...consent });
+  const response = await answered;
+  // The client's state comes back unchanged, with the issuer (RFC 9207).
+  expect(response.get('state')).toBe(url.searchParams.get('state'));
+  expect(response.get('iss')).toBe(origin);
+  const code = response.get('code') ?? '';
   const exchange = (overrides: Record<string, string | undefined> = {}) =>
     tokenRequest(origin, {
       grant_type: 'authorization_code',
