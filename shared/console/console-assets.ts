@@ -4,11 +4,13 @@
  * it can be cached as immutable and a new build is a new URL. The script is bundled with esbuild
  * the first time a console page needs it (a Lambda bundle carries it prebuilt beside itself).
  */
+
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_CONSOLE_FILES } from '../../schemas/functions.js';
 import { besideBundle } from '../bundle-assets.js';
+import { lazy } from '../lazy.js';
 
 export const ASSETS_PATH = '/console/assets/';
 
@@ -62,14 +64,7 @@ async function loadAssets(): Promise<ConsoleAssets> {
 
 /** The assets, built once on first use; a failed build is tried again by the next request. */
 export function consoleAssets(): () => Promise<ConsoleAssets> {
-  let loading: Promise<ConsoleAssets> | undefined;
-  return () => {
-    loading ??= loadAssets().catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    });
-    return loading;
-  };
+  return lazy(loadAssets);
 }
 
 /**

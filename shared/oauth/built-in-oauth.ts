@@ -5,6 +5,7 @@
  * and a process that never sees an OAuth request (a REST Lambda) should not pay for it.
  */
 import { mcpResourceUrl } from '../config.js';
+import { lazy } from '../lazy.js';
 import type { Service } from '../service.js';
 import { ConnectionTokenAuthenticator } from './access-tokens.js';
 import { AuthorizationServer } from './authorization-server.js';
@@ -21,10 +22,10 @@ export function builtInOAuth(service: Service): BuiltInOAuth {
   let made = byService.get(service);
   if (made) return made;
   const { config, repositories, clock, logger } = service;
-  const secrets = once(() => signingSecrets(config.OAUTH_SIGNING_SECRET, repositories.settings));
+  const secrets = lazy(() => signingSecrets(config.OAUTH_SIGNING_SECRET, repositories.settings));
   const resource = mcpResourceUrl(config);
   made = {
-    server: once(async () =>
+    server: lazy(async () =>
       AuthorizationServer.create({
         issuer: config.PUBLIC_BASE_URL,
         resource,
@@ -42,7 +43,7 @@ export function builtInOAuth(service: Service): BuiltInOAuth {
         },
       }),
     ),
-    tokens: once(async () =>
+    tokens: lazy(async () =>
       ConnectionTokenAuthenticator.create(
         { issuer: config.PUBLIC_BASE_URL, audience: resource, secrets: await secrets() },
         repositories.connections,
@@ -54,16 +55,4 @@ export function builtInOAuth(service: Service): BuiltInOAuth {
   };
   byService.set(service, made);
   return made;
-}
-
-/** The first call's promise, shared; a failed one is forgotten so the next call tries again. */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => {
-    made ??= make().catch((error: unknown) => {
-      made = undefined;
-      throw error;
-    });
-    return made;
-  };
 }

@@ -8,14 +8,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config.js';
 import { deriveSigningKey } from '../../shared/oauth/signing-keys.js';
 import { openStore, synthStatePath } from '../../shared/store/open-store.js';
 import { builtFunctions } from '../support/built-functions.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
-import { type CallbackServer, connectAgent, startCallbackServer } from '../support/oauth-agent.js';
+import {
+  type CallbackServer,
+  connectAgent,
+  signedAccessToken,
+  startCallbackServer,
+} from '../support/oauth-agent.js';
 import {
   cleanUpProcesses,
   cli,
@@ -191,17 +195,13 @@ describe('the signing secret in Secrets Manager', () => {
         revokedAt: null,
         revokedReason: null,
       });
-      const tokenSignedWith = async (secret: string) => {
-        const { privateJwk } = await deriveSigningKey(secret);
-        return new SignJWT({ connection_id: connectionId })
-          .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: privateJwk.kid as string })
-          .setIssuer(service.url)
-          .setAudience(`${service.url}/mcp`)
-          .setSubject(accountId)
-          .setIssuedAt()
-          .setExpirationTime('5m')
-          .sign(await importJWK(privateJwk, 'ES256'));
-      };
+      const tokenSignedWith = (secret: string) =>
+        signedAccessToken(secret, {
+          issuer: service.url,
+          audience: `${service.url}/mcp`,
+          accountId,
+          connectionId,
+        });
       const accepted = await mcpRequest(`Bearer ${await tokenSignedWith(signingSecret())}`);
       expect(accepted.status, await accepted.clone().text()).toBe(200);
       // /mcp's role may update the connection item (its last use), as the templates grant it.

@@ -10,14 +10,13 @@ import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { SignJWT } from 'jose';
 import type { Page } from 'puppeteer-core';
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
 import { mountAuthorizationServer } from '../../shared/oauth/mount-authorization-server.js';
-import { deriveSigningKey, signingSecrets } from '../../shared/oauth/signing-keys.js';
+import { signingSecrets } from '../../shared/oauth/signing-keys.js';
 import { seriousViolations } from '../support/accessibility.js';
 import { startAuthProxy } from '../support/auth-proxy.js';
 import { APPLICABLE_SERVER_SCENARIOS, runConformanceScenario } from '../support/conformance.js';
@@ -33,6 +32,7 @@ import {
   consentInBrowser,
   pkce,
   registerClient,
+  signedAccessToken,
   startCallbackServer,
   tokenRequest,
 } from '../support/oauth-agent.js';
@@ -392,22 +392,13 @@ describe('refusals', () => {
   it('refuses a token of ours for another audience', async () => {
     const { connectionId } = await connectedTokens();
     const [secret] = await signingSecrets(undefined, harness.store.settings);
-    const { privateJwk } = await deriveSigningKey(secret as string);
-    const key = await crypto.subtle.importKey(
-      'jwk',
-      privateJwk as JsonWebKey,
-      { name: 'ECDSA', namedCurve: 'P-256' },
-      false,
-      ['sign'],
-    );
-    const forged = await new SignJWT({ connection_id: connectionId })
-      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: privateJwk.kid })
-      .setIssuer(origin)
-      .setSubject(accountId)
-      .setAudience('https://elsewhere.example/mcp')
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(key);
+    const forged = await signedAccessToken(secret as string, {
+      issuer: origin,
+      audience: 'https://elsewhere.example/mcp',
+      accountId,
+      connectionId,
+      now: clock.now(),
+    });
     await expectChallenge(await toolCall(forged, 'get_profile_details', { username: PROFILE }));
   });
 

@@ -4,11 +4,11 @@
  * OAUTH_SIGNING_SECRET is unset, and rotated by listing a new secret first: the new key signs, the
  * old one is still published and still verifies.
  */
-import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mountAuthorizationServer } from '../../shared/oauth/mount-authorization-server.js';
 import { deriveSigningKey, SIGNING_SECRET_SETTING } from '../../shared/oauth/signing-keys.js';
 import { type Harness, startHarness } from '../support/harness.js';
+import { signedAccessToken } from '../support/oauth-agent.js';
 
 const OLD_SECRET = 'the old signing secret retired soon';
 const NEW_SECRET = 'the new signing secret signing now';
@@ -44,23 +44,14 @@ async function mcpStatusWith(harness: Harness, secret: string): Promise<number> 
     revokedAt: null,
     revokedReason: null,
   });
-  const { privateJwk } = await deriveSigningKey(secret);
-  const key = await crypto.subtle.importKey(
-    'jwk',
-    privateJwk as JsonWebKey,
-    { name: 'ECDSA', namedCurve: 'P-256' },
-    false,
-    ['sign'],
-  );
   const base = harness.config.PUBLIC_BASE_URL;
-  const token = await new SignJWT({ connection_id: connectionId })
-    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: privateJwk.kid })
-    .setIssuer(base)
-    .setSubject(account.accountId)
-    .setAudience(`${base}/mcp`)
-    .setIssuedAt(Math.floor(harness.clock.now() / 1000))
-    .setExpirationTime(Math.floor(harness.clock.now() / 1000) + 300)
-    .sign(key);
+  const token = await signedAccessToken(secret, {
+    issuer: base,
+    audience: `${base}/mcp`,
+    accountId: account.accountId,
+    connectionId,
+    now: harness.clock.now(),
+  });
   const response = await harness.app.request('/mcp', {
     method: 'POST',
     headers: {

@@ -18,7 +18,9 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { importJWK, SignJWT } from 'jose';
 import type { Page } from 'puppeteer-core';
+import { deriveSigningKey } from '../../shared/oauth/signing-keys.js';
 
 /** The agent's loopback redirect target: answers every request and keeps the last query. */
 export interface CallbackServer {
@@ -227,4 +229,24 @@ export async function tokenRequest(origin: string, fields: Record<string, string
     body,
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/**
+ * An access token signed with the key `secret` derives, shaped as the built-in server's are, for
+ * tests of what /mcp accepts: another audience, another key, a connection made in the store.
+ */
+export async function signedAccessToken(
+  secret: string,
+  claims: { issuer: string; audience: string; accountId: string; connectionId: string; now?: number },
+): Promise<string> {
+  const { privateJwk } = await deriveSigningKey(secret);
+  const issuedAt = Math.floor((claims.now ?? Date.now()) / 1000);
+  return new SignJWT({ connection_id: claims.connectionId })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: privateJwk.kid as string })
+    .setIssuer(claims.issuer)
+    .setSubject(claims.accountId)
+    .setAudience(claims.audience)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + 300)
+    .sign(await importJWK(privateJwk, 'ES256'));
 }

@@ -7,7 +7,7 @@ import type { Family } from '../../../schemas/operation-definition.js';
 import type { PendingAuthorization } from '../../oauth/authorization-server.js';
 import type { ConnectionRecord } from '../../oauth/oauth-store.js';
 import { CSRF_FIELD } from '../console-security.js';
-import { Layout, type LayoutProps, ScrollingTable } from './layout.js';
+import { Layout, type LayoutProps, Notice, ScrollingTable } from './layout.js';
 
 type SignedInProps = NonNullable<LayoutProps['signedIn']>;
 
@@ -97,11 +97,7 @@ export function ConnectionsPage(props: {
   const active = props.connections.filter((connection) => connection.revokedAt === null);
   return (
     <Layout title="Connections" assets={props.assets} current="connections" signedIn={props.signedIn}>
-      {props.notice && (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      )}
+      <Notice text={props.notice} />
       <p>
         Agents you connected with OAuth (the tool endpoint’s one-click sign-in). Each holds no API key: it
         calls for this account within the scopes and cap you approved, until you revoke it here.

@@ -5,7 +5,7 @@
 import { families } from '../../../schemas/operation-definition.js';
 import type { ApiKeyRecord } from '../../auth/api-keys.js';
 import { CSRF_FIELD } from '../console-security.js';
-import { Layout, type LayoutProps, ScrollingTable, type SignedIn } from './layout.js';
+import { Layout, type LayoutProps, Notice, ScrollingTable, type SignedIn } from './layout.js';
 
 const day = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '—');
 
@@ -46,11 +46,7 @@ export function KeysPage(props: {
   const { csrfToken } = props.signedIn;
   return (
     <Layout title="Keys" assets={props.assets} current="keys" signedIn={props.signedIn}>
-      {props.notice && (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      )}
+      <Notice text={props.notice} />
       {props.error && (
         <p class="error" role="alert">
           {props.error}

@@ -88,3 +88,12 @@ export function ScrollingTable(props: { label: string; children?: Child }) {
     </section>
   );
 }
+
+/** What a change just did, announced to screen readers as it appears; nothing when there is none. */
+export function Notice(props: { text?: string }) {
+  return props.text ? (
+    <p class="notice" role="status">
+      {props.text}
+    </p>
+  ) : null;
+}

@@ -5,7 +5,7 @@
  */
 import type { PasskeyRecord } from '../../auth/passkeys.js';
 import { CSRF_FIELD } from '../console-security.js';
-import { Layout, type LayoutProps, ScrollingTable } from './layout.js';
+import { Layout, type LayoutProps, Notice, ScrollingTable } from './layout.js';
 
 export function PasskeysPage(props: {
   assets: LayoutProps['assets'];
@@ -19,11 +19,7 @@ export function PasskeysPage(props: {
 }) {
   return (
     <Layout title="Passkeys" assets={props.assets} current="passkeys" signedIn={props.signedIn}>
-      {props.notice && (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      )}
+      <Notice text={props.notice} />
       <p>
         A passkey signs you in to this console with your device’s screen lock or security key, so no API key
         is pasted into a browser again. Passkeys open the console only; the API still takes keys.

@@ -113,15 +113,13 @@ export function isConditionFailure(error: unknown): boolean {
 }
 
 /** Every item of one `type`, across all pages of a consistent scan (operator commands, not requests). */
-export async function scanAll(
+export function scanAll(
   store: DynamoTable,
   type: string,
   filter?: { expression: string; values: Record<string, unknown> },
 ): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.doc.send(
+  return everyPage((startKey) =>
+    store.doc.send(
       new ScanCommand({
         TableName: store.table,
         FilterExpression: `#type = :type${filter ? ` AND (${filter.expression})` : ''}`,
@@ -130,23 +128,18 @@ export async function scanAll(
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+    ),
+  );
 }
 
 /** Every item of one partition whose sort key begins with `prefix` (all of them without one), across all pages. */
-export async function queryAll(
+export function queryAll(
   store: DynamoTable,
   pk: string,
   prefix?: string,
 ): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.doc.send(
+  return everyPage((startKey) =>
+    store.doc.send(
       new QueryCommand({
         TableName: store.table,
         KeyConditionExpression: `pk = :pk${prefix === undefined ? '' : ' AND begins_with(sk, :prefix)'}`,
@@ -154,7 +147,20 @@ export async function queryAll(
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
-    );
+    ),
+  );
+}
+
+type Page = { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> };
+
+/** The items of every page, asking for each next one from where the last ended. */
+async function everyPage(
+  read: (startKey: Record<string, unknown> | undefined) => Promise<Page>,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await read(startKey);
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
