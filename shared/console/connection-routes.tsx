@@ -67,7 +67,12 @@ export function connectionRoutes(app: Hono<ConsoleEnv>, options: ConnectionRoute
     if (pending instanceof Response) return pending;
     return renderPage(
       c,
-      <ConnectPage assets={c.get('assets')} signedIn={signedIn(c)} pending={pending} families={families} />,
+      <ConnectPage
+        assets={c.get('assets')}
+        signedIn={signedIn(c)}
+        pending={pending}
+        families={pending.requestedFamilies}
+      />,
     );
   });
 
@@ -78,10 +83,15 @@ export function connectionRoutes(app: Hono<ConsoleEnv>, options: ConnectionRoute
     if (pending instanceof Response) return pending;
     const server = await (options.oauth as BuiltInOAuth).server();
     if (field(form, 'decision') === 'deny') return server.deny(c.req.raw);
-    const parsed = approvalForm.safeParse({
-      families: form.get('families') ?? [],
-      dailyCreditCap: field(form, 'dailyCreditCap')?.trim() ?? '',
-    });
+    const parsed = approvalForm
+      .refine(
+        (approval) => approval.families.every((family) => pending.requestedFamilies.includes(family)),
+        'Pick only among what the agent asked for.',
+      )
+      .safeParse({
+        families: form.get('families') ?? [],
+        dailyCreditCap: field(form, 'dailyCreditCap')?.trim() ?? '',
+      });
     if (!parsed.success) {
       return renderPage(
         c,
@@ -89,7 +99,7 @@ export function connectionRoutes(app: Hono<ConsoleEnv>, options: ConnectionRoute
           assets={c.get('assets')}
           signedIn={signedIn(c)}
           pending={pending}
-          families={families}
+          families={pending.requestedFamilies}
           error={parsed.error.issues[0]?.message}
           chosen={chosenOf(form)}
         />,

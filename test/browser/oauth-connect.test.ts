@@ -30,6 +30,7 @@ import {
   type Consent,
   connectAgent,
   consentInBrowser,
+  openConnectPage,
   pkce,
   registerClient,
   signedAccessToken,
@@ -532,6 +533,45 @@ describe('refusals', () => {
     } finally {
       await signOut();
     }
+  });
+
+  it('offers only the families the agent asked for, and refuses a form that grants more', async () => {
+    const clientId = await registerClient(origin, callback.url);
+    const { challenge } = pkce();
+    await openConnectPage(
+      page,
+      authorizationUrl(origin, {
+        clientId,
+        redirectUri: callback.url,
+        challenge,
+        resource: `${origin}/mcp`,
+        scope: 'profiles',
+      }),
+      apiKey,
+    );
+    const offered = () =>
+      page.$$eval('input[name="families"]', (boxes) => boxes.map((box) => (box as HTMLInputElement).value));
+    expect(await offered()).toEqual(['profiles']);
+    // A form edited to grant another family is refused and shown again; nothing is connected.
+    await page.$eval('#connect-form fieldset', (fieldset) => {
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.name = 'families';
+      box.value = 'companies';
+      box.checked = true;
+      fieldset.append(box);
+    });
+    const before = (await harness.store.connections.list(accountId)).length;
+    const [answer] = await Promise.all([
+      page.waitForNavigation(),
+      page.click('button[name="decision"][value="approve"]'),
+    ]);
+    expect(answer?.status()).toBe(400);
+    expect(await page.$eval('[role="alert"]', (alert) => alert.textContent)).toBe(
+      'Pick only among what the agent asked for.',
+    );
+    expect(await offered()).toEqual(['profiles']);
+    expect(await harness.store.connections.list(accountId)).toHaveLength(before);
   });
 
   it('answers a denial with access_denied to the client', async () => {

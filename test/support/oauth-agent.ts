@@ -115,13 +115,18 @@ export interface Consent {
   decision?: 'approve' | 'deny';
 }
 
-/** Opens the authorization URL, signs in if the console asks, and answers the connect page. */
-export async function consentInBrowser(page: Page, authorizationUrl: URL | string, consent: Consent) {
+/** Opens the authorization URL and signs in with the key if the console asks: the connect page. */
+export async function openConnectPage(page: Page, authorizationUrl: URL | string, apiKey: string) {
   await page.goto(String(authorizationUrl));
   if (new URL(page.url()).pathname === '/console/sign-in') {
-    await page.type('#api-key', consent.apiKey);
+    await page.type('#api-key', apiKey);
     await Promise.all([page.waitForNavigation(), page.click('form[action="/console/sign-in"] button')]);
   }
+}
+
+/** Opens the authorization URL, signs in if the console asks, and answers the connect page. */
+export async function consentInBrowser(page: Page, authorizationUrl: URL | string, consent: Consent) {
+  await openConnectPage(page, authorizationUrl, consent.apiKey);
   if (!new URL(page.url()).pathname.startsWith('/console/connect/'))
     throw new Error(
       `expected the connect page, got ${page.url()}: ${await page.$eval('main', (m) => m.textContent)}`,

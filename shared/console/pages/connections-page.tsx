@@ -54,7 +54,7 @@ export function ConnectPage(props: {
       <form method="post" action={`/console/connect/${pending.uid}`} class="stacked" id="connect-form">
         <input type="hidden" name={CSRF_FIELD} value={props.signedIn.csrfToken} />
         <fieldset>
-          <legend>What it may call</legend>
+          <legend>What it may call (of what it asked for)</legend>
           {props.families.map((family) => (
             <label>
               <input type="checkbox" name="families" value={family} checked={chosen.includes(family)} />{' '}
