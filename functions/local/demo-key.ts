@@ -56,7 +56,7 @@ export function banner(options: {
     `  state:     ${options.state}`,
     `  data:      ${options.data}`,
     `  reference: ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
-    `  MCP:       ${base}/mcp  (the same key as a bearer token)`,
+    `  MCP:       ${base}/mcp  (the same key as a bearer token, or an agent's OAuth sign-in)`,
     `  v2:        ${base}/api/v2/...  (the same key in X-API-Key)`,
     `  console:   ${base}/console  (sign in with the key)`,
     '',
