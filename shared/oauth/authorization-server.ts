@@ -44,6 +44,12 @@ const OPENID_DISCOVERY_PATH = '/.well-known/openid-configuration';
 export const KEPT_UNTIL_DELETED = Date.UTC(9999, 0, 1);
 /** How long a customer has to sign in and approve before the authorization request must start over. */
 const INTERACTION_SECONDS = 15 * 60;
+/**
+ * The longest a connection lasts, however often it is used: its grant expires then, and the agent
+ * asks the customer again. Refresh tokens rotate with a fresh lifetime each, but the grant they hang
+ * on is saved once, at the approval.
+ */
+const GRANT_SECONDS = 365 * 86_400;
 
 export interface AuthorizationServerOptions {
   /** The service's public base URL: the issuer. */
@@ -334,7 +340,7 @@ function configuration(options: AuthorizationServerOptions, jwks: object[]): Con
       AccessToken: options.accessTokenSeconds,
       AuthorizationCode: options.codeSeconds,
       RefreshToken: options.refreshTokenSeconds,
-      Grant: options.refreshTokenSeconds,
+      Grant: GRANT_SECONDS,
       Interaction: INTERACTION_SECONDS,
       Session: INTERACTION_SECONDS,
     },
