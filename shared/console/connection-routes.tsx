@@ -8,6 +8,7 @@ import type { Hono } from 'hono';
 import { errors } from 'oidc-provider';
 import { z } from 'zod';
 import { type Family, families } from '../../schemas/operation-definition.js';
+import type { PendingAuthorization } from '../oauth/authorization-server.js';
 import type { BuiltInOAuth } from '../oauth/built-in-oauth.js';
 import { type ConsoleContext, type ConsoleEnv, type ConsoleServices, signedInOf } from './console-env.js';
 import { type FormFields, field, refuse, sessionForm } from './console-forms.js';
@@ -34,6 +35,18 @@ export function connectionRoutes(app: Hono<ConsoleEnv>, options: ConnectionRoute
     const { principal, csrfToken } = signedInOf(c);
     return { accountName: principal.account.name, csrfToken };
   };
+  /** The connect page, first shown or shown again with what was wrong with the form. */
+  const connectPage = (
+    c: ConsoleContext,
+    pending: PendingAuthorization,
+    again: { error?: string; chosen?: ReturnType<typeof chosenOf> } = {},
+    status: 200 | 400 = 200,
+  ) =>
+    renderPage(
+      c,
+      <ConnectPage assets={c.get('assets')} signedIn={signedIn(c)} pending={pending} {...again} />,
+      status,
+    );
 
   app.get('/connections', async (c) => {
     const connections = await options.repositories.connections.list(
@@ -65,15 +78,7 @@ export function connectionRoutes(app: Hono<ConsoleEnv>, options: ConnectionRoute
   app.get('/connect/:uid', async (c) => {
     const pending = await pendingOf(c, options);
     if (pending instanceof Response) return pending;
-    return renderPage(
-      c,
-      <ConnectPage
-        assets={c.get('assets')}
-        signedIn={signedIn(c)}
-        pending={pending}
-        families={pending.requestedFamilies}
-      />,
-    );
+    return connectPage(c, pending);
   });
 
   app.post('/connect/:uid', async (c) => {
@@ -92,20 +97,8 @@ export function connectionRoutes(app: Hono<ConsoleEnv>, options: ConnectionRoute
         families: form.get('families') ?? [],
         dailyCreditCap: field(form, 'dailyCreditCap')?.trim() ?? '',
       });
-    if (!parsed.success) {
-      return renderPage(
-        c,
-        <ConnectPage
-          assets={c.get('assets')}
-          signedIn={signedIn(c)}
-          pending={pending}
-          families={pending.requestedFamilies}
-          error={parsed.error.issues[0]?.message}
-          chosen={chosenOf(form)}
-        />,
-        400,
-      );
-    }
+    if (!parsed.success)
+      return connectPage(c, pending, { error: parsed.error.issues[0]?.message, chosen: chosenOf(form) }, 400);
     return server.approve(c.req.raw, {
       accountId: signedInOf(c).principal.account.accountId,
       families: parsed.data.families,

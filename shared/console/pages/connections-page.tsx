@@ -25,7 +25,6 @@ export function ConnectPage(props: {
   assets: LayoutProps['assets'];
   signedIn: SignedInProps;
   pending: PendingAuthorization;
-  families: readonly Family[];
   error?: string;
   /** The form's values when it is shown again after an error. */
   chosen?: { families: readonly Family[]; dailyCreditCap: string };
@@ -55,7 +54,7 @@ export function ConnectPage(props: {
         <input type="hidden" name={CSRF_FIELD} value={props.signedIn.csrfToken} />
         <fieldset>
           <legend>What it may call (of what it asked for)</legend>
-          {props.families.map((family) => (
+          {pending.requestedFamilies.map((family) => (
             <label>
               <input type="checkbox" name="families" value={family} checked={chosen.includes(family)} />{' '}
               {family}
