@@ -4,7 +4,7 @@
  * can act on (credits charged or not, whether and when to retry, what to change). Both carry
  * `_meta["<SERVICE_DOMAIN>/lookup"]` with the public status and the REST headers that apply.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ErrorBody, ErrorCode } from '../../schemas/errors.js';
 import type { PublicResponse } from '../pipeline/public-response.js';
 

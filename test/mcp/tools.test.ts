@@ -15,7 +15,16 @@ import { companySearch } from '../../schemas/operations/companies.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
 import { LocalToolDispatcher, type ToolCall } from '../../shared/mcp/tool-dispatch.js';
 import { type Harness, startHarness } from '../support/harness.js';
-import { connectClient, type ListeningApp, listen, postJsonRpc } from '../support/mcp-server.js';
+import {
+  connectClient,
+  connectEraClient,
+  ERAS,
+  type Era,
+  type EraClient,
+  type ListeningApp,
+  listen,
+  postJsonRpc,
+} from '../support/mcp-server.js';
 import { identifierValues, otherParameters, sampleRequests } from '../support/sample-inputs.js';
 
 const SERVICE_DOMAIN = 'lookup.test';
@@ -24,6 +33,8 @@ let app: ListeningApp;
 let apiKey: string;
 let accountId: string;
 let client: Client;
+/** The same connection in each protocol era, by its own SDK's client. */
+const eraClients = new Map<Era, EraClient>();
 
 beforeAll(async () => {
   harness = await startHarness({ env: { SERVICE_DOMAIN } });
@@ -33,10 +44,13 @@ beforeAll(async () => {
     account: { accountId },
   } = await harness.provision({ credits: 10_000 }));
   // Every group asked for: the connection serves every tool, those listed only on request too.
-  client = await connectClient(`${app.url}?toolsets=${[...toolGroups().keys()].join(',')}`, apiKey);
+  const everyTool = `${app.url}?toolsets=${[...toolGroups().keys()].join(',')}`;
+  client = await connectClient(everyTool, apiKey);
   await client.listTools();
+  for (const era of ERAS) eraClients.set(era, await connectEraClient(everyTool, apiKey, era));
 });
 afterAll(async () => {
+  for (const eraClient of eraClients.values()) await eraClient.close();
   await client.close();
   await app.close();
   await harness.close();
@@ -51,8 +65,12 @@ function lookupMeta(result: CallToolResult): LookupMeta {
   return result._meta?.[`${SERVICE_DOMAIN}/lookup`] as LookupMeta;
 }
 
-async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+async function call(
+  name: string,
+  args: Record<string, unknown>,
+  era: Era = '2025-11-25',
+): Promise<CallToolResult> {
+  return (eraClients.get(era) as EraClient).callTool({ name, arguments: args });
 }
 
 async function rest(path: string, parameters: Record<string, string>) {
@@ -69,37 +87,39 @@ function withoutMinted(body: unknown): unknown {
 
 const toolOperations = (catalog as readonly OperationDefinition[]).filter((operation) => operation.mcpTool);
 
-describe.each(toolOperations.map((operation) => [operation.mcpTool, operation] as const))(
-  '%s',
-  (tool, operation) => {
-    it.each(sampleRequests(operation))('returns the REST body of $path', async ({ path, parameters }) => {
-      const result = await call(tool as string, parameters);
-      const { response, body } = await rest(path, parameters);
-      expect(response.status).toBe(200);
-      expect(result.isError).toBeFalsy();
-      expect(withoutMinted(result.structuredContent)).toEqual(withoutMinted(body));
-      expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
-      const meta = lookupMeta(result);
-      expect(meta.status).toBe(200);
-      // Free account reads spend nothing, so they tell no balance in a header (data.credits has it).
-      expect(Object.keys(meta.headers).sort()).toEqual([
-        'RateLimit',
-        'RateLimit-Policy',
-        ...(operation.price > 0 ? ['X-Credits-Remaining'] : []),
-        'X-RateLimit-Limit',
-        'X-RateLimit-Remaining',
-        'X-RateLimit-Reset',
-        'X-Request-Id',
-      ]);
-      expect(meta.headers['X-Request-Id']).toMatch(/^req_/);
-      // The REST call came after the tool call: it was charged once more.
-      if (operation.price > 0)
-        expect(Number(response.headers.get('x-credits-remaining'))).toBe(
-          Number(meta.headers['X-Credits-Remaining']) - operation.price,
-        );
-    });
-  },
-);
+describe.each(ERAS)('in the %s era', (era) => {
+  describe.each(toolOperations.map((operation) => [operation.mcpTool, operation] as const))(
+    '%s',
+    (tool, operation) => {
+      it.each(sampleRequests(operation))('returns the REST body of $path', async ({ path, parameters }) => {
+        const result = await call(tool as string, parameters, era);
+        const { response, body } = await rest(path, parameters);
+        expect(response.status).toBe(200);
+        expect(result.isError).toBeFalsy();
+        expect(withoutMinted(result.structuredContent)).toEqual(withoutMinted(body));
+        expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
+        const meta = lookupMeta(result);
+        expect(meta.status).toBe(200);
+        // Free account reads spend nothing, so they tell no balance in a header (data.credits has it).
+        expect(Object.keys(meta.headers).sort()).toEqual([
+          'RateLimit',
+          'RateLimit-Policy',
+          ...(operation.price > 0 ? ['X-Credits-Remaining'] : []),
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+          'X-Request-Id',
+        ]);
+        expect(meta.headers['X-Request-Id']).toMatch(/^req_/);
+        // The REST call came after the tool call: it was charged once more.
+        if (operation.price > 0)
+          expect(Number(response.headers.get('x-credits-remaining'))).toBe(
+            Number(meta.headers['X-Credits-Remaining']) - operation.price,
+          );
+      });
+    },
+  );
+});
 
 describe('tool errors', () => {
   it('reports two identifiers as identifier_count, exactly like REST, free of charge', async () => {
