@@ -34,6 +34,13 @@ import { toHttpResponse } from '../http/render.js';
 import type { Logger } from '../logger.js';
 import { errorResponse, printableField, quoteInput } from '../pipeline/public-response.js';
 import { SERVICE_VERSION } from '../version.js';
+import {
+  discoverTools,
+  FIND_OPERATION,
+  RUN_OPERATION,
+  refusedResult,
+  resolveDiscoverCall,
+} from './discover-tools.js';
 import { InvalidParamsError, readToolCallParams, withParsableParams } from './tool-call-params.js';
 import type { ToolEntry } from './tool-catalog.js';
 import type { ToolDispatcher } from './tool-dispatch.js';
@@ -173,12 +180,16 @@ async function handle(
   const toolCall = readToolCallParams(message);
   const scope: RequestScope = {
     tools: filtered.tools,
+    discover: filtered.discover,
     serviceDomain: options.serviceDomain,
     call: () => {
       if (!toolCall?.ok)
         throw toolCall?.error ?? new InvalidParamsError('Invalid params: tools/call needs params.');
       const { name, arguments: args } = toolCall;
-      return callTool(c, options, filtered.tools, { name, args, principal, requestId });
+      const pending = { name, args, principal, requestId };
+      if (filtered.discover && (name === FIND_OPERATION || name === RUN_OPERATION))
+        return callDiscoverTool(c, options, pending);
+      return callTool(c, options, filtered.tools, pending);
     },
   };
   const parsedBody =
@@ -192,6 +203,8 @@ async function handle(
 /** What one HTTP request's server answers with: the connection's tools and its one tool call. */
 interface RequestScope {
   tools: ReadonlyMap<string, ToolEntry>;
+  /** The compact mode's two tools are served too (discover-tools.ts). */
+  discover: boolean;
   serviceDomain: string;
   /** Answers the message's tools/call, whose params the adapter has read itself (tool-call-params.ts). */
   call: () => Promise<CallToolResult>;
@@ -224,7 +237,7 @@ async function serveLegacy(request: Request, parsedBody: unknown, scope: Request
   }
 }
 
-function createServer({ tools, serviceDomain, call }: RequestScope): Server {
+function createServer({ tools, discover, serviceDomain, call }: RequestScope): Server {
   const server = new Server(
     { name: 'lookup-service', title: 'Professional data lookup service', version: SERVICE_VERSION },
     {
@@ -234,7 +247,7 @@ function createServer({ tools, serviceDomain, call }: RequestScope): Server {
       cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
     },
   );
-  const list = [...tools.values()].map((entry) => entry.tool);
+  const list = [...(discover ? discoverTools : []), ...[...tools.values()].map((entry) => entry.tool)];
   server.setRequestHandler('tools/list', () => ({ tools: list }));
   server.setRequestHandler('tools/call', () => call());
   return server;
@@ -271,6 +284,22 @@ async function callTool(
     creditCost: outcome.creditCost ?? 0,
   });
   return toToolResult(outcome, options.serviceDomain);
+}
+
+/**
+ * find_operation answers from the catalog, free and unmetered like tools/list; run_operation is a
+ * call of the tool it names, whatever the connection's filter, through callTool like a direct call.
+ */
+async function callDiscoverTool(
+  c: Context<RestEnv>,
+  options: McpEndpointOptions,
+  pending: PendingCall,
+): Promise<CallToolResult> {
+  const outcome = resolveDiscoverCall(pending.name, pending.args, options.tools);
+  if (outcome.kind === 'answer') return outcome.result;
+  if (outcome.kind === 'refused')
+    return toToolResult(refusedResult(outcome.error, pending.requestId), options.serviceDomain);
+  return callTool(c, options, options.tools, { ...pending, name: outcome.tool, args: outcome.arguments });
 }
 
 /**

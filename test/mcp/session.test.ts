@@ -249,7 +249,7 @@ describe('tool filtering', () => {
       id: null,
       error: { code: -32602, data: { parameter, unknown } },
     });
-    const valid = parameter === 'tools' ? everyToolName : [...new Set(groupOf.values())];
+    const valid = parameter === 'tools' ? everyToolName : [...new Set(groupOf.values()), 'discover'];
     expect(body.error.data.valid).toEqual(valid);
   });
 

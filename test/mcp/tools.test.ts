@@ -97,8 +97,19 @@ describe.each(ERAS)('in the %s era', (era) => {
         expect(response.status).toBe(200);
         expect(result.isError).toBeFalsy();
         expect(withoutMinted(result.structuredContent)).toEqual(withoutMinted(body));
-        expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
         const meta = lookupMeta(result);
+        const charged = (result.structuredContent as { meta: { creditCost: number } }).meta.creditCost;
+        const remaining = meta.headers['X-Credits-Remaining'];
+        expect(result.content).toEqual([
+          { type: 'text', text: JSON.stringify(result.structuredContent) },
+          {
+            type: 'text',
+            text:
+              charged > 0
+                ? `Cost: ${charged} credit${charged === 1 ? '' : 's'} charged; ${remaining} credits remain.`
+                : `Cost: free, nothing charged${remaining === undefined ? '' : `; ${remaining} credits remain`}.`,
+          },
+        ]);
         expect(meta.status).toBe(200);
         // Free account reads spend nothing, so they tell no balance in a header (data.credits has it).
         expect(Object.keys(meta.headers).sort()).toEqual([
@@ -142,7 +153,7 @@ describe('tool errors', () => {
     // REST names the path's identifier; the tool, which has no path, names the choice.
     expect(restBody.body.error.details[0].code).toBe('identifier_count');
     const text = (result.content[0] as { text: string }).text;
-    expect(text).toMatch(/No credits were charged/);
+    expect(text).toMatch(/^Cost: nothing charged\.$/m);
     expect(text).toMatch(/Change the arguments/);
   });
 
@@ -193,7 +204,12 @@ describe('tool errors', () => {
     expect(meta.status).toBe(404);
     expect(meta.headers['X-Credits-Remaining']).toBe(String(before));
     expect(meta.headers['X-RateLimit-Remaining']).toBeDefined();
-    expect((result.content[0] as { text: string }).text).toMatch(/refunded: nothing was charged/);
+    expect((result.content[0] as { text: string }).text).toMatch(
+      new RegExp(
+        `^Cost: nothing, the credits debited for this call were refunded; ${before} credits remain\\.$`,
+        'm',
+      ),
+    );
   });
 });
 
@@ -383,7 +399,7 @@ describe('account states as tool errors', () => {
       expect(meta.status).toBe(402);
       expect(meta.headers).toMatchObject({ 'X-Credits-Remaining': '1', 'X-RateLimit-Limit': '1000' });
       const text = (result.content[0] as { text: string }).text;
-      expect(text).toMatch(/No credits were charged/);
+      expect(text).toMatch(/^Cost: nothing charged; 1 credit remains\.$/m);
       expect(text).toMatch(/top up/);
     } finally {
       await poor.close();
