@@ -42,6 +42,7 @@ import {
   resolveDiscoverCall,
 } from './discover-tools.js';
 import { InvalidParamsError, readToolCallParams, withParsableParams } from './tool-call-params.js';
+import { SERVER_SLUG, SERVER_TITLE } from './server-card.js';
 import type { ToolEntry } from './tool-catalog.js';
 import type { ToolDispatcher } from './tool-dispatch.js';
 import { filterTools } from './tool-filter.js';
@@ -239,7 +240,7 @@ async function serveLegacy(request: Request, parsedBody: unknown, scope: Request
 
 function createServer({ tools, discover, serviceDomain, call }: RequestScope): Server {
   const server = new Server(
-    { name: 'lookup-service', title: 'Professional data lookup service', version: SERVICE_VERSION },
+    { name: SERVER_SLUG, title: SERVER_TITLE, version: SERVICE_VERSION },
     {
       capabilities: { tools: { listChanged: false } },
       instructions: instructions(serviceDomain),

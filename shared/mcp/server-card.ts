@@ -39,7 +39,7 @@ const CARD_MEDIA_TYPE = 'application/mcp-server-card+json';
 export const SERVED_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'] as const;
 
 /** The package's name: the server name's last segment, here and in server.json. */
-const SERVER_SLUG = 'lookup-service';
+export const SERVER_SLUG = 'lookup-service';
 export const SERVER_TITLE = 'Professional data lookup service';
 /** At most 100 characters (both schemas); server.json repeats it. */
 export const SERVER_DESCRIPTION =
