@@ -235,6 +235,11 @@ const configSchema = z.object({
     .default('true')
     .transform((value) => value === 'true'),
   /**
+   * The most characters one MCP tool result may hold, its text blocks and structuredContent together
+   * (shared/mcp/result-bound.ts); a longer list is cut to fit, with paging to the rest where it pages.
+   */
+  MCP_RESULT_MAX_CHARS: integer(4_000, 10_000_000).default(64_000),
+  /**
    * Host names refused on /mcp with 403 (the marketplace proxy's), comma-separated; compared in
    * normal form (any case, with or without a trailing dot or a port).
    */

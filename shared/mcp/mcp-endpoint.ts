@@ -41,8 +41,8 @@ import {
   refusedResult,
   resolveDiscoverCall,
 } from './discover-tools.js';
-import { InvalidParamsError, readToolCallParams, withParsableParams } from './tool-call-params.js';
 import { SERVER_SLUG, SERVER_TITLE } from './server-card.js';
+import { InvalidParamsError, readToolCallParams, withParsableParams } from './tool-call-params.js';
 import type { ToolEntry } from './tool-catalog.js';
 import type { ToolDispatcher } from './tool-dispatch.js';
 import { filterTools } from './tool-filter.js';
@@ -62,6 +62,8 @@ export interface McpEndpointOptions {
   resourceMetadataUrl?: string;
   /** The lookup deadline of a tool call (45 s by the spec). */
   deadlineMs: number;
+  /** The bound on a tool result's characters (result-bound.ts). */
+  resultMaxChars: number;
   logger: Logger;
 }
 
@@ -284,7 +286,10 @@ async function callTool(
     keyId: principal.key?.keyId,
     creditCost: outcome.creditCost ?? 0,
   });
-  return toToolResult(outcome, options.serviceDomain);
+  return toToolResult(outcome, options.serviceDomain, {
+    paging: entry.operation.definition.paging,
+    maxChars: options.resultMaxChars,
+  });
 }
 
 /**

@@ -78,6 +78,7 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
     serviceDomain: config.SERVICE_DOMAIN,
     resourceMetadataUrl: resourceMetadataUrl(resource),
     deadlineMs: options.deadlineMs ?? MCP_LOOKUP_DEADLINE_MS,
+    resultMaxChars: config.MCP_RESULT_MAX_CHARS,
     logger: service.logger,
   });
 }

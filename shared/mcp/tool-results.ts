@@ -7,8 +7,10 @@
  * to nobody): what the call cost and what remains, in one short line.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { PagingStyle } from '../../schemas/envelope.js';
 import type { ErrorBody, ErrorCode } from '../../schemas/errors.js';
 import type { PublicResponse } from '../pipeline/public-response.js';
+import { cutNotice, cutToFit } from './result-bound.js';
 
 /** The REST headers a tool result repeats in `_meta`; the rest describe HTTP, not the lookup. */
 const LOOKUP_HEADERS = [
@@ -32,26 +34,46 @@ export interface ToolOutcome {
   creditCost: number | undefined;
 }
 
-export function toToolResult(outcome: ToolOutcome, serviceDomain: string): CallToolResult {
+/** What bounds a tool's success result (result-bound.ts): its operation's paging and the bound. */
+export interface ResultBound {
+  paging: PagingStyle;
+  maxChars: number;
+}
+
+export function toToolResult(
+  outcome: ToolOutcome,
+  serviceDomain: string,
+  bound?: ResultBound,
+): CallToolResult {
   const { response } = outcome;
   const headers: Record<string, string> = {};
   for (const name of LOOKUP_HEADERS) {
     const value = response.headers[name];
     if (value !== undefined) headers[name] = value;
   }
-  const _meta = { [`${serviceDomain}/lookup`]: { status: response.status, headers } };
+  const lookup: Record<string, unknown> = { status: response.status, headers };
+  const _meta = { [`${serviceDomain}/lookup`]: lookup };
   const body = response.body as Record<string, unknown>;
-  const json = JSON.stringify(body);
   if (response.status < 400) {
-    return {
+    const cost = costLine(undefined, outcome.creditCost, headers);
+    const render = (shown: Record<string, unknown>): CallToolResult => ({
       content: [
-        { type: 'text', text: json },
-        { type: 'text', text: costLine(undefined, outcome.creditCost, headers) },
+        { type: 'text', text: JSON.stringify(shown) },
+        { type: 'text', text: cost },
       ],
-      structuredContent: body,
+      structuredContent: shown,
       _meta,
-    };
+    });
+    if (!bound) return render(body);
+    const fitted = cutToFit(body, bound.paging, bound.maxChars, (shown) => resultChars(render(shown)));
+    const result = render(fitted.body);
+    if (fitted.cut) {
+      lookup.cut = fitted.cut;
+      result.content.push({ type: 'text', text: cutNotice(fitted.cut, bound.maxChars) });
+    }
+    return result;
   }
+  const json = JSON.stringify(body);
   return {
     isError: true,
     content: [
@@ -142,3 +164,12 @@ export function costLine(
 }
 
 const credits = (count: number) => (count === 1 ? 'credit' : 'credits');
+
+/** A result's size as the bound counts it: its text blocks and its structuredContent as JSON. */
+export function resultChars(result: CallToolResult): number {
+  const text = result.content.reduce(
+    (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
+    0,
+  );
+  return text + JSON.stringify(result.structuredContent ?? null).length;
+}
