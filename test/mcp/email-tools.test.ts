@@ -72,7 +72,10 @@ describe('listing', () => {
       const find = tools.get('find_email')?.inputSchema;
       expect(Object.keys(find?.properties ?? {})).toEqual(['firstName', 'lastName', 'domain']);
       expect(find?.required).toEqual(['firstName', 'domain']);
-      expect(tools.get('find_email')?.description).toContain('Costs 10 credits per call');
+      // A mailbox that does not exist is a conclusive, charged answer: no promise of a refund on a miss.
+      expect(tools.get('find_email')?.description).toContain('Costs 10 credits per call.');
+      expect(tools.get('verify_email')?.description).not.toMatch(/matches nothing is refunded/);
+      expect(tools.get('check_disposable_email')?.description?.match(/Free\./g)).toHaveLength(1);
     } finally {
       await client.close();
     }
