@@ -2,8 +2,8 @@
  * The API's routing table as plain data: every v1 path and every /api/v2 path to its operation's
  * function, /mcp to the MCP function, /console to the console function, the built-in authorization
  * server's endpoints and metadata to the oauth function, and the service's own pages
- * (OpenAPI, /docs, the Protected Resource Metadata, /healthz, the console's assets and the
- * catch-all) to the pages function. Every route takes ANY
+ * (OpenAPI, /docs, the Protected Resource Metadata, the MCP server card, /healthz, the console's
+ * assets and the catch-all) to the pages function. Every route takes ANY
  * method: the function answers 405 itself. Routes are grouped by subtree (`/v1/profiles/...` and
  * `/api/v2/profiles/...` form the `profiles` group) so each group's API resources and methods fit in
  * one nested stack; the mounts above them, and the pages, live in the main stack.
@@ -35,6 +35,12 @@ export const PROTECTED_RESOURCE_METADATA_PATHS = [
   '/.well-known/oauth-protected-resource/mcp',
 ] as const;
 
+/**
+ * Where clients read the MCP server card before connecting: SEP-1649's well-known location and
+ * SEP-2127's `<mcp-url>/server-card`. shared/mcp/server-card.ts serves them (a test holds the two equal).
+ */
+export const SERVER_CARD_PATHS = ['/.well-known/mcp/server-card.json', '/mcp/server-card'] as const;
+
 /** Resources the main stack creates; each route group hangs below one of them. Longest first. */
 export const MOUNTS = [V2_EXTENSION_PREFIX, V2_PREFIX, '/v1'] as const;
 
@@ -54,6 +60,7 @@ const PAGE_PATHS = [
   '/docs',
   '/docs/{proxy+}',
   ...PROTECTED_RESOURCE_METADATA_PATHS,
+  ...SERVER_CARD_PATHS,
   '/healthz',
   // The console's script and stylesheet (static, cached by content hash).
   '/console/assets/{proxy+}',

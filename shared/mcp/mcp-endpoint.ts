@@ -1,19 +1,29 @@
 /**
- * POST /mcp: JSON-RPC 2.0 over stateless Streamable HTTP with JSON responses. Every HTTP request
- * gets a fresh SDK `Server` and transport (a stateless transport must never be reused). Before the
- * SDK sees anything, the adapter answers the operator switch, the method, browser origins and
- * refused hosts, the tool filter and authentication itself; `initialize`, `tools/list` and `ping`
- * then cost nothing, and each `tools/call` is one billed operation through the dispatch port.
+ * POST /mcp: JSON-RPC 2.0 over stateless Streamable HTTP with JSON responses, in both protocol eras
+ * of the SDK's v2 line: the 2025 era (`initialize`, then one message per request, as the spec
+ * describes) and the 2026-07-28 era (no handshake; every request carries its revision and
+ * capabilities in `_meta`, `server/discover` describes the server, `Mcp-Method`/`Mcp-Name` headers
+ * must agree with the body). Before the SDK sees anything, the adapter answers the operator switch,
+ * the method, browser origins and refused hosts, the tool filter and authentication itself; then
+ * `isLegacyRequest` (the SDK's own classification) routes the message:
+ * - 2025 era: a fresh `Server` on a fresh stateless transport with JSON responses. Not the SDK's
+ *   own legacy fallback, which answers over SSE where the spec says responses are JSON.
+ * - 2026-07-28 era: `createMcpHandler` in modern-only mode, which checks the headers against the
+ *   body, answers `server/discover`, stamps `resultType` and the cache fields.
+ * Both build the same server (`createServer`), so `initialize`, `server/discover`, `tools/list` and
+ * `ping` cost nothing in either era, and each `tools/call` is one billed operation through the
+ * dispatch port.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode as JsonRpcErrorCode,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+  createMcpHandler,
+  isLegacyRequest,
+  type McpHttpHandler,
+  ProtocolErrorCode,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Principal } from '../auth/authenticator.js';
@@ -24,7 +34,15 @@ import { toHttpResponse } from '../http/render.js';
 import type { Logger } from '../logger.js';
 import { errorResponse, printableField, quoteInput } from '../pipeline/public-response.js';
 import { SERVICE_VERSION } from '../version.js';
+import {
+  discoverTools,
+  FIND_OPERATION,
+  RUN_OPERATION,
+  refusedResult,
+  resolveDiscoverCall,
+} from './discover-tools.js';
 import { InvalidParamsError, readToolCallParams, withParsableParams } from './tool-call-params.js';
+import { SERVER_SLUG, SERVER_TITLE } from './server-card.js';
 import type { ToolEntry } from './tool-catalog.js';
 import type { ToolDispatcher } from './tool-dispatch.js';
 import { filterTools } from './tool-filter.js';
@@ -61,12 +79,18 @@ const SERVER_ERROR = -32000;
  */
 const sharedValidator = new AjvJsonSchemaValidator();
 
+/**
+ * How long a 2026-era client may reuse tools/list and server/discover: the list depends only on the
+ * URL's filter, never on the caller, and changes only with a deployment (SPEC "Versioning" rule 3).
+ */
+const LIST_CACHE_HINT = { ttlMs: 5 * 60_000, cacheScope: 'public' } as const;
+
 /** What `initialize` tells an agent about billing, paging and errors. */
 const instructions = (serviceDomain: string) =>
   [
     'Lookups of public professional data: profiles, companies, posts, jobs and searches.',
-    'Billing: every tools/call is one billed operation at the price in its description, charged to the account behind your credentials;',
-    'repeating a call (even with the same JSON-RPC id) is billed again, a lookup that matches nothing is refunded, and initialize, tools/list and ping are free.',
+    'Billing: every tools/call is one billed operation at the price in its description, charged to the account behind your credentials, and each result says what it cost and what remains;',
+    'repeating a call (even with the same JSON-RPC id) is billed again, a lookup that matches nothing is refunded, and initialize, server/discover, tools/list and ping are free.',
     'Paging: a call returns one page; to continue, call again with meta.paging.nextStart, nextOffset or nextCursor as the tool describes. Nothing pages or retries on its own.',
     'Errors: a failed lookup is a tool result with isError true, structuredContent holding error.code, error.message, error.retryable and error.details, and text saying what to change.',
     'After authentication, account, credit, rate-limit or service errors do not switch tools and do not retry automatically.',
@@ -75,6 +99,10 @@ const instructions = (serviceDomain: string) =>
   ].join(' ');
 
 export function mountMcpEndpoint(app: Hono<RestEnv>, options: McpEndpointOptions): void {
+  const modern = createMcpHandler(({ requestInfo }) => createServer(scopeOf(requestInfo)), {
+    legacy: 'reject',
+    onerror: (error) => options.logger.debug({ err: error }, 'mcp request refused by the SDK'),
+  });
   app.use(
     MCP_PATH,
     bodyLimit({
@@ -82,10 +110,14 @@ export function mountMcpEndpoint(app: Hono<RestEnv>, options: McpEndpointOptions
       onError: () => withNoStore(jsonRpcError(413, `Request body larger than ${MAX_BODY_BYTES} bytes.`)),
     }),
   );
-  app.all(MCP_PATH, async (c) => withNoStore(await handle(c, options)));
+  app.all(MCP_PATH, async (c) => withNoStore(await handle(c, options, modern)));
 }
 
-async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise<Response> {
+async function handle(
+  c: Context<RestEnv>,
+  options: McpEndpointOptions,
+  modern: McpHttpHandler,
+): Promise<Response> {
   const requestId = c.get('requestId');
   if (!options.enabled) {
     const off = new ApiError('service_unavailable', {
@@ -116,7 +148,7 @@ async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise
       `?${filtered.parameter} names ${names || 'nothing'}; valid names are listed in error.data.valid.`,
       {},
       { parameter: filtered.parameter, unknown, valid: filtered.valid },
-      JsonRpcErrorCode.InvalidParams,
+      ProtocolErrorCode.InvalidParams,
     );
   }
 
@@ -132,7 +164,7 @@ async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise
   try {
     message = JSON.parse(await c.req.text());
   } catch {
-    return jsonRpcError(400, 'Parse error: Invalid JSON', {}, undefined, JsonRpcErrorCode.ParseError);
+    return jsonRpcError(400, 'Parse error: Invalid JSON', {}, undefined, ProtocolErrorCode.ParseError);
   }
   // One message per request: each tools/call has its own request id and ledger entry.
   if (Array.isArray(message)) {
@@ -141,49 +173,84 @@ async function handle(c: Context<RestEnv>, options: McpEndpointOptions): Promise
       'Batches are not supported; send one JSON-RPC message per request.',
       {},
       undefined,
-      JsonRpcErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
     );
   }
 
   // Read here, from the message as parsed: the SDK's parsing would drop a `__proto__` argument.
   const toolCall = readToolCallParams(message);
-  const server = createServer(filtered.tools, options.serviceDomain, () => {
-    if (!toolCall?.ok)
-      throw toolCall?.error ?? new InvalidParamsError('Invalid params: tools/call needs params.');
-    const { name, arguments: args } = toolCall;
-    return callTool(c, options, filtered.tools, { name, args, principal, requestId });
-  });
+  const scope: RequestScope = {
+    tools: filtered.tools,
+    discover: filtered.discover,
+    serviceDomain: options.serviceDomain,
+    call: () => {
+      if (!toolCall?.ok)
+        throw toolCall?.error ?? new InvalidParamsError('Invalid params: tools/call needs params.');
+      const { name, arguments: args } = toolCall;
+      const pending = { name, args, principal, requestId };
+      if (filtered.discover && (name === FIND_OPERATION || name === RUN_OPERATION))
+        return callDiscoverTool(c, options, pending);
+      return callTool(c, options, filtered.tools, pending);
+    },
+  };
+  const parsedBody =
+    toolCall?.ok === false ? withParsableParams(message as Record<string, unknown>) : message;
+  const request = c.req.raw;
+  scopes.set(request, scope);
+  if (await isLegacyRequest(request, parsedBody)) return serveLegacy(request, parsedBody, scope);
+  return modern.fetch(request, { parsedBody });
+}
+
+/** What one HTTP request's server answers with: the connection's tools and its one tool call. */
+interface RequestScope {
+  tools: ReadonlyMap<string, ToolEntry>;
+  /** The compact mode's two tools are served too (discover-tools.ts). */
+  discover: boolean;
+  serviceDomain: string;
+  /** Answers the message's tools/call, whose params the adapter has read itself (tool-call-params.ts). */
+  call: () => Promise<CallToolResult>;
+}
+
+/** The SDK's factory receives the request it serves; each request's scope is kept beside it. */
+const scopes = new WeakMap<Request, RequestScope>();
+
+function scopeOf(request: Request | undefined): RequestScope {
+  const scope = request && scopes.get(request);
+  if (!scope) throw new Error('An MCP server was asked for outside a request the adapter admitted.');
+  return scope;
+}
+
+/**
+ * The 2025 era, served per request like the SDK's own stateless fallback but with JSON responses
+ * (`enableJsonResponse`), as the spec's endpoint rules require.
+ */
+async function serveLegacy(request: Request, parsedBody: unknown, scope: RequestScope): Promise<Response> {
+  const server = createServer(scope);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
   await server.connect(transport);
   try {
-    const parsedBody =
-      toolCall?.ok === false ? withParsableParams(message as Record<string, unknown>) : message;
-    return await transport.handleRequest(c.req.raw, { parsedBody });
+    return await transport.handleRequest(request, { parsedBody });
   } finally {
     await server.close();
   }
 }
 
-/** `call` answers the message's tools/call, whose params the adapter has read itself (tool-call-params.ts). */
-function createServer(
-  tools: ReadonlyMap<string, ToolEntry>,
-  serviceDomain: string,
-  call: () => Promise<CallToolResult>,
-): Server {
+function createServer({ tools, discover, serviceDomain, call }: RequestScope): Server {
   const server = new Server(
-    { name: 'lookup-service', title: 'Professional data lookup service', version: SERVICE_VERSION },
+    { name: SERVER_SLUG, title: SERVER_TITLE, version: SERVICE_VERSION },
     {
       capabilities: { tools: { listChanged: false } },
       instructions: instructions(serviceDomain),
       jsonSchemaValidator: sharedValidator,
+      cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
     },
   );
-  const list = [...tools.values()].map((entry) => entry.tool);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
-  server.setRequestHandler(CallToolRequestSchema, () => call());
+  const list = [...(discover ? discoverTools : []), ...[...tools.values()].map((entry) => entry.tool)];
+  server.setRequestHandler('tools/list', () => ({ tools: list }));
+  server.setRequestHandler('tools/call', () => call());
   return server;
 }
 
@@ -218,6 +285,22 @@ async function callTool(
     creditCost: outcome.creditCost ?? 0,
   });
   return toToolResult(outcome, options.serviceDomain);
+}
+
+/**
+ * find_operation answers from the catalog, free and unmetered like tools/list; run_operation is a
+ * call of the tool it names, whatever the connection's filter, through callTool like a direct call.
+ */
+async function callDiscoverTool(
+  c: Context<RestEnv>,
+  options: McpEndpointOptions,
+  pending: PendingCall,
+): Promise<CallToolResult> {
+  const outcome = resolveDiscoverCall(pending.name, pending.args, options.tools);
+  if (outcome.kind === 'answer') return outcome.result;
+  if (outcome.kind === 'refused')
+    return toToolResult(refusedResult(outcome.error, pending.requestId), options.serviceDomain);
+  return callTool(c, options, options.tools, { ...pending, name: outcome.tool, args: outcome.arguments });
 }
 
 /**

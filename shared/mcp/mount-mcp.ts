@@ -1,7 +1,8 @@
 /**
  * Wires the MCP adapter into a service's app: tools from the served operations, the in-process
  * dispatcher, API-key and OAuth authentication (tokens of the built-in authorization server, or of
- * OAUTH_ISSUER when an operator sets one), and the protected resource metadata naming the issuer. Entry points that serve /mcp call it; the REST Lambda bundles never import it.
+ * OAUTH_ISSUER when an operator sets one), the protected resource metadata naming the issuer, and the
+ * server card describing those tools. Entry points that serve /mcp call it; the REST Lambda bundles never import it.
  * The /mcp Lambda function passes the catalog's operations and a dispatcher that invokes the tool
  * group's function instead.
  */
@@ -19,6 +20,7 @@ import {
   resourceMetadataUrl,
   serveProtectedResourceMetadata,
 } from './protected-resource.js';
+import { buildServerCard, serveServerCard } from './server-card.js';
 import { buildToolCatalog, type ToolEntry } from './tool-catalog.js';
 import { LocalToolDispatcher, type ToolDispatcher } from './tool-dispatch.js';
 
@@ -58,6 +60,7 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
       ? outsideIssuer.authenticate(token)
       : (await (builtIn as BuiltInOAuth).tokens()).authenticate(token);
   serveProtectedResourceMetadata(app, mcpProtectedResource(config));
+  serveServerCard(app, () => buildServerCard(config, tools));
 
   /** API keys keep their own format; any other bearer token is an OAuth access token. */
   const authenticate = (authorization: string | undefined): Promise<Principal> => {

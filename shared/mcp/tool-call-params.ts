@@ -5,22 +5,17 @@
  * unknown argument), and its parse failures answer -32603 Internal error with a dump of the schema's
  * issues, where JSON-RPC and the MCP spec want -32602 Invalid params, here with one short sentence.
  */
-import { CallToolRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, specTypeSchemas } from '@modelcontextprotocol/server';
 import { printableField } from '../pipeline/public-response.js';
 
 export type ToolCallParams =
   | { ok: true; name: string; arguments: Record<string, unknown> }
   | { ok: false; error: InvalidParamsError };
 
-/**
- * JSON-RPC -32602, thrown from a request handler: the SDK answers an error's `code` and `message`
- * as they are (its own McpError would prefix the message with "MCP error -32602").
- */
-export class InvalidParamsError extends Error {
-  readonly code = ErrorCode.InvalidParams;
-
+/** JSON-RPC -32602, thrown from a request handler: the SDK answers its `code` and `message` as they are. */
+export class InvalidParamsError extends ProtocolError {
   constructor(message: string) {
-    super(message);
+    super(ProtocolErrorCode.InvalidParams, message);
     this.name = 'InvalidParamsError';
   }
 }
@@ -37,9 +32,11 @@ export function readToolCallParams(message: unknown): ToolCallParams | undefined
   if (args !== undefined && !isObject(args))
     return refused('params.arguments must be an object of argument names and values, or left out.');
   // Whatever else the protocol's schema asks of params (_meta, task), in the SDK's own terms.
-  const parsed = CallToolRequestSchema.safeParse({ method: 'tools/call', params });
-  if (!parsed.success) {
-    const path = (parsed.error.issues[0]?.path ?? ['params']).map(String).join('.');
+  const checked = specTypeSchemas.CallToolRequest['~standard'].validate({ method: 'tools/call', params });
+  if (checked.issues) {
+    const path = (checked.issues[0]?.path ?? ['params'])
+      .map((segment) => String(typeof segment === 'object' ? segment.key : segment))
+      .join('.');
     return refused(
       `${printableField(path).slice(0, 64)} does not have the form the MCP schema of tools/call gives it.`,
     );

@@ -5,7 +5,7 @@
  * parameter names. Each output schema admits the success body and the public error body, because
  * SDK v1 clients validate `structuredContent` even on tool errors (typescript-sdk issue 1943).
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema } from '../../schemas/errors.js';

@@ -4,14 +4,24 @@
  * tools it uses. A toolset is a tool group of the catalog (`profiles`, `profile-activity`), or else a
  * family, which serves all its groups (`emails`: `emails-disposable` and `emails-smtp`, kept apart
  * because the SMTP group runs in a VPC on AWS); a group's name wins, so every group keeps its meaning.
+ * `?toolsets=discover` is the compact mode (discover-tools.ts) with the account's own tools.
  * Both parameters may be given (the union is served); without either, every tool of the spec's
  * catalog is, and a tool beyond it (`mcpListing: 'on-request'`) only when a filter names it or its
  * toolset. Names arrive from the request, so they are only looked up in Maps and Sets.
  */
+import { DISCOVER_TOOLSET } from './discover-tools.js';
 import type { ToolEntry } from './tool-catalog.js';
 
+/** The group the compact mode serves beside its two tools: an agent's own balance and usage. */
+const DISCOVER_COMPANION_GROUP = 'account';
+
 export type ToolFilterResult =
-  | { ok: true; tools: ReadonlyMap<string, ToolEntry> }
+  | {
+      ok: true;
+      tools: ReadonlyMap<string, ToolEntry>;
+      /** `?toolsets=discover`: find_operation and run_operation are served too (discover-tools.ts). */
+      discover: boolean;
+    }
   | { ok: false; parameter: 'tools' | 'toolsets'; unknown: string[]; valid: string[] };
 
 export function filterTools(all: ReadonlyMap<string, ToolEntry>, params: URLSearchParams): ToolFilterResult {
@@ -19,6 +29,7 @@ export function filterTools(all: ReadonlyMap<string, ToolEntry>, params: URLSear
     return {
       ok: true,
       tools: new Map([...all].filter(([, entry]) => entry.operation.definition.mcpListing !== 'on-request')),
+      discover: false,
     };
   const toolsets = toolsetGroups(all);
   const toolNames = namesIn(params, 'tools');
@@ -33,17 +44,19 @@ export function filterTools(all: ReadonlyMap<string, ToolEntry>, params: URLSear
   }
   const wantedTools = new Set(toolNames);
   const wantedGroups = new Set(toolsetNames.flatMap((name) => [...(toolsets.get(name) ?? [])]));
+  const discover = toolsetNames.includes(DISCOVER_TOOLSET);
   const tools = new Map(
     [...all].filter(
       ([name, entry]) => wantedTools.has(name) || wantedGroups.has(entry.operation.definition.group),
     ),
   );
-  return { ok: true, tools };
+  return { ok: true, tools, discover };
 }
 
 /**
  * Every toolset name with the tool groups it serves, in catalog order: each group under its own
- * name, then each family whose name no group takes, under which all its groups are served.
+ * name, then each family whose name no group takes, under which all its groups are served, then
+ * the compact mode with its companion group.
  */
 function toolsetGroups(all: ReadonlyMap<string, ToolEntry>): Map<string, ReadonlySet<string>> {
   const definitions = [...all.values()].map((entry) => entry.operation.definition);
@@ -57,7 +70,7 @@ function toolsetGroups(all: ReadonlyMap<string, ToolEntry>): Map<string, Readonl
     groups.add(group);
     families.set(family, groups);
   }
-  return new Map([...toolsets, ...families]);
+  return new Map([...toolsets, ...families, [DISCOVER_TOOLSET, new Set([DISCOVER_COMPANION_GROUP])]]);
 }
 
 /** Every comma-separated name under the parameter, however often it is repeated; blanks dropped. */

@@ -1,10 +1,12 @@
 /**
- * Tool results from public responses. Success: `structuredContent` is exactly the REST body and a
- * text block holds its JSON. Business failure: `isError`, the public error body, and a text an agent
- * can act on (credits charged or not, whether and when to retry, what to change). Both carry
- * `_meta["<SERVICE_DOMAIN>/lookup"]` with the public status and the REST headers that apply.
+ * Tool results from public responses. Success: `structuredContent` is exactly the REST body, a text
+ * block holds its JSON and a second one the cost line. Business failure: `isError`, the public error
+ * body, and a text an agent can act on (the cost line, whether and when to retry, what to change).
+ * Both carry `_meta["<SERVICE_DOMAIN>/lookup"]` with the public status and the REST headers that
+ * apply. The cost line is text because a model reads the text, not `_meta` (a client shows `_meta`
+ * to nobody): what the call cost and what remains, in one short line.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ErrorBody, ErrorCode } from '../../schemas/errors.js';
 import type { PublicResponse } from '../pipeline/public-response.js';
 
@@ -41,7 +43,14 @@ export function toToolResult(outcome: ToolOutcome, serviceDomain: string): CallT
   const body = response.body as Record<string, unknown>;
   const json = JSON.stringify(body);
   if (response.status < 400) {
-    return { content: [{ type: 'text', text: json }], structuredContent: body, _meta };
+    return {
+      content: [
+        { type: 'text', text: json },
+        { type: 'text', text: costLine(undefined, outcome.creditCost, headers) },
+      ],
+      structuredContent: body,
+      _meta,
+    };
   }
   return {
     isError: true,
@@ -91,7 +100,7 @@ const ADVICE = new Map<ErrorCode, string>([
 function guidance(body: ErrorBody, creditCost: number | undefined, headers: Record<string, string>): string {
   const { code, message, retryable, details } = body.error;
   const lines = [`${code}: ${message}`];
-  lines.push(creditLine(code, creditCost, headers));
+  lines.push(costLine(code, creditCost, headers));
   for (const detail of details) lines.push(`- ${detail.field} (${detail.code}): ${detail.message}`);
   lines.push(ADVICE.get(code) ?? 'The service or its data source failed.');
   const retryAfter = headers['Retry-After'];
@@ -108,19 +117,28 @@ function guidance(body: ErrorBody, creditCost: number | undefined, headers: Reco
 }
 
 /**
- * Charged, refunded or never debited. A balance header on an error without a charge means the call
- * was debited and then refunded; the one exception is 402, which reports the balance it refused.
+ * What the call cost and what remains: charged, refunded or never debited, and the balance when the
+ * answer tells it. A balance header on an error without a charge means the call was debited and then
+ * refunded; the one exception is 402, which reports the balance it refused. Free calls that read no
+ * balance (account reads) tell none.
  */
-function creditLine(
-  code: ErrorCode,
+export function costLine(
+  code: ErrorCode | undefined,
   creditCost: number | undefined,
   headers: Record<string, string>,
 ): string {
   if (creditCost === undefined)
-    return 'Whether credits were charged is not known yet; the usage ledger settles it.';
-  if (creditCost > 0) return `${creditCost} credit${creditCost === 1 ? ' was' : 's were'} charged.`;
-  if (headers['X-Credits-Remaining'] !== undefined && code !== 'insufficient_credits') {
-    return 'The credits debited for this call were refunded: nothing was charged.';
-  }
-  return 'No credits were charged.';
+    return 'Cost: not settled yet (the call outlived its deadline); the usage ledger will show it.';
+  const remaining = headers['X-Credits-Remaining'];
+  const balance =
+    remaining === undefined
+      ? ''
+      : `; ${remaining} ${Number(remaining) === 1 ? 'credit remains' : 'credits remain'}`;
+  if (creditCost > 0) return `Cost: ${creditCost} ${credits(creditCost)} charged${balance}.`;
+  if (code === undefined) return `Cost: free, nothing charged${balance}.`;
+  if (remaining !== undefined && code !== 'insufficient_credits')
+    return `Cost: nothing, the credits debited for this call were refunded${balance}.`;
+  return `Cost: nothing charged${balance}.`;
 }
+
+const credits = (count: number) => (count === 1 ? 'credit' : 'credits');

@@ -88,6 +88,20 @@ describe('discovery, from a bare /mcp', () => {
     });
   });
 
+  it('serves the server card (through the pages function) naming this /mcp and its protected resource metadata', async () => {
+    const answer = await fetch(`${service.url}/.well-known/mcp/server-card.json`);
+    expect(answer.status).toBe(200);
+    const card = await answer.json();
+    expect(card.remotes[0]).toMatchObject({ type: 'streamable-http', url: `${service.url}/mcp` });
+    const authentication = Object.entries(card._meta).find(([key]) => key.endsWith('/authentication'))?.[1];
+    expect(authentication).toMatchObject({
+      oauth2: {
+        resourceMetadata: `${service.url}/.well-known/oauth-protected-resource/mcp`,
+        authorizationServers: [service.url],
+      },
+    });
+  });
+
   it('serves the authorization server metadata with the base URL as issuer and the endpoints under /oauth', async () => {
     const answer = await fetch(`${service.url}/.well-known/oauth-authorization-server`);
     expect(answer.status).toBe(200);

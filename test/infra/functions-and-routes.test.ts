@@ -148,7 +148,7 @@ describe('routes', () => {
       );
   });
 
-  it('sends /mcp to the MCP function and the service pages, PRM, /healthz and everything else to pages', () => {
+  it('sends /mcp to the MCP function and the service pages, PRM, the server card, /healthz and everything else to pages', () => {
     expect(routes.get('ANY /mcp')).toBe(name(MCP_FUNCTION));
     for (const path of [
       '/',
@@ -157,6 +157,8 @@ describe('routes', () => {
       '/docs/{proxy+}',
       '/.well-known/oauth-protected-resource',
       '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/mcp/server-card.json',
+      '/mcp/server-card',
       '/healthz',
       '/{proxy+}',
     ])
@@ -177,11 +179,11 @@ describe('routes', () => {
         spec.kind !== 'tool-group' && spec.kind !== 'reconcile',
       );
     expect(routes.size).toBe(
-      // /mcp, the pages function's 9, the console's 2 and the authorization server's 3.
+      // /mcp, the pages function's 11, the console's 2 and the authorization server's 3.
       catalog.reduce((sum, operation) => sum + operation.variants.length, 0) +
         v2Routes.length +
         1 +
-        9 +
+        11 +
         2 +
         3,
     );

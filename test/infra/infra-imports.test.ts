@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROTECTED_RESOURCE_METADATA_PATHS } from '../../infra/routes.js';
+import { PROTECTED_RESOURCE_METADATA_PATHS, SERVER_CARD_PATHS } from '../../infra/routes.js';
 import { RESOURCE_METADATA_PATH } from '../../shared/mcp/protected-resource.js';
+import { SERVER_CARD_PATHS as SERVED_CARD_PATHS } from '../../shared/mcp/server-card.js';
 
 const infraDir = join(import.meta.dirname, '..', '..', 'infra');
 /** What infra/ may import: CDK, zod, Node's built-ins, its own modules and the plain-data schemas. */
@@ -46,5 +47,9 @@ describe('infra/ imports', () => {
       RESOURCE_METADATA_PATH,
       `${RESOURCE_METADATA_PATH}/mcp`,
     ]);
+  });
+
+  it('routes the server card paths the pages function serves', () => {
+    expect(SERVER_CARD_PATHS).toEqual(SERVED_CARD_PATHS);
   });
 });

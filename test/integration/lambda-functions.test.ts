@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { deployedFunctions, toolGroupFunctionVariable, toolGroups } from '../../schemas/functions.js';
-import type { OperationDefinition } from '../../schemas/operation-definition.js';
+import { defaultToolNames, type OperationDefinition } from '../../schemas/operation-definition.js';
 import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import { Authenticator } from '../../shared/auth/authenticator.js';
 import { systemClock } from '../../shared/clock.js';
@@ -253,6 +253,18 @@ describe('the pages function', () => {
     const missing = await request(lambda, { method: 'GET', path: '/v9/nothing' });
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.text)).toMatchObject({ error: { code: 'resource_not_found' } });
+  });
+
+  it('serves the MCP server card, listing the tools the /mcp function serves', async () => {
+    const answer = await request(lambda, { method: 'GET', path: '/.well-known/mcp/server-card.json' });
+    expect(answer.status).toBe(200);
+    const card = JSON.parse(answer.text);
+    expect(card._meta['lookup-service.invalid/tools'].map((tool: { name: string }) => tool.name)).toEqual(
+      defaultToolNames(catalog),
+    );
+    expect(card._meta['lookup-service.invalid/authentication'].oauth2.authorizationServers).toEqual([
+      'https://issuer.example.com',
+    ]);
   });
 });
 

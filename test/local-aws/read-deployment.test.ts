@@ -79,10 +79,10 @@ describe('readDeployment on the synthesized app', () => {
     expect(routes.size).toBe(deployment.api.methods.length);
   });
 
-  it('routes /mcp to mcp and the catch-all to pages, every integration streamed from a deployed function', () => {
+  it('routes /mcp to mcp and the catch-all and the server card to pages, every integration streamed from a deployed function', () => {
     expect(routes.get('ANY /mcp')).toBe(deployedName(MCP_FUNCTION));
-    expect(routes.get('ANY /{proxy+}')).toBe(deployedName(PAGES_FUNCTION));
-    expect(routes.get('ANY /')).toBe(deployedName(PAGES_FUNCTION));
+    for (const path of ['/{proxy+}', '/', '/.well-known/mcp/server-card.json', '/mcp/server-card'])
+      expect(routes.get(`ANY ${path}`), path).toBe(deployedName(PAGES_FUNCTION));
     for (const { resourcePath, integration } of deployment.api.methods) {
       expect(nameOf.has(integration.functionArn), resourcePath).toBe(true);
       expect(integration, resourcePath).toMatchObject({

@@ -44,7 +44,9 @@ it('answers a call past the lookup deadline with 504, not retryable, and settles
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ error: { code: 'upstream_timeout', retryable: false } });
     expect(result._meta?.['lookup-service.invalid/lookup']).toMatchObject({ status: 504 });
-    expect((result.content[0] as { text: string }).text).toMatch(/not known yet/);
+    expect((result.content[0] as { text: string }).text).toMatch(
+      /^Cost: not settled yet .*the usage ledger will show it\.$/m,
+    );
     await new Promise((resolve) => setTimeout(resolve, RUN_MS));
     const [entry] = await harness.repositories.ledger.entries(account.accountId);
     expect(entry).toMatchObject({

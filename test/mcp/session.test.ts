@@ -267,8 +267,9 @@ describe('tool filtering', () => {
       id: null,
       error: { code: -32602, data: { parameter, unknown } },
     });
-    // Toolsets: every group, then each family no group is named after (emails: both email groups).
-    const valid = parameter === 'tools' ? everyToolName : [...new Set(groupOf.values()), 'emails'];
+    // Toolsets: every group, each family no group is named after (emails: both email groups), the compact mode.
+    const valid =
+      parameter === 'tools' ? everyToolName : [...new Set(groupOf.values()), 'emails', 'discover'];
     expect(body.error.data.valid).toEqual(valid);
   });
 

@@ -15,7 +15,16 @@ import { companySearch } from '../../schemas/operations/companies.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
 import { LocalToolDispatcher, type ToolCall } from '../../shared/mcp/tool-dispatch.js';
 import { type Harness, startHarness } from '../support/harness.js';
-import { connectClient, type ListeningApp, listen, postJsonRpc } from '../support/mcp-server.js';
+import {
+  connectClient,
+  connectEraClient,
+  ERAS,
+  type Era,
+  type EraClient,
+  type ListeningApp,
+  listen,
+  postJsonRpc,
+} from '../support/mcp-server.js';
 import { identifierValues, otherParameters, sampleRequests } from '../support/sample-inputs.js';
 
 const SERVICE_DOMAIN = 'lookup.test';
@@ -24,6 +33,8 @@ let app: ListeningApp;
 let apiKey: string;
 let accountId: string;
 let client: Client;
+/** The same connection in each protocol era, by its own SDK's client. */
+const eraClients = new Map<Era, EraClient>();
 
 beforeAll(async () => {
   harness = await startHarness({ env: { SERVICE_DOMAIN } });
@@ -33,10 +44,13 @@ beforeAll(async () => {
     account: { accountId },
   } = await harness.provision({ credits: 10_000 }));
   // Every group asked for: the connection serves every tool, those listed only on request too.
-  client = await connectClient(`${app.url}?toolsets=${[...toolGroups().keys()].join(',')}`, apiKey);
+  const everyTool = `${app.url}?toolsets=${[...toolGroups().keys()].join(',')}`;
+  client = await connectClient(everyTool, apiKey);
   await client.listTools();
+  for (const era of ERAS) eraClients.set(era, await connectEraClient(everyTool, apiKey, era));
 });
 afterAll(async () => {
+  for (const eraClient of eraClients.values()) await eraClient.close();
   await client.close();
   await app.close();
   await harness.close();
@@ -51,8 +65,12 @@ function lookupMeta(result: CallToolResult): LookupMeta {
   return result._meta?.[`${SERVICE_DOMAIN}/lookup`] as LookupMeta;
 }
 
-async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+async function call(
+  name: string,
+  args: Record<string, unknown>,
+  era: Era = '2025-11-25',
+): Promise<CallToolResult> {
+  return (eraClients.get(era) as EraClient).callTool({ name, arguments: args });
 }
 
 async function rest(path: string, parameters: Record<string, string>) {
@@ -75,37 +93,50 @@ const toolOperations = (catalog as readonly OperationDefinition[]).filter(
   (operation) => operation.mcpTool && operation.runtime.needs.length === 0,
 );
 
-describe.each(toolOperations.map((operation) => [operation.mcpTool, operation] as const))(
-  '%s',
-  (tool, operation) => {
-    it.each(sampleRequests(operation))('returns the REST body of $path', async ({ path, parameters }) => {
-      const result = await call(tool as string, parameters);
-      const { response, body } = await rest(path, parameters);
-      expect(response.status).toBe(200);
-      expect(result.isError).toBeFalsy();
-      expect(withoutMinted(result.structuredContent)).toEqual(withoutMinted(body));
-      expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
-      const meta = lookupMeta(result);
-      expect(meta.status).toBe(200);
-      // Free account reads spend nothing, so they tell no balance in a header (data.credits has it).
-      expect(Object.keys(meta.headers).sort()).toEqual([
-        'RateLimit',
-        'RateLimit-Policy',
-        ...(operation.price > 0 ? ['X-Credits-Remaining'] : []),
-        'X-RateLimit-Limit',
-        'X-RateLimit-Remaining',
-        'X-RateLimit-Reset',
-        'X-Request-Id',
-      ]);
-      expect(meta.headers['X-Request-Id']).toMatch(/^req_/);
-      // The REST call came after the tool call: it was charged once more.
-      if (operation.price > 0)
-        expect(Number(response.headers.get('x-credits-remaining'))).toBe(
-          Number(meta.headers['X-Credits-Remaining']) - operation.price,
-        );
-    });
-  },
-);
+describe.each(ERAS)('in the %s era', (era) => {
+  describe.each(toolOperations.map((operation) => [operation.mcpTool, operation] as const))(
+    '%s',
+    (tool, operation) => {
+      it.each(sampleRequests(operation))('returns the REST body of $path', async ({ path, parameters }) => {
+        const result = await call(tool as string, parameters, era);
+        const { response, body } = await rest(path, parameters);
+        expect(response.status).toBe(200);
+        expect(result.isError).toBeFalsy();
+        expect(withoutMinted(result.structuredContent)).toEqual(withoutMinted(body));
+        const meta = lookupMeta(result);
+        const charged = (result.structuredContent as { meta: { creditCost: number } }).meta.creditCost;
+        const remaining = meta.headers['X-Credits-Remaining'];
+        expect(result.content).toEqual([
+          { type: 'text', text: JSON.stringify(result.structuredContent) },
+          {
+            type: 'text',
+            text:
+              charged > 0
+                ? `Cost: ${charged} credit${charged === 1 ? '' : 's'} charged; ${remaining} credits remain.`
+                : `Cost: free, nothing charged${remaining === undefined ? '' : `; ${remaining} credits remain`}.`,
+          },
+        ]);
+        expect(meta.status).toBe(200);
+        // Free account reads spend nothing, so they tell no balance in a header (data.credits has it).
+        expect(Object.keys(meta.headers).sort()).toEqual([
+          'RateLimit',
+          'RateLimit-Policy',
+          ...(operation.price > 0 ? ['X-Credits-Remaining'] : []),
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+          'X-Request-Id',
+        ]);
+        expect(meta.headers['X-Request-Id']).toMatch(/^req_/);
+        // The REST call came after the tool call: it was charged once more.
+        if (operation.price > 0)
+          expect(Number(response.headers.get('x-credits-remaining'))).toBe(
+            Number(meta.headers['X-Credits-Remaining']) - operation.price,
+          );
+      });
+    },
+  );
+});
 
 describe('tool errors', () => {
   it('reports two identifiers as identifier_count, exactly like REST, free of charge', async () => {
@@ -128,7 +159,7 @@ describe('tool errors', () => {
     // REST names the path's identifier; the tool, which has no path, names the choice.
     expect(restBody.body.error.details[0].code).toBe('identifier_count');
     const text = (result.content[0] as { text: string }).text;
-    expect(text).toMatch(/No credits were charged/);
+    expect(text).toMatch(/^Cost: nothing charged\.$/m);
     expect(text).toMatch(/Change the arguments/);
   });
 
@@ -179,7 +210,12 @@ describe('tool errors', () => {
     expect(meta.status).toBe(404);
     expect(meta.headers['X-Credits-Remaining']).toBe(String(before));
     expect(meta.headers['X-RateLimit-Remaining']).toBeDefined();
-    expect((result.content[0] as { text: string }).text).toMatch(/refunded: nothing was charged/);
+    expect((result.content[0] as { text: string }).text).toMatch(
+      new RegExp(
+        `^Cost: nothing, the credits debited for this call were refunded; ${before} credits remain\\.$`,
+        'm',
+      ),
+    );
   });
 });
 
@@ -369,7 +405,7 @@ describe('account states as tool errors', () => {
       expect(meta.status).toBe(402);
       expect(meta.headers).toMatchObject({ 'X-Credits-Remaining': '1', 'X-RateLimit-Limit': '1000' });
       const text = (result.content[0] as { text: string }).text;
-      expect(text).toMatch(/No credits were charged/);
+      expect(text).toMatch(/^Cost: nothing charged; 1 credit remains\.$/m);
       expect(text).toMatch(/top up/);
     } finally {
       await poor.close();
