@@ -54,6 +54,12 @@ export interface FunctionStackProps extends NestedStackProps {
   /** PUBLIC_BASE_URL of the functions (the custom domain, or the stage's execute-api URL). */
   publicBaseUrl: string;
   alarmTopic: sns.ITopic;
+  /**
+   * The email egress VPC, when another function stack made it: every SMTP function (the email
+   * operations' and /mcp's SMTP tool group) leaves through the one VPC whose NAT gateways hold the
+   * Elastic IPs that the port-25 lift and reverse DNS name.
+   */
+  emailEgress?: EmailEgressVpc;
 }
 
 /** A function's physical name: the stage keeps stages apart in one account. */
@@ -61,6 +67,8 @@ export const physicalFunctionName = (stage: string, name: string) => `lookup-${s
 
 export class FunctionStack extends NestedStack {
   readonly functions = new Map<string, lambda.Function>();
+  /** The email egress VPC this stack's SMTP functions use (made here unless given). */
+  readonly emailEgress?: EmailEgressVpc;
 
   constructor(scope: Construct, id: string, props: FunctionStackProps) {
     super(scope, id, props);
@@ -68,12 +76,14 @@ export class FunctionStack extends NestedStack {
     const smtpFunctions = props.plans.filter((plan) => plan.needs.has('smtp'));
     const egress =
       settings.emailEgress === 'vpc' && smtpFunctions.length > 0
-        ? new EmailEgressVpc(this, 'EmailEgress', {
+        ? (props.emailEgress ??
+          new EmailEgressVpc(this, 'EmailEgress', {
             ...(settings.natEipAllocationIds ? { eipAllocationIds: settings.natEipAllocationIds } : {}),
             removalPolicy: removalPolicy(settings),
             logRetentionDays: settings.logRetentionDays,
-          })
+          }))
         : undefined;
+    this.emailEgress = egress;
 
     for (const plan of props.plans) {
       const fn = this.createFunction(plan, props, plan.needs.has('smtp') ? egress : undefined);

@@ -21,6 +21,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { METRICS_NAMESPACE, PAGES_FUNCTION, RECONCILE_FUNCTION } from '../schemas/functions.js';
+import type { EmailEgressVpc } from './email-egress-vpc.js';
 import { functionPlans } from './function-plan.js';
 import { FunctionStack, type ServiceSecrets } from './function-stack.js';
 import { integrations, RouteStack } from './route-stack.js';
@@ -78,6 +79,8 @@ export class LookupServiceStack extends Stack {
 
     const secrets = this.secrets(settings);
     const functions = new Map<string, lambda.IFunction>();
+    // One email egress VPC: made by the first stack with SMTP functions (the emails family's), used by the rest.
+    let emailEgress: EmailEgressVpc | undefined;
     for (const [stack, members] of groupBy(plans, (plan) => plan.stack)) {
       const functionStack = new FunctionStack(this, `Functions-${stack}`, {
         plans: members,
@@ -86,7 +89,9 @@ export class LookupServiceStack extends Stack {
         secrets,
         publicBaseUrl,
         alarmTopic,
+        ...(emailEgress ? { emailEgress } : {}),
       });
+      emailEgress ??= functionStack.emailEgress;
       this.functionStacks.set(stack, functionStack);
       for (const [name, fn] of functionStack.functions) functions.set(name, fn);
     }

@@ -1,5 +1,6 @@
 /**
- * Email tools. The disposable check is free; verify and find come with the SMTP issue.
+ * Email tools: the free disposable check, and mailbox verify and address find over SMTP. Their MCP
+ * tools are beyond the spec's catalog, so they are listed only on request (`?toolsets=emails`).
  */
 import { z } from 'zod';
 import { domainNameParam, normalizeDomainName, normalizedDomainSchema } from '../domain-name.js';
@@ -29,7 +30,7 @@ export const disposableCheck = {
   summary: 'Check whether an email address uses a disposable domain',
   description:
     'Normalizes the domain of the address (lower case, IDNA to ASCII, no trailing dot) and checks exact ' +
-    'membership in the current disposable-domain snapshot. Free. Does not verify that the mailbox exists.',
+    'membership in the current disposable-domain snapshot. Does not verify that the mailbox exists.',
   variants: [{ path: '/v1/emails/disposable' }],
   identifiers: [],
   query: z.object({ email: emailParam }),
@@ -37,7 +38,8 @@ export const disposableCheck = {
   paging: 'none',
   price: 0,
   settlement: { chargedErrors: [] },
-  mcpTool: undefined,
+  mcpTool: 'check_disposable_email',
+  mcpListing: 'on-request',
   runtime: { timeoutMs: 5_000, memoryMb: 256, needs: [] },
   statuses: [200, 400, 401, 403, 405, 406, 415, 429, 500, 503],
 } as const;
@@ -92,7 +94,8 @@ export const emailVerify = {
   paging: 'none',
   price: 2,
   settlement: { chargedErrors: [] },
-  mcpTool: undefined,
+  mcpTool: 'verify_email',
+  mcpListing: 'on-request',
   runtime: SMTP_RUNTIME,
   statuses: EMAIL_STATUSES,
   responseExample: {
@@ -152,7 +155,8 @@ export const emailFind = {
   paging: 'none',
   price: 10,
   settlement: { chargedErrors: [] },
-  mcpTool: undefined,
+  mcpTool: 'find_email',
+  mcpListing: 'on-request',
   runtime: SMTP_RUNTIME,
   statuses: EMAIL_STATUSES,
   responseExample: {

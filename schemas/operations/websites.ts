@@ -43,6 +43,8 @@ function websiteOperation<const Id extends string, const D extends z.ZodType>(sp
   description: string;
   data: D;
   price: number;
+  /** Beyond the spec's catalog: listed only on request (`?toolsets=websites`). */
+  mcpTool: string;
   /** What the service answers for https://example.com/ (a page cannot be recorded without the internet). */
   responseExample: ResponseExample;
 }) {
@@ -61,7 +63,8 @@ function websiteOperation<const Id extends string, const D extends z.ZodType>(sp
     examples: { url: 'https://example.com/' },
     responseExample: spec.responseExample,
     settlement: KEEP_ON_MISSING,
-    mcpTool: undefined,
+    mcpTool: spec.mcpTool,
+    mcpListing: 'on-request',
     runtime: BROWSER_RUNTIME,
     statuses: WEBSITE_STATUSES,
   } as const;
@@ -70,6 +73,7 @@ function websiteOperation<const Id extends string, const D extends z.ZodType>(sp
 export const websiteContent = websiteOperation({
   id: 'websites.content',
   path: '/v1/websites/content',
+  mcpTool: 'get_website_html',
   summary: 'Rendered HTML of a public page',
   description:
     'The final URL after redirects, the title, and the HTML after JavaScript rendering (at most 2 MiB).',
@@ -92,6 +96,7 @@ export const websiteContent = websiteOperation({
 export const websiteText = websiteOperation({
   id: 'websites.text',
   path: '/v1/websites/text',
+  mcpTool: 'get_website_text',
   summary: 'Visible text of a public page',
   description:
     'The visible text after rendering: scripts, styles, hidden elements and frames removed, block elements ' +
@@ -114,6 +119,7 @@ export const websiteText = websiteOperation({
 export const websiteEmails = websiteOperation({
   id: 'websites.emails',
   path: '/v1/websites/emails',
+  mcpTool: 'find_website_emails',
   summary: 'Email addresses a website publishes',
   description:
     'Starts at the page, then follows same-site contact, support, about, imprint and legal pages (several ' +

@@ -9,7 +9,8 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema } from '../../schemas/errors.js';
-import type { OperationVariant } from '../../schemas/operation-definition.js';
+import { DATA_FAMILIES } from '../../schemas/functions.js';
+import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
 import { toolArgumentTypes } from '../../schemas/parameters.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 
@@ -74,11 +75,22 @@ function toolDescription(operation: RegisteredOperation): string {
   const cost =
     price === 0
       ? ' Free.'
-      : ` Costs ${price} credit${price === 1 ? '' : 's'} per call; a lookup that matches nothing is refunded.`;
+      : ` Costs ${price} credit${price === 1 ? '' : 's'} per call${missSettlement(definition)}.`;
   return (
     `${definition.summary}. ${definition.description}${identifierAdvice}${cost}` +
     ' Results do not establish ownership or beneficial ownership; an empty result does not prove absence.'
   );
+}
+
+/**
+ * What a call that finds nothing costs, where the tool's own description does not say it: a dataset
+ * lookup's miss (404) is refunded, a website's missing page (404 or 410) keeps the charge. Email
+ * tools describe their settlement themselves (an invalid mailbox is a conclusive, charged answer).
+ */
+function missSettlement(definition: OperationDefinition): string {
+  if (definition.settlement.chargedErrors.includes('resource_not_found'))
+    return '; a page that is not found keeps the charge';
+  return DATA_FAMILIES.includes(definition.family) ? '; a lookup that matches nothing is refunded' : '';
 }
 
 type JsonSchema = Record<string, unknown>;

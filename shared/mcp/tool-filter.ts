@@ -1,11 +1,13 @@
 /**
- * Tool filtering, beyond the spec: `?tools=a,b` and `?toolsets=profiles,companies` (the catalog's
- * tool groups) narrow what tools/list shows and tools/call accepts on one connection, so an agent
- * pays context only for the tools it uses; `?toolsets=discover` is the compact mode
- * (discover-tools.ts) with the account's own tools. Both may be given (the union is served); without either,
- * every tool of the spec's catalog is, and a tool beyond it (`mcpListing: 'on-request'`) only when a
- * filter names it or its group. Names arrive from the request, so they are only looked up in Maps
- * and Sets.
+ * Tool filtering, beyond the spec: `?tools=a,b` and `?toolsets=profiles,emails` narrow what
+ * tools/list shows and tools/call accepts on one connection, so an agent pays context only for the
+ * tools it uses. A toolset is a tool group of the catalog (`profiles`, `profile-activity`), or else a
+ * family, which serves all its groups (`emails`: `emails-disposable` and `emails-smtp`, kept apart
+ * because the SMTP group runs in a VPC on AWS); a group's name wins, so every group keeps its meaning.
+ * `?toolsets=discover` is the compact mode (discover-tools.ts) with the account's own tools.
+ * Both parameters may be given (the union is served); without either, every tool of the spec's
+ * catalog is, and a tool beyond it (`mcpListing: 'on-request'`) only when a filter names it or its
+ * toolset. Names arrive from the request, so they are only looked up in Maps and Sets.
  */
 import { DISCOVER_TOOLSET } from './discover-tools.js';
 import type { ToolEntry } from './tool-catalog.js';
@@ -29,28 +31,46 @@ export function filterTools(all: ReadonlyMap<string, ToolEntry>, params: URLSear
       tools: new Map([...all].filter(([, entry]) => entry.operation.definition.mcpListing !== 'on-request')),
       discover: false,
     };
-  const groups = new Set([...all.values()].map((entry) => entry.operation.definition.group));
-  groups.add(DISCOVER_TOOLSET);
+  const toolsets = toolsetGroups(all);
   const toolNames = namesIn(params, 'tools');
-  const groupNames = namesIn(params, 'toolsets');
+  const toolsetNames = namesIn(params, 'toolsets');
   const unknownTools = toolNames.filter((name) => !all.has(name));
   if (unknownTools.length > 0 || (params.has('tools') && toolNames.length === 0)) {
     return { ok: false, parameter: 'tools', unknown: unknownTools, valid: [...all.keys()] };
   }
-  const unknownGroups = groupNames.filter((name) => !groups.has(name));
-  if (unknownGroups.length > 0 || (params.has('toolsets') && groupNames.length === 0)) {
-    return { ok: false, parameter: 'toolsets', unknown: unknownGroups, valid: [...groups] };
+  const unknownToolsets = toolsetNames.filter((name) => !toolsets.has(name));
+  if (unknownToolsets.length > 0 || (params.has('toolsets') && toolsetNames.length === 0)) {
+    return { ok: false, parameter: 'toolsets', unknown: unknownToolsets, valid: [...toolsets.keys()] };
   }
   const wantedTools = new Set(toolNames);
-  const wantedGroups = new Set(groupNames);
-  const discover = wantedGroups.has(DISCOVER_TOOLSET);
-  if (discover) wantedGroups.add(DISCOVER_COMPANION_GROUP);
+  const wantedGroups = new Set(toolsetNames.flatMap((name) => [...(toolsets.get(name) ?? [])]));
+  const discover = toolsetNames.includes(DISCOVER_TOOLSET);
   const tools = new Map(
     [...all].filter(
       ([name, entry]) => wantedTools.has(name) || wantedGroups.has(entry.operation.definition.group),
     ),
   );
   return { ok: true, tools, discover };
+}
+
+/**
+ * Every toolset name with the tool groups it serves, in catalog order: each group under its own
+ * name, then each family whose name no group takes, under which all its groups are served, then
+ * the compact mode with its companion group.
+ */
+function toolsetGroups(all: ReadonlyMap<string, ToolEntry>): Map<string, ReadonlySet<string>> {
+  const definitions = [...all.values()].map((entry) => entry.operation.definition);
+  const toolsets = new Map<string, Set<string>>(
+    definitions.map((definition) => [definition.group, new Set([definition.group])]),
+  );
+  const families = new Map<string, Set<string>>();
+  for (const { family, group } of definitions) {
+    if (toolsets.has(family)) continue;
+    const groups = families.get(family) ?? new Set<string>();
+    groups.add(group);
+    families.set(family, groups);
+  }
+  return new Map([...toolsets, ...families, [DISCOVER_TOOLSET, new Set([DISCOVER_COMPANION_GROUP])]]);
 }
 
 /** Every comma-separated name under the parameter, however often it is repeated; blanks dropped. */

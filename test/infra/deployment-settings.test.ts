@@ -28,6 +28,27 @@ describe('deployment settings', () => {
     expect(ports).toEqual([25, 443, 53, 53]);
   });
 
+  it('runs the SMTP tool group in the same VPC, so the Elastic IPs mail servers know serve /mcp too', () => {
+    const app = synthApp({ emailEgress: 'vpc', natEipAllocationIds: 'eipalloc-0a1,eipalloc-0b2' });
+    const vpcs = [...app.all].filter(
+      ([, template]) => Object.keys(template.findResources('AWS::EC2::VPC')).length,
+    );
+    expect(vpcs.map(([id]) => id)).toEqual(['Functions-emails']);
+    const nat = Object.values(
+      app.nested.get('Functions-emails')?.findResources('AWS::EC2::NatGateway') ?? {},
+    );
+    expect(nat.map((gateway) => JSON.stringify(gateway.Properties.AllocationId)).sort()).toEqual([
+      '"eipalloc-0a1"',
+      '"eipalloc-0b2"',
+    ]);
+    const mcp = app.nested.get('Functions-mcp') as Template;
+    const inVpc = Object.values(mcp.findResources('AWS::Lambda::Function'))
+      .map((resource) => resource.Properties as Json)
+      .filter((fn) => fn.VpcConfig)
+      .map((fn) => fn.FunctionName);
+    expect(inVpc).toEqual([physicalFunctionName('dev', 'mcp-group-emails-smtp')]);
+  });
+
   it('passes the SOCKS relay and the upstream key by secret ARN, never by value', () => {
     const app = synthApp({
       emailEgress: 'socks',
@@ -48,6 +69,9 @@ describe('deployment settings', () => {
       ).Properties.Environment.Variables;
     expect(variables('Functions-emails', 'emails-verify').SMTP_SOCKS_PROXY_SECRET_ARN).toBe(secret('socks'));
     expect(variables('Functions-emails', 'emails-disposable').SMTP_SOCKS_PROXY_SECRET_ARN).toBeUndefined();
+    expect(variables('Functions-mcp', 'mcp-group-emails-smtp').SMTP_SOCKS_PROXY_SECRET_ARN).toBe(
+      secret('socks'),
+    );
     const details = variables('Functions-profiles', 'profiles-details');
     expect(details).toMatchObject({
       DATA_SOURCE: 'upstream',

@@ -305,7 +305,14 @@ describe('/mcp and the tool-group functions', () => {
   let mcp: LambdaProcess;
   beforeAll(async () => {
     group = await start('mcp-group-profiles', withDataset);
-    const endpoint = await startInvokeEndpoint(new Map([['lookup-mcp-group-profiles', group]]));
+    // An opt-in toolset's group (emails: its free tool needs no mail server).
+    const emails = await start('mcp-group-emails-disposable');
+    const endpoint = await startInvokeEndpoint(
+      new Map([
+        ['lookup-mcp-group-profiles', group],
+        ['lookup-mcp-group-emails-disposable', emails],
+      ]),
+    );
     closers.push(endpoint.close);
     const names = Object.fromEntries(
       [...toolGroups().keys()].map((name) => [toolGroupFunctionVariable(name), `lookup-mcp-group-${name}`]),
@@ -339,10 +346,11 @@ describe('/mcp and the tool-group functions', () => {
     expect(result.creditCost).toBeGreaterThan(0);
   });
 
-  const mcpCall = (name: string, args: Record<string, unknown>) =>
+  const mcpCall = (name: string, args: Record<string, unknown>, query: [string, string][] = []) =>
     request(mcp, {
       method: 'POST',
       path: '/mcp',
+      query,
       headers: authorized({
         'Content-Type': 'application/json',
         Accept: 'application/json, text/event-stream',
@@ -362,6 +370,19 @@ describe('/mcp and the tool-group functions', () => {
     const { result } = JSON.parse(answer.text);
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent.data).toMatchObject({ username: USERNAME });
+  });
+
+  it('/mcp runs a tool of an opt-in toolset (?toolsets=emails) in its group function', async () => {
+    const answer = await mcpCall('check_disposable_email', { email: 'someone@mailinator.com' }, [
+      ['toolsets', 'emails'],
+    ]);
+    expect(answer.status).toBe(200);
+    const { result } = JSON.parse(answer.text);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({
+      data: { domain: 'mailinator.com', isDisposable: true },
+      meta: { creditCost: 0 },
+    });
   });
 
   it('/mcp answers a failed group function with the tool error internal_error, not a crash', async () => {

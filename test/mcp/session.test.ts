@@ -216,6 +216,24 @@ describe('tool filtering', () => {
     }
   });
 
+  it('serves a family as a toolset of all its groups, while a group keeps its name', async () => {
+    const byFamily = await connect('toolsets=emails');
+    const byGroup = await connect('toolsets=profiles');
+    try {
+      const emailGroups = ['emails-disposable', 'emails-smtp'];
+      expect((await byFamily.listTools()).tools.map((tool) => tool.name)).toEqual(
+        everyToolName.filter((name) => emailGroups.includes(groupOf.get(name) as string)),
+      );
+      // `profiles` is the group: the profile-activity tools of the profiles family stay out.
+      const profileTools = (await byGroup.listTools()).tools.map((tool) => tool.name);
+      expect(profileTools).toEqual(everyToolName.filter((name) => groupOf.get(name) === 'profiles'));
+      expect(profileTools).not.toContain('get_profile_posts');
+    } finally {
+      await byFamily.close();
+      await byGroup.close();
+    }
+  });
+
   it('refuses a call to a tool outside the filter as an unknown tool (-32602), free of charge', async () => {
     const narrowed = await connect('toolsets=jobs');
     const before = (await harness.repositories.ledger.state(accountId)).balance;
@@ -249,7 +267,9 @@ describe('tool filtering', () => {
       id: null,
       error: { code: -32602, data: { parameter, unknown } },
     });
-    const valid = parameter === 'tools' ? everyToolName : [...new Set(groupOf.values()), 'discover'];
+    // Toolsets: every group, each family no group is named after (emails: both email groups), the compact mode.
+    const valid =
+      parameter === 'tools' ? everyToolName : [...new Set(groupOf.values()), 'emails', 'discover'];
     expect(body.error.data.valid).toEqual(valid);
   });
 
