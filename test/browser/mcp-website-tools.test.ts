@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.js';
-import { connectClient, type ListeningApp, listen } from '../support/mcp-server.js';
+import { connectClient, ERAS, type ListeningApp, listen } from '../support/mcp-server.js';
 import { callToolAndRest } from '../support/tool-and-rest.js';
 import { startWebServer, type WebServer } from '../support/web-servers.js';
 
@@ -66,7 +66,7 @@ it('lists exactly the three website tools under ?toolsets=websites', async () =>
   }
 });
 
-describe('calls, each against REST', () => {
+describe.each(ERAS)('calls in the %s era, each against REST', (era) => {
   it.each([
     ['get_website_html', '/v1/websites/content', 2, { html: expect.stringContaining('Rendered by script.') }],
     ['get_website_text', '/v1/websites/text', 2, { text: expect.stringContaining('Rendered by script.') }],
@@ -79,11 +79,12 @@ describe('calls, each against REST', () => {
   ])(
     '%s: the REST body of %s, charged %i credits as REST is',
     async (tool, path, price, data) => {
-      const calls = await callToolAndRest(harness, websitesUrl, {
-        tool,
-        arguments: { url: `${site.origin}/` },
-        path,
-      });
+      const calls = await callToolAndRest(
+        harness,
+        websitesUrl,
+        { tool, arguments: { url: `${site.origin}/` }, path },
+        era,
+      );
       expect(calls.rest.status).toBe(200);
       expect(calls.tool.status).toBe(200);
       expect(calls.tool.body).toEqual(calls.rest.body);
@@ -97,11 +98,16 @@ describe('calls, each against REST', () => {
   );
 
   it('get_website_text: a page with no visible text is refunded, as REST does', async () => {
-    const calls = await callToolAndRest(harness, websitesUrl, {
-      tool: 'get_website_text',
-      arguments: { url: `${site.origin}/empty` },
-      path: '/v1/websites/text',
-    });
+    const calls = await callToolAndRest(
+      harness,
+      websitesUrl,
+      {
+        tool: 'get_website_text',
+        arguments: { url: `${site.origin}/empty` },
+        path: '/v1/websites/text',
+      },
+      era,
+    );
     expect(calls.tool.result.isError).toBe(true);
     expect(calls.tool.status).toBe(calls.rest.status);
     expect(calls.tool.body).toEqual(calls.rest.body);
@@ -112,11 +118,16 @@ describe('calls, each against REST', () => {
   }, 60_000);
 
   it('get_website_html: a page that is gone (410) answers 404 and keeps the charge, as REST does', async () => {
-    const calls = await callToolAndRest(harness, websitesUrl, {
-      tool: 'get_website_html',
-      arguments: { url: `${site.origin}/gone` },
-      path: '/v1/websites/content',
-    });
+    const calls = await callToolAndRest(
+      harness,
+      websitesUrl,
+      {
+        tool: 'get_website_html',
+        arguments: { url: `${site.origin}/gone` },
+        path: '/v1/websites/content',
+      },
+      era,
+    );
     expect(calls.tool.status).toBe(404);
     expect(calls.tool.body).toEqual(calls.rest.body);
     expect(calls.tool.creditsRemaining).toBe('98');

@@ -170,6 +170,27 @@ describe.each(ERAS)('in the %s era', (era) => {
     expect(await balance()).toBe(before);
   });
 
+  it('finds and runs email tools too, which the default list leaves out, free as the direct call', async () => {
+    const found = await client().callTool({
+      name: 'find_operation',
+      arguments: { need: 'is this email address from a disposable domain', limit: 3 },
+    });
+    const { operations } = structured<{ data: { operations: FoundOperation[] } }>(found).data;
+    expect(operations[0]).toMatchObject({ tool: 'check_disposable_email', price: 0 });
+    const args = { email: 'someone@mailinator.com' };
+    const before = await balance();
+    const viaRun = await client().callTool({
+      name: 'run_operation',
+      arguments: { tool: 'check_disposable_email', arguments: args },
+    });
+    const emails = await connectEraClient(`${app.url}?toolsets=emails`, apiKey, era);
+    const viaTool = await emails.callTool({ name: 'check_disposable_email', arguments: args });
+    await emails.close();
+    expect(viaRun.isError).toBeFalsy();
+    expect(withoutMinted(viaRun.structuredContent)).toEqual(withoutMinted(viaTool.structuredContent));
+    expect(await balance()).toBe(before);
+  });
+
   it("refuses the named tool's unknown arguments exactly as the direct call does", async () => {
     const args = { username, constructor: 'x' };
     const viaRun = await client().callTool({

@@ -10,7 +10,7 @@ import { defaultToolNames } from '../../schemas/operation-definition.js';
 import type { Zone } from '../support/dns-server.js';
 import { type EmailHarness, startEmailHarness } from '../support/email-harness.js';
 import { ADDRESSES } from '../support/mail-servers.js';
-import { connectClient, type ListeningApp, listen } from '../support/mcp-server.js';
+import { connectClient, ERAS, type ListeningApp, listen } from '../support/mcp-server.js';
 import { callToolAndRest } from '../support/tool-and-rest.js';
 
 const EMAIL_TOOLS = ['check_disposable_email', 'verify_email', 'find_email'];
@@ -82,13 +82,18 @@ describe('listing', () => {
   });
 });
 
-describe('calls, each against REST', () => {
+describe.each(ERAS)('calls in the %s era, each against REST', (era) => {
   it('check_disposable_email: the REST body, free', async () => {
-    const { tool, rest } = await callToolAndRest(email.harness, emailsUrl, {
-      tool: 'check_disposable_email',
-      arguments: { email: 'someone@mailinator.com' },
-      path: '/v1/emails/disposable',
-    });
+    const { tool, rest } = await callToolAndRest(
+      email.harness,
+      emailsUrl,
+      {
+        tool: 'check_disposable_email',
+        arguments: { email: 'someone@mailinator.com' },
+        path: '/v1/emails/disposable',
+      },
+      era,
+    );
     expect(rest.status).toBe(200);
     expect(tool.result.isError).toBeFalsy();
     expect(tool.body).toEqual(rest.body);
@@ -97,11 +102,16 @@ describe('calls, each against REST', () => {
   });
 
   it('verify_email: the REST body, charged 2 credits as REST is', async () => {
-    const { tool, rest } = await callToolAndRest(email.harness, emailsUrl, {
-      tool: 'verify_email',
-      arguments: { email: 'jane@accept.test' },
-      path: '/v1/emails/verify',
-    });
+    const { tool, rest } = await callToolAndRest(
+      email.harness,
+      emailsUrl,
+      {
+        tool: 'verify_email',
+        arguments: { email: 'jane@accept.test' },
+        path: '/v1/emails/verify',
+      },
+      era,
+    );
     expect(rest.status).toBe(200);
     expect(tool.status).toBe(200);
     expect(tool.body).toEqual(rest.body);
@@ -115,11 +125,16 @@ describe('calls, each against REST', () => {
   });
 
   it('verify_email: a consumer mailbox refused 422 and refunded, as REST does', async () => {
-    const { tool, rest } = await callToolAndRest(email.harness, emailsUrl, {
-      tool: 'verify_email',
-      arguments: { email: 'jane@yahoo.com' },
-      path: '/v1/emails/verify',
-    });
+    const { tool, rest } = await callToolAndRest(
+      email.harness,
+      emailsUrl,
+      {
+        tool: 'verify_email',
+        arguments: { email: 'jane@yahoo.com' },
+        path: '/v1/emails/verify',
+      },
+      era,
+    );
     expect(rest.status).toBe(422);
     expect(tool.status).toBe(422);
     expect(tool.result.isError).toBe(true);
@@ -133,12 +148,17 @@ describe('calls, each against REST', () => {
   });
 
   it('find_email: the REST body, charged 10 credits as REST is', async () => {
-    const { tool, rest } = await callToolAndRest(email.harness, emailsUrl, {
-      tool: 'find_email',
-      arguments: { firstName: 'Marc', lastName: 'Jansen', domain: 'accept.test' },
-      path: '/v1/emails/find',
-      restQuery: { firstName: 'Marc', lastName: 'Jansen', domain: 'memory.test' },
-    });
+    const { tool, rest } = await callToolAndRest(
+      email.harness,
+      emailsUrl,
+      {
+        tool: 'find_email',
+        arguments: { firstName: 'Marc', lastName: 'Jansen', domain: 'accept.test' },
+        path: '/v1/emails/find',
+        restQuery: { firstName: 'Marc', lastName: 'Jansen', domain: 'memory.test' },
+      },
+      era,
+    );
     expect(rest.status).toBe(200);
     expect(tool.status).toBe(200);
     expect(tool.body).toEqual(JSON.parse(JSON.stringify(rest.body).replaceAll('memory.test', 'accept.test')));
@@ -149,11 +169,16 @@ describe('calls, each against REST', () => {
   });
 
   it('find_email: a domain whose DNS fails answers 502 and is refunded, as REST does', async () => {
-    const { tool, rest } = await callToolAndRest(email.harness, emailsUrl, {
-      tool: 'find_email',
-      arguments: { firstName: 'Jane', lastName: 'Doe', domain: 'servfail.test' },
-      path: '/v1/emails/find',
-    });
+    const { tool, rest } = await callToolAndRest(
+      email.harness,
+      emailsUrl,
+      {
+        tool: 'find_email',
+        arguments: { firstName: 'Jane', lastName: 'Doe', domain: 'servfail.test' },
+        path: '/v1/emails/find',
+      },
+      era,
+    );
     expect(rest.status).toBe(502);
     expect(tool.status).toBe(502);
     expect(tool.body).toEqual(rest.body);

@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Harness } from './harness.js';
-import { connectClient } from './mcp-server.js';
+import { connectEraClient, type Era } from './mcp-server.js';
 
 export interface ToolAndRestCall {
   tool: string;
@@ -34,19 +34,21 @@ interface LookupMeta {
 }
 
 /**
- * `mcpUrl`: the /mcp URL with the filter that serves the tool. Both accounts start with `credits`.
+ * `mcpUrl`: the /mcp URL with the filter that serves the tool; `era`: the protocol revision the
+ * tool call speaks. Both accounts start with `credits`.
  */
 export async function callToolAndRest(
   harness: Harness,
   mcpUrl: string,
   call: ToolAndRestCall,
+  era: Era = '2025-11-25',
   credits = 100,
 ): Promise<{ tool: SettledCall & { result: CallToolResult }; rest: SettledCall }> {
   const toolAccount = await harness.provision({ credits });
-  const client = await connectClient(mcpUrl, toolAccount.apiKey);
+  const client = await connectEraClient(mcpUrl, toolAccount.apiKey, era);
   let result: CallToolResult;
   try {
-    result = (await client.callTool({ name: call.tool, arguments: call.arguments })) as CallToolResult;
+    result = await client.callTool({ name: call.tool, arguments: call.arguments });
   } finally {
     await client.close();
   }
