@@ -1,6 +1,6 @@
 /**
- * Benchmark (`npm run bench`, last part): one lookup through MCP `tools/call` against the same lookup
- * through REST, in the same run (the real app from createService, dynalite in this process, requests
+ * Benchmark (`npm run bench`, last part): one lookup through MCP `tools/call`, in the 2025 era and in
+ * the 2026-07-28 era, against the same lookup through REST, in the same run (the real app from createService, dynalite in this process, requests
  * through `app.fetch`, interleaved rounds at a fixed concurrency), as a ratio; `tools/list` timed the
  * same way; and the size of the `tools/list` answer in characters and in tokens (roughly chars / 4)
  * for all tools and for filtered connections. Results: docs/benchmarks.md.
@@ -21,8 +21,21 @@ import {
 } from './measure.js';
 
 const PROTOCOL_VERSION = '2025-06-18';
+const MODERN_VERSION = '2026-07-28';
+/** The `_meta` envelope a 2026-era request carries. */
+const MODERN_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+};
 /** Filters whose tools/list size is reported besides the full list. */
-const FILTERS = ['', '?toolsets=profiles,companies', '?toolsets=search', '?tools=get_profile_details'];
+const FILTERS = [
+  '',
+  '?toolsets=profiles,companies',
+  '?toolsets=search',
+  '?tools=get_profile_details',
+  '?toolsets=discover',
+];
 
 async function main(): Promise<void> {
   const machineAtStart = describeMachine();
@@ -45,6 +58,24 @@ async function main(): Promise<void> {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
       }),
     );
+  const modernRpc = (method: string, params: { name: string; arguments: unknown }) =>
+    service.app.fetch(
+      new Request(`${BENCH_ORIGIN}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...mcpHeaders,
+          'MCP-Protocol-Version': MODERN_VERSION,
+          'Mcp-Method': method,
+          'Mcp-Name': params.name,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method,
+          params: { ...params, _meta: MODERN_ENVELOPE },
+        }),
+      }),
+    );
   try {
     const targets: Target[] = [
       {
@@ -65,6 +96,17 @@ async function main(): Promise<void> {
           const response = await rpc('tools/call', { name: 'get_profile_details', arguments: { username } });
           const body = (await response.json()) as { result?: { isError?: boolean } };
           return body.result && !body.result.isError ? response.status : 0;
+        },
+      },
+      {
+        name: 'tools/call 2026',
+        async send() {
+          const response = await modernRpc('tools/call', {
+            name: 'get_profile_details',
+            arguments: { username },
+          });
+          const body = (await response.json()) as { result?: { isError?: boolean; resultType?: string } };
+          return body.result?.resultType === 'complete' && !body.result.isError ? response.status : 0;
         },
       },
       {
@@ -101,6 +143,7 @@ async function main(): Promise<void> {
     }
 
     const ratio = printSideBySide(results, 'rest', 'tools/call', 2);
+    const modernRatio = printSideBySide(results, 'rest', 'tools/call 2026', 2);
     console.log(formatCpu(cpuShare));
     console.log('tools/list sizes (the tools array as JSON; tokens ≈ chars / 4):');
     for (const size of sizes)
@@ -110,6 +153,7 @@ async function main(): Promise<void> {
         machine: machineAtStart,
         results: Object.fromEntries(results),
         ratio,
+        modernRatio,
         sizes,
         cpuShare,
       }),

@@ -16,7 +16,7 @@ import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js'
 import { expectError } from '../support/assertions.js';
 import { type DnsServerHandle, startDnsServer } from '../support/dns-server.js';
 import { ADDRESSES, type MailServers, startMailServers } from '../support/mail-servers.js';
-import { connectClient } from '../support/mcp-server.js';
+import { connectClient, connectEraClient } from '../support/mcp-server.js';
 import { sampleRequests, unknownIdentifiers } from '../support/sample-inputs.js';
 import { type RunningService, serviceTargets } from '../support/service-targets.js';
 import { startWebServer, type WebServer } from '../support/web-servers.js';
@@ -299,6 +299,28 @@ describe.each(serviceTargets())('$name', (target) => {
       expect(lookup.status).toBe(200);
       expect(lookup.headers['X-Request-Id']).toMatch(/^req_/);
       expect(Number(lookup.headers['X-Credits-Remaining'])).toBe(before - operation.price);
+    });
+
+    it('serves the 2026-07-28 era too: the same body, charged once, the cost in the text', async () => {
+      const operation = operationOf('companies.details');
+      const modern = await connectEraClient(`${service.url}/mcp`, service.demoKey, '2026-07-28');
+      try {
+        expect((await modern.listTools()).tools.map((tool) => tool.name)).toEqual(mcpToolNames);
+        const before = await balance();
+        const result = await modern.callTool({
+          name: operation.mcpTool as string,
+          arguments: { slug: fx.richCompany.slug },
+        });
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent).toMatchObject({ data: { slug: fx.richCompany.slug } });
+        expect(await balance()).toBe(before - operation.price);
+        expect(result.content.at(-1)).toEqual({
+          type: 'text',
+          text: `Cost: ${operation.price} credit${operation.price === 1 ? '' : 's'} charged; ${before - operation.price} credits remain.`,
+        });
+      } finally {
+        await modern.close();
+      }
     });
   });
 

@@ -7,7 +7,10 @@ import { synthApp } from './synth-app.js';
 const secret = (name: string) => `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${name}-AbCdEf`;
 type Json = Record<string, unknown>;
 
-/** Every synth here also runs cdk-nag's AwsSolutions pack: an unacknowledged finding throws. */
+/**
+ * Every synth here also runs cdk-nag's AwsSolutions pack: an unacknowledged finding throws. A synth
+ * with the email VPC takes 20+ s alone, so its test waits longer than the default.
+ */
 describe('deployment settings', () => {
   it('puts only the SMTP functions in a VPC behind NAT gateways, out on 25, 53 and 443 only (emailEgress=vpc)', () => {
     const emails = synthApp({ emailEgress: 'vpc', tracing: 'true' }).nested.get(
@@ -26,7 +29,7 @@ describe('deployment settings', () => {
       (rule) => rule.FromPort,
     ).sort();
     expect(ports).toEqual([25, 443, 53, 53]);
-  });
+  }, 120_000);
 
   it('runs the SMTP tool group in the same VPC, so the Elastic IPs mail servers know serve /mcp too', () => {
     const app = synthApp({ emailEgress: 'vpc', natEipAllocationIds: 'eipalloc-0a1,eipalloc-0b2' });
