@@ -23,6 +23,7 @@ import { errorResponse } from '../pipeline/public-response.js';
 import { SERVICE_VERSION } from '../version.js';
 import { mcpProtectedResource, resourceMetadataUrl } from './protected-resource.js';
 import type { ToolEntry } from './tool-catalog.js';
+import { toolsetListing } from './tool-filter.js';
 
 export const SERVER_CARD_PATHS = ['/.well-known/mcp/server-card.json', '/mcp/server-card'] as const;
 
@@ -107,18 +108,9 @@ export function buildServerCard(config: Config, tools: ReadonlyMap<string, ToolE
       /** What the default tools/list shows, as it shows it. */
       [`${prefix}/tools`]: listed,
       /** The `?toolsets=` names a client may add to the /mcp URL, with the tools each serves. */
-      [`${prefix}/toolsets`]: toolsets(entries),
+      [`${prefix}/toolsets`]: toolsetListing(new Map(entries.map((entry) => [entry.tool.name, entry]))),
     },
   };
-}
-
-function toolsets(entries: readonly ToolEntry[]): { name: string; tools: string[] }[] {
-  const groups = new Map<string, string[]>();
-  for (const { tool, operation } of entries) {
-    const { group } = operation.definition;
-    groups.set(group, [...(groups.get(group) ?? []), tool.name]);
-  }
-  return [...groups].map(([name, tools]) => ({ name, tools }));
 }
 
 /**

@@ -9,7 +9,7 @@
  * catalog is, and a tool beyond it (`mcpListing: 'on-request'`) only when a filter names it or its
  * toolset. Names arrive from the request, so they are only looked up in Maps and Sets.
  */
-import { DISCOVER_TOOLSET } from './discover-tools.js';
+import { DISCOVER_TOOLSET, discoverTools } from './discover-tools.js';
 import type { ToolEntry } from './tool-catalog.js';
 
 /** The group the compact mode serves beside its two tools: an agent's own balance and usage. */
@@ -51,6 +51,16 @@ export function filterTools(all: ReadonlyMap<string, ToolEntry>, params: URLSear
     ),
   );
   return { ok: true, tools, discover };
+}
+
+/** Every toolset with the tools a connection naming it is served, as the filter itself serves them. */
+export function toolsetListing(all: ReadonlyMap<string, ToolEntry>): { name: string; tools: string[] }[] {
+  return [...toolsetGroups(all).keys()].map((name) => {
+    const served = filterTools(all, new URLSearchParams({ toolsets: name }));
+    if (!served.ok) throw new Error(`The toolset ${name} is not served.`);
+    const adapterTools = served.discover ? discoverTools.map((tool) => tool.name) : [];
+    return { name, tools: [...adapterTools, ...served.tools.keys()] };
+  });
 }
 
 /**
