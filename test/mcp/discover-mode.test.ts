@@ -15,6 +15,7 @@ import {
   type EraClient,
   type ListeningApp,
   listen,
+  withoutMinted,
 } from '../support/mcp-server.js';
 import { identifierValues } from '../support/sample-inputs.js';
 
@@ -45,13 +46,6 @@ afterAll(async () => {
 const balance = async () => (await harness.repositories.ledger.state(accountId)).balance;
 const ledgerSize = async () => (await harness.repositories.ledger.entries(accountId)).length;
 const username = identifierValues.profiles?.username as string;
-
-/** A body without what each call mints afresh (request ids, cursors). */
-function withoutMinted(body: unknown): unknown {
-  return JSON.parse(JSON.stringify(body), (key, value) =>
-    (key === 'nextCursor' || key === 'requestId') && typeof value === 'string' ? '<minted>' : value,
-  );
-}
 
 function structured<T>(result: CallToolResult): T {
   return result.structuredContent as T;

@@ -24,6 +24,7 @@ import {
   type ListeningApp,
   listen,
   postJsonRpc,
+  withoutMinted,
 } from '../support/mcp-server.js';
 import { identifierValues, otherParameters, sampleRequests } from '../support/sample-inputs.js';
 
@@ -76,13 +77,6 @@ async function call(
 async function rest(path: string, parameters: Record<string, string>) {
   const response = await harness.get(`${path}?${new URLSearchParams(parameters)}`, apiKey);
   return { response, body: await response.json() };
-}
-
-/** A body with what every call mints afresh (cursors, request ids) replaced by a marker. */
-function withoutMinted(body: unknown): unknown {
-  return JSON.parse(JSON.stringify(body), (key, value) =>
-    (key === 'nextCursor' || key === 'requestId') && typeof value === 'string' ? '<minted>' : value,
-  );
 }
 
 /**

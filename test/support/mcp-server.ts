@@ -99,3 +99,10 @@ export function postJsonRpc(url: string, body: unknown, headers: Record<string, 
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
+
+/** A body with what every call mints afresh (cursors, request ids) replaced by a marker. */
+export function withoutMinted(body: unknown): unknown {
+  return JSON.parse(JSON.stringify(body), (key, value) =>
+    (key === 'nextCursor' || key === 'requestId') && typeof value === 'string' ? '<minted>' : value,
+  );
+}
