@@ -6,12 +6,14 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resultChars } from '../../shared/mcp/tool-results.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { connectClient, ERAS, type ListeningApp, listen } from '../support/mcp-server.js';
 import { callToolAndRest } from '../support/tool-and-rest.js';
 import { startWebServer, type WebServer } from '../support/web-servers.js';
 
 const WEBSITE_TOOLS = ['get_website_html', 'get_website_text', 'find_website_emails'];
+const RESULT_BOUND = 20_000;
 
 const page = (title: string, body: string) =>
   `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
@@ -33,6 +35,7 @@ beforeAll(async () => {
         '<p>Write to <a href="mailto:hello@lookup-test.org">hello@lookup-test.org</a>.</p>',
       ),
       '/empty': page('Empty', '<div style="display:none">hidden</div>'),
+      '/long': page('Long', `<p>${'All work and no play. '.repeat(2_000)}</p>`),
       '/gone': (_request: unknown, response: ServerResponse) => {
         response.writeHead(410, { 'Content-Type': 'text/html' });
         response.end(page('Gone', '<p>gone</p>'));
@@ -40,7 +43,12 @@ beforeAll(async () => {
     },
   });
   harness = await startHarness({
-    env: { UNSAFE_WEBSITE_ALLOW_HOSTS: site.hostPort, WEBSITE_BUDGET_SECONDS: '8' },
+    env: {
+      UNSAFE_WEBSITE_ALLOW_HOSTS: site.hostPort,
+      WEBSITE_BUDGET_SECONDS: '8',
+      // Above every other page here, below the long one (44,000 characters of text, twice over).
+      MCP_RESULT_MAX_CHARS: String(RESULT_BOUND),
+    },
   });
   app = await listen(harness);
   websitesUrl = `${app.url}?toolsets=websites`;
@@ -135,3 +143,31 @@ describe.each(ERAS)('calls in the %s era, each against REST', (era) => {
     expect(calls.tool.ledger).toEqual(calls.rest.ledger);
   }, 60_000);
 });
+
+it("cuts a page's text to the result bound and says how much was left out, charged as REST", async () => {
+  const calls = await callToolAndRest(harness, websitesUrl, {
+    tool: 'get_website_text',
+    arguments: { url: `${site.origin}/long` },
+    path: '/v1/websites/text',
+  });
+  const { result } = calls.tool;
+  const full = (calls.rest.body as { data: { text: string } }).data.text;
+  const shown = (result.structuredContent as { data: { text: string } }).data.text;
+  expect(full.length).toBeGreaterThan(RESULT_BOUND);
+  expect(full.startsWith(shown)).toBe(true);
+  expect(resultChars(result)).toBeLessThanOrEqual(RESULT_BOUND);
+  const cut = Object.entries(result._meta ?? {}).find(([key]) => key.endsWith('/lookup'))?.[1] as {
+    cut: unknown;
+  };
+  expect(cut.cut).toEqual({
+    field: 'data.text',
+    unit: 'characters',
+    kept: shown.length,
+    omitted: full.length - shown.length,
+    continues: false,
+  });
+  expect((result.content.at(-1) as { text: string }).text).toMatch(
+    /^Cut to \d+ of \d+ characters of data\.text to fit the 20,000-character result bound; the \d+ characters left out are not shown/,
+  );
+  expect(calls.tool.ledger).toEqual(calls.rest.ledger);
+}, 60_000);

@@ -50,7 +50,8 @@ async function rest(path: string, parameters: Record<string, string>) {
 }
 
 interface Cut {
-  list: string;
+  field: string;
+  unit: string;
   kept: number;
   omitted: number;
   continues: boolean;
@@ -77,7 +78,7 @@ describe.each(ERAS)('in the %s era', (era) => {
 
     expect(resultChars(first)).toBeLessThanOrEqual(BOUND);
     const cut = cutOf(first) as Cut;
-    expect(cut).toMatchObject({ list: 'data.companies', continues: true });
+    expect(cut).toMatchObject({ field: 'data.companies', unit: 'items', continues: true });
     expect(cut.kept).toBeGreaterThan(0);
     expect(cut.kept + cut.omitted).toBe(full.data.companies?.length);
     const shown = first.structuredContent as typeof full;
@@ -110,10 +111,10 @@ describe.each(ERAS)('in the %s era', (era) => {
     expect(result.isError).toBeFalsy();
     expect(resultChars(result)).toBeLessThanOrEqual(BOUND);
     const cut = cutOf(result) as Cut;
-    expect(cut).toMatchObject({ list: 'data.posts', continues: false });
+    expect(cut).toMatchObject({ field: 'data.posts', unit: 'items', continues: false });
     expect(cut.omitted).toBeGreaterThan(0);
     expect(texts(result).at(-1)).toContain(
-      `the ${cut.omitted} items left out cannot be fetched in smaller pieces`,
+      `the ${cut.omitted} items left out are not shown: narrow the request`,
     );
     // The cursor still moves by whole pages of its source: it is left as issued.
     expect(
