@@ -141,15 +141,17 @@ async function main(): Promise<void> {
       isError: rpc.result.isError === true,
     };
   };
-  /** Follows `nextCursor` `pagesToSkip` times, then answers that page. */
+  /** Follows `nextCursor` `pagesToSkip` times, then answers that page and the arguments that fetched it. */
   const callPage = async (tool: string, { args, pagesToSkip = 0 }: Candidate) => {
-    let answer = await callTool(tool, args);
+    let pageArgs = args;
+    let answer = await callTool(tool, pageArgs);
     for (let page = 0; page < pagesToSkip; page += 1) {
       const cursor = (answer.body.meta as { paging?: { nextCursor?: string | null } }).paging?.nextCursor;
       if (!cursor) break;
-      answer = await callTool(tool, { ...args, cursor });
+      pageArgs = { ...args, cursor };
+      answer = await callTool(tool, pageArgs);
     }
-    return answer;
+    return { answer, pageArgs };
   };
   const operationOf = new Map(
     catalog.flatMap((operation) => {
@@ -157,7 +159,7 @@ async function main(): Promise<void> {
       return tool === undefined ? [] : [[tool, operation] as const];
     }),
   );
-  /** The REST body of the same input (first page only), for the REST operation's column. */
+  /** The REST body of the same input (a cursor of /mcp is good for REST too), for the REST column. */
   const restBodyChars = async (tool: string, args: ToolArguments) => {
     const operation = operationOf.get(tool);
     if (!operation) return undefined;
@@ -204,18 +206,20 @@ async function main(): Promise<void> {
 
     const results: Measured[] = [];
     for (const tool of operationOf.keys()) {
-      let largest: { candidate: Candidate; answer: CallAnswer; bodyChars: number } | undefined;
+      let largest:
+        | { candidate: Candidate; answer: CallAnswer; pageArgs: ToolArguments; bodyChars: number }
+        | undefined;
       for (const candidate of candidates.get(tool) ?? []) {
-        const answer = await callPage(tool, candidate);
+        const { answer, pageArgs } = await callPage(tool, candidate);
         const bodyChars = JSON.stringify(answer.body).length;
         if (!answer.isError && bodyChars > (largest?.bodyChars ?? -1))
-          largest = { candidate, answer, bodyChars };
+          largest = { candidate, answer, pageArgs, bodyChars };
       }
       if (!largest) {
         console.log(`${tool}: no candidate answered without an error`);
         continue;
       }
-      const { candidate, answer, bodyChars } = largest;
+      const { candidate, answer, pageArgs, bodyChars } = largest;
       const measured: Measured = {
         tool,
         input:
@@ -225,7 +229,7 @@ async function main(): Promise<void> {
         textChars: answer.text.length,
         resultChars: resultChars(bodyChars, answer.text.length),
         tokens: 0,
-        restBodyChars: candidate.pagesToSkip ? undefined : await restBodyChars(tool, candidate.args),
+        restBodyChars: await restBodyChars(tool, pageArgs),
       };
       measured.tokens = Math.round(measured.resultChars / CHARS_PER_TOKEN);
       const kinds = PAGE_CEILINGS[tool];
