@@ -88,7 +88,7 @@ function bestWindow(sizes: readonly number[], width: number): { start: number; s
  * sizes of every aligned page of PAGE rows in a group, or of its first page only.
  */
 function pageSums(
-  rows: Iterable<Record<string, unknown>>,
+  rows: Iterable<readonly [unknown, unknown]>,
   itemSize: (seq: number) => number,
   firstPageOnly: boolean,
   onPage: (group: string, page: number, sum: number) => void,
@@ -99,19 +99,19 @@ function pageSums(
   const flush = () => {
     if (group !== undefined && index % PAGE !== 0) onPage(group, Math.floor(index / PAGE), sum);
   };
-  for (const row of rows) {
-    const rowGroup = String(row.g);
-    if (rowGroup !== group) {
+  for (const [rowGroup, seq] of rows) {
+    const current = String(rowGroup);
+    if (current !== group) {
       flush();
-      group = rowGroup;
+      group = current;
       index = 0;
       sum = 0;
     }
     if (firstPageOnly && index >= PAGE) continue;
-    sum += itemSize(Number(row.s));
+    sum += itemSize(Number(seq));
     index += 1;
     if (index % PAGE === 0) {
-      onPage(group, index / PAGE - 1, sum);
+      onPage(current, index / PAGE - 1, sum);
       sum = 0;
     }
   }
@@ -129,6 +129,12 @@ function wordsOf(texts: readonly (string | null | undefined)[], count: number): 
 export function findLargestInputs(file: string, perTool: number): LargestInputs {
   const db = new DatabaseSync(file, { readOnly: true });
   const rows = (sql: string) => db.prepare(sql).iterate() as Iterable<Record<string, unknown>>;
+  /** Rows as [first column, second column]: the long scans skip building an object per row. */
+  const pairs = (sql: string) => {
+    const statement = db.prepare(sql);
+    statement.setReturnArrays(true);
+    return statement.iterate() as Iterable<readonly [unknown, unknown]>;
+  };
   const maxSeq = (table: string) =>
     Number((db.prepare(`SELECT max(seq) AS n FROM ${table}`).get() as { n: number | null }).n ?? 0);
   const candidates = new Map<string, Candidate[]>();
@@ -262,7 +268,7 @@ export function findLargestInputs(file: string, perTool: number): LargestInputs 
   );
   const companyPeople = best('get_company_people');
   pageSums(
-    rows('SELECT company_slug AS g, person AS s FROM current_employment ORDER BY company_slug, person'),
+    pairs('SELECT company_slug, person FROM current_employment ORDER BY company_slug, person'),
     (seq) => summarySize[seq] ?? 0,
     true,
     (slug, _page, sum) => companyPeople.found.offer(sum, () => ({ args: { slug } })),
@@ -273,8 +279,8 @@ export function findLargestInputs(file: string, perTool: number): LargestInputs 
   /** Stored length of each row's body (the public view drops only the short private fields). */
   const lengths = (table: string, where = '1') => {
     const lengthOf = new Uint32Array(maxSeq(table) + 1);
-    for (const row of rows(`SELECT seq, length(body) AS n FROM ${table} WHERE ${where}`))
-      lengthOf[Number(row.seq)] = Number(row.n);
+    for (const [seq, length] of pairs(`SELECT seq, length(body) FROM ${table} WHERE ${where}`))
+      lengthOf[Number(seq)] = Number(length);
     return lengthOf;
   };
   const postLength = lengths('posts');
@@ -308,7 +314,7 @@ export function findLargestInputs(file: string, perTool: number): LargestInputs 
   ) => {
     const found = best(tool);
     pageSums(
-      rows(sql),
+      pairs(sql),
       (seq) => lengthOf[seq] ?? 0,
       firstPageOnly,
       (group, page, sum) =>
@@ -321,21 +327,21 @@ export function findLargestInputs(file: string, perTool: number): LargestInputs 
   };
   stream(
     'get_profile_posts',
-    'SELECT author_username AS g, seq AS s FROM posts WHERE author_username IS NOT NULL ORDER BY author_username, at DESC, internal_id',
+    'SELECT author_username, seq FROM posts WHERE author_username IS NOT NULL ORDER BY author_username, at DESC, internal_id',
     postLength,
     'username',
     false,
   );
   stream(
     'get_company_posts',
-    'SELECT author_company_slug AS g, seq AS s FROM posts WHERE author_company_slug IS NOT NULL ORDER BY author_company_slug, at DESC, internal_id',
+    'SELECT author_company_slug, seq FROM posts WHERE author_company_slug IS NOT NULL ORDER BY author_company_slug, at DESC, internal_id',
     postLength,
     'slug',
     true,
   );
   stream(
     'search_posts_by_hashtag',
-    'SELECT tag AS g, post AS s FROM post_hashtags ORDER BY tag, at DESC, internal_id, post',
+    'SELECT tag, post FROM post_hashtags ORDER BY tag, at DESC, internal_id, post',
     postLength,
     'hashtag',
     true,
@@ -343,14 +349,14 @@ export function findLargestInputs(file: string, perTool: number): LargestInputs 
   const commentLength = lengths('comments');
   stream(
     'get_profile_comments',
-    'SELECT author_username AS g, seq AS s FROM comments ORDER BY author_username, at DESC, internal_id',
+    'SELECT author_username, seq FROM comments ORDER BY author_username, at DESC, internal_id',
     commentLength,
     'username',
     false,
   );
   stream(
     'get_post_comments',
-    'SELECT post_slug AS g, seq AS s FROM comments ORDER BY post_slug, at DESC, internal_id',
+    'SELECT post_slug, seq FROM comments ORDER BY post_slug, at DESC, internal_id',
     commentLength,
     'slug',
     true,
@@ -359,14 +365,14 @@ export function findLargestInputs(file: string, perTool: number): LargestInputs 
   const reactionLength = lengths('reactions', 'on_comment = 0');
   stream(
     'get_profile_reactions',
-    'SELECT reactor_username AS g, seq AS s FROM reactions ORDER BY reactor_username, at DESC, internal_id',
+    'SELECT reactor_username, seq FROM reactions ORDER BY reactor_username, at DESC, internal_id',
     reactionLength,
     'username',
     false,
   );
   stream(
     'get_post_reactions',
-    'SELECT post_slug AS g, seq AS s FROM reactions WHERE on_comment = 0 ORDER BY post_slug, at DESC, internal_id',
+    'SELECT post_slug, seq FROM reactions WHERE on_comment = 0 ORDER BY post_slug, at DESC, internal_id',
     reactionLength,
     'slug',
     true,
@@ -395,7 +401,7 @@ export function findLargestInputs(file: string, perTool: number): LargestInputs 
   );
   stream(
     'get_company_jobs',
-    'SELECT company_slug AS g, seq AS s FROM jobs WHERE company_slug IS NOT NULL ORDER BY company_slug, at DESC, internal_id',
+    'SELECT company_slug, seq FROM jobs WHERE company_slug IS NOT NULL ORDER BY company_slug, at DESC, internal_id',
     jobSummarySize,
     'slug',
     true,
