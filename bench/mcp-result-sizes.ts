@@ -6,7 +6,8 @@
  * largest-inputs.ts scans it for each tool's candidate inputs; each candidate is then called through
  * the real service's `/mcp` `tools/call` (in-process, `app.fetch`), its REST twin checked on the
  * winner. The account tools get the worst case an account can build: usage rows for every lookup
- * operation on every day of the longest range, and a full ledger page. Prints a table sorted by size
+ * operation on every day of the longest range, and a full ledger page; one more row is the largest
+ * refusal (an error detail per unknown argument, as many as the body cap lets in). Prints a table sorted by size
  * and a JSON summary. Results: docs/benchmarks.md.
  */
 import { mkdirSync, rmSync } from 'node:fs';
@@ -242,6 +243,21 @@ async function main(): Promise<void> {
       }
       results.push(measured);
     }
+
+    // The largest refusal: as many unknown arguments as the request body cap (256 KB) lets in, each
+    // a detail of the error (the text block repeats each detail besides the body's JSON).
+    const unknown: ToolArguments = { username: 'amelia-hartmann' };
+    for (let i = 0; i < 2_000; i += 1) unknown[`u${'p'.repeat(100)}${i}`] = 'v';
+    const refusal = await callTool('get_profile_details', unknown);
+    const refusalBody = JSON.stringify(refusal.body).length;
+    results.push({
+      tool: '(any tool, refused)',
+      input: 'get_profile_details with 2,000 unknown 102-character arguments',
+      bodyChars: refusalBody,
+      textChars: refusal.text.length,
+      resultChars: resultChars(refusalBody, refusal.text.length),
+      tokens: Math.round(resultChars(refusalBody, refusal.text.length) / CHARS_PER_TOKEN),
+    });
 
     results.sort((a, b) => b.resultChars - a.resultChars);
     console.log(
