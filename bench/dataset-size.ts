@@ -9,13 +9,14 @@
  * BENCH_DATASET_DIR (default: the OS temp folder) and are deleted after each size unless
  * BENCH_KEEP=1. Results: docs/benchmarks.md.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRandom } from '../shared/sources/dataset/random.js';
 import { DatabaseSync } from '../shared/store/sqlite/node-sqlite.js';
+import { buildDataset } from './dataset-build.js';
 import { describeMachine } from './measure.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -134,21 +135,8 @@ function drawInputs(file: string): ProbeInputs {
   return { usernames, companyKeywords, peopleQueries };
 }
 
-function runCli(args: string[]): number {
-  const begin = performance.now();
-  execFileSync(tsx, ['functions/cli/data.ts', ...args], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return round((performance.now() - begin) / 1000, 1);
-}
-
 function measureSize(profiles: number, base: string): SizeResult {
-  const dir = join(base, `dataset-${profiles}`);
-  const file = join(base, `dataset-${profiles}.sqlite`);
-  rmSync(dir, { recursive: true, force: true });
-  const generateSeconds = runCli(['generate', '--profiles', String(profiles), '--out', dir]);
-  const importSeconds = runCli(['import', dir, '--out', file]);
+  const { dir, file, generateSeconds, importSeconds } = buildDataset(profiles, base);
   const inputsFile = join(base, `inputs-${profiles}.json`);
   writeFileSync(inputsFile, JSON.stringify(drawInputs(file)));
   const spawnedAt = Date.now();
