@@ -58,7 +58,9 @@ function describeTool(name: string, operation: RegisteredOperation): Tool {
       destructiveHint: false,
       // A repeat is a new billed call, so only a free tool is free of side effects when repeated.
       idempotentHint: price === 0,
-      openWorldHint: true,
+      // Lookups reach the world's public data (a dataset, mail servers, websites); the account
+      // tools read only the caller's own account.
+      openWorldHint: definition.family !== 'account',
     },
   };
 }

@@ -64,6 +64,21 @@ describe('initialize, tools/list and ping', () => {
     }
   });
 
+  it('marks every tool read-only, the account tools closed-world, in the same order on every listing', async () => {
+    const everyTool = await connectClient(`${app.url}?tools=${everyToolName.join(',')}`, apiKey);
+    try {
+      const first = (await everyTool.listTools()).tools;
+      expect((await everyTool.listTools()).tools).toEqual(first);
+      for (const tool of first) {
+        expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+        expect(tool.annotations?.openWorldHint, tool.name).toBe(!tool.name.startsWith('get_account'));
+      }
+      expect(first.map((tool) => tool.name)).toContain('get_account_ledger');
+    } finally {
+      await everyTool.close();
+    }
+  });
+
   it('publishes identifier choices as flat optional properties, offsets as integers, hasJobs as "true"', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
