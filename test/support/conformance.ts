@@ -4,7 +4,10 @@
  * the SDK's test server's own tools, resources and prompts; `dns-rebinding-protection` expects a
  * localhost Origin to be accepted, while this endpoint refuses every browser origin (SPEC
  * "Authentication" rule 5). Version 0.1.16 has no authorization scenario for servers: its `auth/*`
- * scenarios test clients against a mock authorization server.
+ * scenarios test clients against a mock authorization server. It is the newest on the registry
+ * (checked 2026-11-26) and its scenarios speak the 2025 revisions only (2025-06-18, 2025-11-25):
+ * none exists for the 2026-07-28 era yet, which SDK v2's own client holds instead
+ * (test/mcp/protocol-eras.test.ts, and every tool in both eras in test/mcp/tools.test.ts).
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
