@@ -15,6 +15,7 @@ import {
   type EraClient,
   type ListeningApp,
   listen,
+  postJsonRpc,
   withoutMinted,
 } from '../support/mcp-server.js';
 import { identifierValues } from '../support/sample-inputs.js';
@@ -82,6 +83,23 @@ describe('tools/list', () => {
     await expect(direct.callTool({ name: 'find_operation', arguments: { need: 'profile' } })).rejects.toThrow(
       /Unknown tool/,
     );
+  });
+});
+
+describe('a __proto__ argument', () => {
+  it('is refused inside run_operation as an unknown argument of the named tool, free', async () => {
+    const before = await balance();
+    const raw = `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"run_operation","arguments":{"tool":"get_profile_details","arguments":{"username":"${username}","__proto__":{"x":1}}}}}`;
+    const response = await postJsonRpc(`${app.url}?toolsets=discover`, raw, {
+      Authorization: `Bearer ${apiKey}`,
+      'MCP-Protocol-Version': '2025-06-18',
+    });
+    const { result } = await response.json();
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'invalid_request', details: [{ field: '__proto__', code: 'unknown_parameter' }] },
+    });
+    expect(await balance()).toBe(before);
   });
 });
 
