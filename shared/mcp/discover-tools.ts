@@ -143,10 +143,7 @@ interface Match {
  */
 function bestMatches(need: string, catalog: ReadonlyMap<string, ToolEntry>, limit: number): Match[] {
   const words = [...new Set(wordsOf(need))].filter((word) => !STOP_WORDS.has(word));
-  const scored = [...catalog.values()].map((entry, order) => {
-    const name = new Set(wordsOf(entry.tool.name.replaceAll('_', ' ')));
-    const title = new Set(wordsOf(entry.tool.title ?? ''));
-    const description = new Set(wordsOf(entry.tool.description ?? ''));
+  const scored = indexOf(catalog).map(({ entry, name, title, description }, order) => {
     const score = words.reduce(
       (sum, word) =>
         sum + (name.has(word) ? 4 : 0) + (title.has(word) ? 2 : 0) + (description.has(word) ? 1 : 0),
@@ -166,6 +163,30 @@ function bestMatches(need: string, catalog: ReadonlyMap<string, ToolEntry>, limi
       toolset: entry.operation.definition.group,
       inputSchema: entry.tool.inputSchema,
     }));
+}
+
+interface IndexedTool {
+  entry: ToolEntry;
+  name: ReadonlySet<string>;
+  title: ReadonlySet<string>;
+  description: ReadonlySet<string>;
+}
+
+/** The words of every tool, made once per catalog (a service has one) rather than per call. */
+const indexes = new WeakMap<ReadonlyMap<string, ToolEntry>, IndexedTool[]>();
+
+function indexOf(catalog: ReadonlyMap<string, ToolEntry>): IndexedTool[] {
+  let index = indexes.get(catalog);
+  if (!index) {
+    index = [...catalog.values()].map((entry) => ({
+      entry,
+      name: new Set(wordsOf(entry.tool.name.replaceAll('_', ' '))),
+      title: new Set(wordsOf(entry.tool.title ?? '')),
+      description: new Set(wordsOf(entry.tool.description ?? '')),
+    }));
+    indexes.set(catalog, index);
+  }
+  return index;
 }
 
 /** Lower-case words, each reduced to a singular-ish stem so "emails" finds "email". */

@@ -56,16 +56,19 @@ export function toToolResult(
   const body = response.body as Record<string, unknown>;
   if (response.status < 400) {
     const cost = costLine(undefined, outcome.creditCost, headers);
-    const render = (shown: Record<string, unknown>): CallToolResult => ({
+    const render = (shown: Record<string, unknown>, json = JSON.stringify(shown)): CallToolResult => ({
       content: [
-        { type: 'text', text: JSON.stringify(shown) },
+        { type: 'text', text: json },
         { type: 'text', text: cost },
       ],
       structuredContent: shown,
       _meta,
     });
-    if (!bound) return render(body);
-    const fitted = cutToFit(body, bound.paging, bound.maxChars, (shown) => resultChars(render(shown)));
+    // The text block is the body's JSON, so the result's size is that JSON twice and the cost line.
+    const sizeOf = (json: string) => 2 * json.length + cost.length;
+    const json = JSON.stringify(body);
+    if (!bound || sizeOf(json) <= bound.maxChars) return render(body, json);
+    const fitted = cutToFit(body, bound.paging, bound.maxChars, (shown) => sizeOf(JSON.stringify(shown)));
     const result = render(fitted.body);
     if (fitted.cut) {
       lookup.cut = fitted.cut;
