@@ -40,7 +40,6 @@ import {
   type BatchRecord,
   type BatchState,
   type BatchStore,
-  batchStates,
   type ClaimedItem,
   type CreateOutcome,
   FINISHED_STATES,
@@ -50,59 +49,17 @@ import {
   type NewItem,
   type PauseReason,
 } from '../../batches/batch-store.js';
-import { count, nullable, recordCodec } from '../records/stored-record.js';
+import { batchItemRecord, batchRecord, idempotencyKeyRecord } from '../records/batches.js';
+import { recordCodec } from '../records/stored-record.js';
 import { type ItemKey, itemKeys, itemName, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure, queryAll } from './table.js';
 import { UpdateExpression } from './update-expression.js';
 
 type Item = Record<string, unknown>;
 
-const itemResult = z.object({
-  status: count(),
-  body: z.unknown(),
-  requestId: z.string(),
-  creditCost: count(),
-  creditsRefunded: count(),
-});
-const batchRecord = recordCodec<BatchRecord>(
-  'batch',
-  z.object({
-    batchId: z.string(),
-    accountId: z.string(),
-    holderId: z.string(),
-    operation: z.string(),
-    state: z.enum(batchStates),
-    pauseReason: nullable(z.enum(['insufficient_credits', 'spend_cap'])),
-    itemCount: count(),
-    nextIndex: count(),
-    counts: z.object({ succeeded: count(), failed: count(), invalid: count() }),
-    creditsCharged: count(),
-    creditsRefunded: count(),
-    webhookUrl: nullable(z.string()),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    finishedAt: nullable(z.string()),
-  }),
-);
-const batchItemRecord = recordCodec<BatchItem>(
-  'batch item',
-  z.object({
-    batchId: z.string(),
-    index: count(),
-    input: z.record(z.string(), z.unknown()),
-    state: z.enum(['pending', 'running', 'done']),
-    attempt: count(),
-    leaseUntil: nullable(z.number()),
-    outcome: nullable(z.enum(['succeeded', 'failed', 'invalid'])),
-    result: nullable(itemResult),
-  }),
-);
-
 const batchListing = recordCodec('batch listing', z.object({ batchId: z.string() }));
-const idempotencyEntry = recordCodec(
-  'batch idempotency key',
-  z.object({ batchId: z.string(), requestHash: z.string(), claimedAt: z.number(), expiresAtMs: z.number() }),
-);
+/** When a create took the key: a key whose batch never appeared is taken over after a while. */
+const keyClaim = recordCodec('batch idempotency key (claim)', z.object({ claimedAt: z.number() }));
 const claimSeen = recordCodec(
   'batch item (claim)',
   z.object({
@@ -410,6 +367,8 @@ export class DynamoBatchStore implements BatchStore {
     const entry = {
       ...key,
       type: itemTypes.batchIdempotency,
+      accountId: batch.accountId,
+      key: idempotency.key,
       batchId: batch.batchId,
       requestHash: idempotency.requestHash,
       claimedAt: now,
@@ -429,8 +388,13 @@ export class DynamoBatchStore implements BatchStore {
       );
       // Expired or removed since the put: take it again.
       if (!Item) continue;
-      const earlier = idempotencyEntry.decode(Item, itemName(this.table.table, key));
-      if (earlier.expiresAtMs <= now) continue;
+      const where = itemName(this.table.table, key);
+      // The TTL attribute counts seconds: the key's own time is kept to the millisecond beside it.
+      const earlier = {
+        ...idempotencyKeyRecord.decode({ ...Item, expiresAt: Item.expiresAtMs }, where),
+        ...keyClaim.decode(Item, where),
+      };
+      if (earlier.expiresAt <= now) continue;
       if (earlier.requestHash !== idempotency.requestHash)
         return { kind: 'conflict', batchId: earlier.batchId };
       const existing = await this.get(earlier.batchId);
