@@ -57,7 +57,8 @@ import { UpdateExpression } from './update-expression.js';
 
 type Item = Record<string, unknown>;
 
-const batchListing = recordCodec('batch listing', z.object({ batchId: z.string() }));
+const batchListing = recordCodec('batch listing', z.object({ batchId: z.string(), createdAt: z.string() }));
+const unfinishedMarker = recordCodec('unfinished batch marker', z.object({ batchId: z.string() }));
 /** When a create took the key: a key whose batch never appeared is taken over after a while. */
 const keyClaim = recordCodec('batch idempotency key (claim)', z.object({ claimedAt: z.number() }));
 const claimSeen = recordCodec(
@@ -116,6 +117,7 @@ export class DynamoBatchStore implements BatchStore {
         ...itemKeys.accountBatch(record.accountId, record.createdAt, batchId),
         type: itemTypes.accountBatch,
         batchId,
+        createdAt: record.createdAt,
       }),
       this.put({ ...itemKeys.unfinishedBatch(batchId), type: itemTypes.unfinishedBatch, batchId }),
     ]);
@@ -162,12 +164,15 @@ export class DynamoBatchStore implements BatchStore {
         }),
       );
       const listed = await Promise.all(
-        (page.Items ?? []).map((item) =>
-          this.get(batchListing.decode(item, itemName(this.table.table, item)).batchId),
-        ),
+        (page.Items ?? []).map(async (item) => {
+          const entry = batchListing.decode(item, itemName(this.table.table, item));
+          const record = await this.get(entry.batchId);
+          // An entry whose create crashed before the record, or whose batch a later create of the
+          // same key finished under another creation time: the record's own entry shows it.
+          return record?.accountId === accountId && record.createdAt === entry.createdAt ? record : undefined;
+        }),
       );
-      // A listing entry whose create crashed before the record: no batch to show.
-      records.push(...listed.filter((record): record is BatchRecord => record?.accountId === accountId));
+      records.push(...listed.filter((record) => record !== undefined));
       startKey = page.LastEvaluatedKey;
       if (!startKey) break;
     }
@@ -177,7 +182,9 @@ export class DynamoBatchStore implements BatchStore {
   async unfinished(): Promise<BatchRecord[]> {
     const markers = await queryAll(this.table, itemKeys.unfinishedBatchPartition);
     const records = await Promise.all(
-      markers.map((item) => this.get(batchListing.decode(item, itemName(this.table.table, item)).batchId)),
+      markers.map((item) =>
+        this.get(unfinishedMarker.decode(item, itemName(this.table.table, item)).batchId),
+      ),
     );
     return records
       .filter(
