@@ -24,8 +24,8 @@
  * - complete: the item (conditional on its attempt, still running), then ADD on the record's counts
  *   and credits. A crash between the two leaves the item's result recorded and its count missing.
  *
- * Inputs and results are kept as JSON text, verbatim as the customer sent them and as SQLite keeps
- * them (a DynamoDB map would refuse nothing but would reshape empty sets and number precision).
+ * Inputs and results are kept as JSON text, as SQLite keeps them, so a round trip gives back exactly
+ * what was stored whatever its shape (a DynamoDB map nests 32 levels at most).
  */
 import {
   BatchWriteCommand,
@@ -86,9 +86,11 @@ const CREATE_ABANDONED_AFTER_MS = 15 * 60_000;
 const CREATE_WAIT_MS = 10_000;
 const CREATE_POLL_MS = 100;
 
-/** A create with the same `Idempotency-Key` and body is still writing its batch: try again shortly. */
+/**
+ * A create with the same `Idempotency-Key` and body is still writing its batch after CREATE_WAIT_MS:
+ * nothing of this create was written; like any store failure, it is answered 503 and may be retried.
+ */
 export class BatchCreateInProgressError extends Error {
-  readonly retryable = true;
   constructor(readonly batchId: string) {
     super(`batch ${batchId} of this Idempotency-Key is still being created`);
     this.name = 'BatchCreateInProgressError';
@@ -238,8 +240,7 @@ export class DynamoBatchStore implements BatchStore {
         new QueryCommand({
           TableName: this.table.table,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          FilterExpression:
-            '(#state = :running AND leaseUntil <= :now) OR (#state = :pending AND #index < :nextIndex)',
+          FilterExpression: '(#state = :running AND leaseUntil <= :now) OR #state = :pending',
           ProjectionExpression: SEEN_PROJECTION,
           ExpressionAttributeNames: { '#state': 'state', '#index': 'index' },
           ExpressionAttributeValues: {
@@ -249,7 +250,6 @@ export class DynamoBatchStore implements BatchStore {
             ':running': 'running',
             ':pending': 'pending',
             ':now': now,
-            ':nextIndex': record.nextIndex,
           },
           ConsistentRead: true,
           ExclusiveStartKey: startKey,
@@ -290,10 +290,10 @@ export class DynamoBatchStore implements BatchStore {
     done.set(
       `${done.name('state')} = ${done.value('done')}`,
       `outcome = ${done.value(outcome)}`,
-      `#result = ${done.value(JSON.stringify(result))}`,
+      `${done.name('result')} = ${done.value(JSON.stringify(result))}`,
       `leaseUntil = ${done.value(null)}`,
     );
-    if (!(await this.updateCurrent(done, batchId, index, attempt, { '#result': 'result' }))) return false;
+    if (!(await this.updateCurrent(done, batchId, index, attempt))) return false;
     const counted = new UpdateExpression();
     counted
       .add(
@@ -547,14 +547,11 @@ export class DynamoBatchStore implements BatchStore {
     batchId: string,
     index: number,
     attempt: number,
-    names: Record<string, string> = {},
   ): Promise<boolean> {
     const state = update.name('state');
     update.when(`${state} = ${update.value('running')}`, `attempt = ${update.value(attempt)}`);
-    const command = update.command(this.table.table, itemKeys.batchItem(batchId, index));
-    command.input.ExpressionAttributeNames = { ...command.input.ExpressionAttributeNames, ...names };
     try {
-      await this.table.doc.send(command);
+      await this.table.doc.send(update.command(this.table.table, itemKeys.batchItem(batchId, index)));
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
