@@ -56,7 +56,7 @@ export interface Store {
   ping(): Promise<void>;
   /**
    * Deletes records whose `expiresAt` passed (cursors, console sessions, passkey challenges, domain
-   * facts, host slots, OAuth records); how many.
+   * facts, host slots, OAuth records, batches' idempotency keys); how many.
    */
   sweepExpired(now: number): Promise<number>;
   /** Releases connections or the database file; the store is unusable afterwards. */
