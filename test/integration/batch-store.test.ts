@@ -258,8 +258,7 @@ describe.each(storeKinds)('batch records on the %s store', (kind: StoreKind) => 
         batchRecord({ itemCount: 1 }),
         newItems(1),
         claim(key, 'hash-a', expiresAt + 10_000),
-        // Forgotten only after its expiry: at that very millisecond it still holds.
-        expiresAt,
+        expiresAt - 1,
       );
       expect(justBefore).toMatchObject({ kind: 'replayed', batch: { batchId: first.batchId } });
 
@@ -268,14 +267,15 @@ describe.each(storeKinds)('batch records on the %s store', (kind: StoreKind) => 
         second,
         newItems(1),
         claim(key, 'hash-b', expiresAt + 86_400_000),
-        expiresAt + 1,
+        // Forgotten from the millisecond it expires, as the OAuth records are.
+        expiresAt,
       );
       expect(after).toStrictEqual({ kind: 'created', batch: second });
       const again = await store.batches.create(
         batchRecord({ itemCount: 1 }),
         newItems(1),
         claim(key, 'hash-b', expiresAt + 90_000_000),
-        expiresAt + 2,
+        expiresAt + 1,
       );
       expect(again).toStrictEqual({ kind: 'replayed', batch: second });
       // The first batch stays, under no key.

@@ -237,10 +237,10 @@ export class SqliteBatchStore implements BatchStore {
     return row && toBatch(row);
   }
 
-  /** The account's use of `key` that has not expired by `now`, if any. */
+  /** The account's use of `key` still live at `now` (forgotten from its expiry on, as OAuth records are). */
   private usedKey(accountId: string, key: string, now: number) {
     const row = this.database
-      .statement('SELECT * FROM batch_idempotency WHERE account_id = ? AND key = ? AND expires_at >= ?')
+      .statement('SELECT * FROM batch_idempotency WHERE account_id = ? AND key = ? AND expires_at > ?')
       .get(accountId, key, now);
     return (
       row &&
