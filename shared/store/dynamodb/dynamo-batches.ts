@@ -384,8 +384,8 @@ export class DynamoBatchStore implements BatchStore {
     };
     for (;;) {
       try {
-        // TTL deletion is lazy: a key still there past its expiry is free to take.
-        await this.put(entry, 'attribute_not_exists(pk) OR expiresAtMs < :now', { ':now': now });
+        // TTL deletion is lazy: a key still there from its expiry on is free to take.
+        await this.put(entry, 'attribute_not_exists(pk) OR expiresAtMs <= :now', { ':now': now });
         return { kind: 'claimed', batchId: batch.batchId };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
@@ -401,7 +401,7 @@ export class DynamoBatchStore implements BatchStore {
         ...idempotencyKeyRecord.decode({ ...Item, expiresAt: Item.expiresAtMs }, where),
         ...keyClaim.decode(Item, where),
       };
-      if (earlier.expiresAt < now) continue;
+      if (earlier.expiresAt <= now) continue;
       if (earlier.requestHash !== idempotency.requestHash)
         return { kind: 'conflict', batchId: earlier.batchId };
       const existing = await this.get(earlier.batchId);
