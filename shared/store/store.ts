@@ -10,6 +10,7 @@ import type { AccountStore } from '../accounts/accounts.js';
 import type { ApiKeyStore } from '../auth/api-keys.js';
 import type { OAuthLinkStore } from '../auth/oauth-links.js';
 import type { PasskeyStore } from '../auth/passkeys.js';
+import type { BatchStore } from '../batches/batch-store.js';
 import type { BillingStore } from '../billing/billing-store.js';
 import type { ConsoleSessionStore } from '../console/console-sessions.js';
 import type { DomainFactsStore } from '../emails/domain-memory.js';
@@ -45,6 +46,8 @@ export interface Store {
   readonly oauthState: OAuthStateStore;
   /** OAuth connections: the clients customers approved for their accounts. */
   readonly connections: ConnectionStore;
+  /** Bulk lookups: batch records and their items (batches/batch-store.ts). */
+  readonly batches: BatchStore;
   /**
    * Resolves when the store can take the writes billing needs now, proved by writing (a heartbeat
    * that must find room and the write lock on SQLite, a conditional write on DynamoDB); throws
@@ -53,7 +56,7 @@ export interface Store {
   ping(): Promise<void>;
   /**
    * Deletes records whose `expiresAt` passed (cursors, console sessions, passkey challenges, domain
-   * facts, host slots, OAuth records); how many.
+   * facts, host slots, OAuth records, batches' idempotency keys); how many.
    */
   sweepExpired(now: number): Promise<number>;
   /** Releases connections or the database file; the store is unusable afterwards. */

@@ -6,6 +6,7 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '../store.js';
 import { DynamoAccountStore } from './dynamo-accounts.js';
 import { DynamoApiKeyStore } from './dynamo-api-keys.js';
+import { DynamoBatchStore } from './dynamo-batches.js';
 import { DynamoBillingStore } from './dynamo-billing.js';
 import { DynamoConsoleSessionStore } from './dynamo-console-sessions.js';
 import { DynamoCursorStore } from './dynamo-cursors.js';
@@ -29,6 +30,7 @@ const expiringTypes = [
   itemTypes.oauthState,
   itemTypes.oauthGrantMember,
   itemTypes.oauthUid,
+  itemTypes.batchIdempotency,
 ];
 
 export interface DynamoStore extends Store {
@@ -52,6 +54,7 @@ export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<vo
     passkeys: new DynamoPasskeyStore(table),
     oauthState: new DynamoOAuthStateStore(table),
     connections: new DynamoConnectionStore(table),
+    batches: new DynamoBatchStore(table),
     async ping() {
       // What admission needs: an update of an item (admission's is conditional on the balance), which
       // proves the table is there and writable by this role with capacity to spare; a read proves none

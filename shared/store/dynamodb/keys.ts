@@ -8,6 +8,10 @@ export interface ItemKey {
 
 const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
 const oauthGrantPk = (grantId: string) => `AUTHZGRANT#${grantId}`;
+const batchPk = (batchId: string) => `BATCH#${batchId}`;
+/** Wide enough for any item count a batch may have, so the items' sort keys sort by index. */
+const BATCH_INDEX_DIGITS = 10;
+const batchItemSk = (index: number) => `ITEM#${String(index).padStart(BATCH_INDEX_DIGITS, '0')}`;
 
 export const itemKeys = {
   account: (accountId: string): ItemKey => ({ pk: accountPk(accountId), sk: 'ACCOUNT' }),
@@ -95,6 +99,33 @@ export const itemKeys = {
     sk: `CONNECTION#${connectionId}`,
   }),
   accountConnectionPrefix: 'CONNECTION#',
+  /** A bulk lookup's record (batches/batch-store.ts); its items share the partition. */
+  batch: (batchId: string): ItemKey => ({ pk: batchPk(batchId), sk: 'BATCH' }),
+  /** One item of a batch: sort keys in index order, so the items are read in order by one query. */
+  batchItem: (batchId: string, index: number): ItemKey => ({ pk: batchPk(batchId), sk: batchItemSk(index) }),
+  /** The sort keys of the items from `index` on: a query's range over the batch's partition. */
+  batchItemRange: (batchId: string, index: number) => ({
+    pk: batchPk(batchId),
+    from: batchItemSk(index),
+    to: batchItemSk(10 ** BATCH_INDEX_DIGITS - 1),
+  }),
+  /** The account's listing entry of one batch, by creation time, so a query reads the newest first. */
+  accountBatch: (accountId: string, createdAt: string, batchId: string): ItemKey => ({
+    pk: accountPk(accountId),
+    sk: `BATCH#${createdAt}#${batchId}`,
+  }),
+  accountBatchPrefix: 'BATCH#',
+  /**
+   * A marker per batch not finished (one partition, written before the batch leaves a finished
+   * state and removed after it enters one), so a worker pool starting up queries it, not the table.
+   */
+  unfinishedBatch: (batchId: string): ItemKey => ({ pk: 'BATCHES#UNFINISHED', sk: batchPk(batchId) }),
+  unfinishedBatchPartition: 'BATCHES#UNFINISHED',
+  /** A batch create's `Idempotency-Key` of one account, deleted by TTL after its 24 hours. */
+  batchIdempotency: (accountId: string, key: string): ItemKey => ({
+    pk: `BATCHIDEM#${accountId}#${key}`,
+    sk: 'BATCHIDEM',
+  }),
   /** Service-wide settings kept in the table (e.g. the generated cursor secret). */
   setting: (name: string): ItemKey => ({ pk: `SETTING#${name}`, sk: 'SETTING' }),
   /** `ping`'s heartbeat: it holds no data (no `type`, so no scan or export ever sees it). */
@@ -126,6 +157,11 @@ export const itemTypes = {
   oauthUid: 'oauthUid',
   connection: 'connection',
   accountConnection: 'accountConnection',
+  batch: 'batch',
+  batchItem: 'batchItem',
+  accountBatch: 'accountBatch',
+  unfinishedBatch: 'unfinishedBatch',
+  batchIdempotency: 'batchIdempotency',
 } as const;
 
 /** An item by its key, for the error of a record that does not decode: `item <pk> / <sk> of table <t>`. */

@@ -252,6 +252,54 @@ const schema = [
   ) STRICT;
   CREATE INDEX oauth_connections_by_account ON oauth_connections (account_id, created_at);
   `,
+  // Version 11: bulk lookups (batches/batch-store.ts): batches, their items (inputs and results as
+  // JSON text) and the creates' idempotency keys per account. Items are found by batch and index;
+  // the partial indexes keep the worker pool's scans (unfinished batches, ended leases) to the rows
+  // they want, however many finished batches and done items there are.
+  `
+  CREATE TABLE batches (
+    batch_id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    holder_id TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    state TEXT NOT NULL,
+    pause_reason TEXT,
+    item_count INTEGER NOT NULL,
+    next_index INTEGER NOT NULL,
+    succeeded INTEGER NOT NULL,
+    failed INTEGER NOT NULL,
+    invalid INTEGER NOT NULL,
+    credits_charged INTEGER NOT NULL,
+    credits_refunded INTEGER NOT NULL,
+    webhook_url TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    finished_at TEXT
+  ) STRICT;
+  CREATE INDEX batches_by_account ON batches (account_id, created_at, batch_id);
+  CREATE INDEX batches_unfinished ON batches (created_at)
+    WHERE state IN ('queued', 'running', 'paused');
+  CREATE TABLE batch_items (
+    batch_id TEXT NOT NULL REFERENCES batches (batch_id) ON DELETE CASCADE,
+    item_index INTEGER NOT NULL,
+    input TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    lease_until INTEGER,
+    outcome TEXT,
+    result TEXT,
+    PRIMARY KEY (batch_id, item_index)
+  ) STRICT;
+  CREATE INDEX batch_items_by_lease ON batch_items (batch_id, lease_until) WHERE state = 'running';
+  CREATE TABLE batch_idempotency (
+    account_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    batch_id TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, key)
+  ) STRICT;
+  `,
 ];
 
 interface QueuedWrite {

@@ -7,6 +7,7 @@ import type { Store } from '../store.js';
 import { Database, type DatabaseOptions } from './database.js';
 import { SqliteAccountStore } from './sqlite-accounts.js';
 import { SqliteApiKeyStore } from './sqlite-api-keys.js';
+import { SqliteBatchStore } from './sqlite-batches.js';
 import { SqliteBillingStore } from './sqlite-billing.js';
 import { SqliteConsoleSessionStore } from './sqlite-console-sessions.js';
 import { SqliteCursorStore } from './sqlite-cursors.js';
@@ -71,6 +72,7 @@ export function createSqliteStore(path: string, options: DatabaseOptions = {}): 
     passkeys: new SqlitePasskeyStore(database),
     oauthState: new SqliteOAuthStateStore(database),
     connections: new SqliteConnectionStore(database),
+    batches: new SqliteBatchStore(database),
     async ping() {
       // Briefly: a lock longer than this is reported at once, as billing would soon meet it too.
       await database.write(() => heartbeat(database), 'bestEffort');
@@ -96,6 +98,9 @@ export function createSqliteStore(path: string, options: DatabaseOptions = {}): 
         );
         deleted += Number(
           database.statement('DELETE FROM oauth_state WHERE expires_at < ?').run(now).changes,
+        );
+        deleted += Number(
+          database.statement('DELETE FROM batch_idempotency WHERE expires_at < ?').run(now).changes,
         );
         return deleted;
       });

@@ -1,0 +1,182 @@
+/**
+ * Bulk lookups (issue 28): what the store keeps of a batch, as a port of the store
+ * (shared/store/store.ts); adapters in shared/store/sqlite and shared/store/dynamodb, one contract
+ * suite for both (test/integration/batch-store.test.ts).
+ *
+ * A batch is one operation run over many items, each billed as the single call would be. Its record
+ * holds the state, the counts and the credits so far; each item holds its input and, once run, its
+ * result. Workers (the local pool of `npm start`, the SQS consumers on AWS) take items under a
+ * lease: an item whose lease runs out before it is finished (its worker crashed) is handed out
+ * again, and a completion names the attempt it finishes, so a late worker's result is not recorded
+ * over a newer attempt's and no item is counted twice.
+ *
+ * Every write is a single-record conditional change, so the DynamoDB adapter needs no transactions:
+ * items are written before their batch record (a batch is visible only when whole), the claim of
+ * fresh items moves the batch's `nextIndex` (one conditional update) before the items are marked,
+ * and a completion updates the item (conditioned on its attempt) before the batch's counts.
+ */
+
+export const batchStates = ['queued', 'running', 'paused', 'completed', 'cancelled', 'failed'] as const;
+export type BatchState = (typeof batchStates)[number];
+
+/** States a batch leaves only by an action (cancel, resume) or never. */
+export const FINISHED_STATES: readonly BatchState[] = ['completed', 'cancelled', 'failed'];
+
+/** Why a batch paused: it resumes when the reason is gone (credits granted, the cap's day over). */
+export type PauseReason = 'insufficient_credits' | 'spend_cap';
+
+/**
+ * What came of the items so far: `succeeded` answered 2xx, `failed` answered an error after they ran,
+ * `invalid` were refused at creation by the operation's own input rules (marked, never run).
+ */
+export interface BatchCounts {
+  succeeded: number;
+  failed: number;
+  invalid: number;
+}
+export type ItemOutcome = keyof BatchCounts;
+
+export interface BatchRecord {
+  /** `bat_` and 20 random characters. */
+  batchId: string;
+  accountId: string;
+  /** The key (`key_…`) or OAuth connection (`cnx_…`) that created it: its caps apply to every item. */
+  holderId: string;
+  /** The catalog operation every item runs. */
+  operation: string;
+  state: BatchState;
+  /** Set while `paused`; null otherwise. */
+  pauseReason: PauseReason | null;
+  itemCount: number;
+  /** Items at index `nextIndex` and after were never handed out: the next claim starts there. */
+  nextIndex: number;
+  counts: BatchCounts;
+  /** Credits the finished items cost, and credits refunded to them, so far. */
+  creditsCharged: number;
+  creditsRefunded: number;
+  /** Where completion, failure and pause are announced (checked by the egress guard); null: nowhere. */
+  webhookUrl: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** When it reached completed, cancelled or failed. */
+  finishedAt: string | null;
+}
+
+/** One item's answer, as a single call would have answered it. */
+export interface ItemResult {
+  /** The public HTTP status. */
+  status: number;
+  /** The public body (the success envelope or the error body), as JSON. */
+  body: unknown;
+  requestId: string;
+  /** Credits the item finally cost (0 when refunded or free). */
+  creditCost: number;
+  /** Credits debited for it and given back (0 when nothing was refunded). */
+  creditsRefunded: number;
+}
+
+export type ItemState = 'pending' | 'running' | 'done';
+
+export interface BatchItem {
+  batchId: string;
+  /** 0-based position in the list the customer sent. */
+  index: number;
+  /** The item's parameters, by their public names, as the customer sent them. */
+  input: Record<string, unknown>;
+  state: ItemState;
+  /** How many times the item was handed out; a completion names the attempt it finishes. */
+  attempt: number;
+  /** While `running`: epoch ms after which the item may be handed out again. */
+  leaseUntil: number | null;
+  /** Once `done`. */
+  outcome: ItemOutcome | null;
+  result: ItemResult | null;
+}
+
+/** An item handed to a worker: run `input`, then complete `attempt`. */
+export interface ClaimedItem {
+  index: number;
+  input: Record<string, unknown>;
+  attempt: number;
+}
+
+/** An item as created: to run, or refused up front (`invalid`, with the refusal as its result). */
+export interface NewItem {
+  input: Record<string, unknown>;
+  invalid?: ItemResult;
+}
+
+/** A create's `Idempotency-Key` (kept 24 hours): the same key and body give the same batch. */
+export interface IdempotencyClaim {
+  key: string;
+  /** A digest of the request body: the same key with another body is a conflict. */
+  requestHash: string;
+  /** Epoch ms after which the key is forgotten. */
+  expiresAt: number;
+}
+
+export type CreateOutcome =
+  | { kind: 'created'; batch: BatchRecord }
+  /** The key was used before with the same body: that batch. */
+  | { kind: 'replayed'; batch: BatchRecord }
+  /** The key was used before with another body. */
+  | { kind: 'conflict'; batchId: string };
+
+export interface BatchStore {
+  /**
+   * Stores the batch (state `queued`, `nextIndex` 0, counts and credits as the invalid items make
+   * them) and its items in index order. With `idempotency`, an unexpired use of the same key by the
+   * same account answers instead, and nothing is written.
+   */
+  create(
+    batch: BatchRecord,
+    items: readonly NewItem[],
+    idempotency?: IdempotencyClaim,
+    now?: number,
+  ): Promise<CreateOutcome>;
+  get(batchId: string): Promise<BatchRecord | undefined>;
+  /** The account's batches, newest first; `after` is the last batch id of the previous page. */
+  list(accountId: string, limit: number, after?: string): Promise<BatchRecord[]>;
+  /** Batches not finished (queued, running, paused), for a worker pool starting up. */
+  unfinished(): Promise<BatchRecord[]>;
+  /**
+   * Hands out up to `limit` never-claimed items (from `nextIndex`, skipping invalid ones), each
+   * `running` under a lease until `leaseUntil`, and moves `nextIndex` past them. Only while the
+   * batch is queued or running; none when it is paused or finished.
+   */
+  claimNext(batchId: string, limit: number, leaseUntil: number): Promise<ClaimedItem[]>;
+  /**
+   * Hands out again up to `limit` running items whose lease ended by `now` (a crashed worker's, or
+   * ones released), each with its attempt increased, under a new lease.
+   */
+  reclaimExpired(batchId: string, now: number, limit: number, leaseUntil: number): Promise<ClaimedItem[]>;
+  /** Keeps a running item's lease longer (a worker waiting out a rate limit); false if not current. */
+  extendLease(batchId: string, index: number, attempt: number, leaseUntil: number): Promise<boolean>;
+  /** Ends a running item's lease now, so it is handed out again later; false if not current. */
+  release(batchId: string, index: number, attempt: number): Promise<boolean>;
+  /**
+   * Records the result of the item's current attempt and adds it to the batch's counts and credits;
+   * false, and nothing changes, when the item is done or `attempt` is not its current one.
+   */
+  complete(
+    batchId: string,
+    index: number,
+    attempt: number,
+    outcome: Exclude<ItemOutcome, 'invalid'>,
+    result: ItemResult,
+    at: string,
+  ): Promise<boolean>;
+  /**
+   * Moves the batch from one of `from` to `to` (with its pause reason, null unless pausing;
+   * `finishedAt` set when `to` is finished); false when its state is not one of `from`.
+   */
+  transition(
+    batchId: string,
+    from: readonly BatchState[],
+    to: BatchState,
+    at: string,
+    pauseReason?: PauseReason,
+  ): Promise<boolean>;
+  /** Items from `fromIndex` on, in index order, at most `limit`. */
+  items(batchId: string, fromIndex: number, limit: number): Promise<BatchItem[]>;
+}
