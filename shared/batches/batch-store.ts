@@ -111,7 +111,7 @@ export interface IdempotencyClaim {
   key: string;
   /** A digest of the request body: the same key with another body is a conflict. */
   requestHash: string;
-  /** Epoch ms after which the key is forgotten. */
+  /** Epoch ms from which the key is forgotten. */
   expiresAt: number;
 }
 
