@@ -180,3 +180,22 @@ export interface BatchStore {
   /** Items from `fromIndex` on, in index order, at most `limit`. */
   items(batchId: string, fromIndex: number, limit: number): Promise<BatchItem[]>;
 }
+
+/**
+ * The batch as `create` stores it, whatever the store: queued, nothing handed out, the invalid items
+ * counted and their credits added.
+ */
+export function createdRecord(batch: BatchRecord, items: readonly NewItem[]): BatchRecord {
+  const refused = items.flatMap((item) => (item.invalid ? [item.invalid] : []));
+  return {
+    ...batch,
+    state: 'queued',
+    pauseReason: null,
+    itemCount: items.length,
+    nextIndex: 0,
+    counts: { succeeded: 0, failed: 0, invalid: refused.length },
+    creditsCharged: refused.reduce((sum, result) => sum + result.creditCost, 0),
+    creditsRefunded: refused.reduce((sum, result) => sum + result.creditsRefunded, 0),
+    finishedAt: null,
+  };
+}

@@ -42,6 +42,7 @@ import {
   type BatchStore,
   type ClaimedItem,
   type CreateOutcome,
+  createdRecord,
   FINISHED_STATES,
   type IdempotencyClaim,
   type ItemOutcome,
@@ -112,7 +113,7 @@ export class DynamoBatchStore implements BatchStore {
       if (claim.kind !== 'claimed') return claim;
       batchId = claim.batchId;
     }
-    const record = initialRecord({ ...batch, batchId }, items);
+    const record = createdRecord({ ...batch, batchId }, items);
     await this.writeItems(batchId, items);
     await Promise.all([
       this.put({
@@ -586,22 +587,6 @@ const countAttribute: Record<ItemOutcome, string> = {
   failed: 'failedCount',
   invalid: 'invalidCount',
 };
-
-/** The batch as created: queued, nothing handed out, the invalid items counted and their credits added. */
-function initialRecord(batch: BatchRecord, items: readonly NewItem[]): BatchRecord {
-  const refused = items.flatMap((item) => (item.invalid ? [item.invalid] : []));
-  return {
-    ...batch,
-    state: 'queued',
-    pauseReason: null,
-    itemCount: items.length,
-    nextIndex: 0,
-    counts: { succeeded: 0, failed: 0, invalid: refused.length },
-    creditsCharged: refused.reduce((sum, result) => sum + result.creditCost, 0),
-    creditsRefunded: refused.reduce((sum, result) => sum + result.creditsRefunded, 0),
-    finishedAt: null,
-  };
-}
 
 function recordAttributes({ counts, ...record }: BatchRecord): Item {
   return {

@@ -13,6 +13,7 @@ import {
   type BatchStore,
   type ClaimedItem,
   type CreateOutcome,
+  createdRecord,
   FINISHED_STATES,
   type IdempotencyClaim,
   type ItemOutcome,
@@ -35,7 +36,7 @@ export class SqliteBatchStore implements BatchStore {
     idempotency?: IdempotencyClaim,
     now = Date.now(),
   ): Promise<CreateOutcome> {
-    const stored = asCreated(batch, items);
+    const stored = createdRecord(batch, items);
     return this.database.write((): CreateOutcome => {
       const used = idempotency && this.usedKey(batch.accountId, idempotency.key, now);
       if (used) {
@@ -297,22 +298,6 @@ export class SqliteBatchStore implements BatchStore {
     );
     return Number(changes) === 1;
   }
-}
-
-/** The batch as `create` stores it: fresh, with the invalid items already counted. */
-function asCreated(batch: BatchRecord, items: readonly NewItem[]): BatchRecord {
-  const refused = items.flatMap((item) => (item.invalid ? [item.invalid] : []));
-  return {
-    ...batch,
-    state: 'queued',
-    pauseReason: null,
-    itemCount: items.length,
-    nextIndex: 0,
-    counts: { succeeded: 0, failed: 0, invalid: refused.length },
-    creditsCharged: refused.reduce((sum, result) => sum + result.creditCost, 0),
-    creditsRefunded: refused.reduce((sum, result) => sum + result.creditsRefunded, 0),
-    finishedAt: null,
-  };
 }
 
 const byIndex = (a: ClaimedItem, b: ClaimedItem) => a.index - b.index;
