@@ -51,7 +51,7 @@ import {
   type PauseReason,
 } from '../../batches/batch-store.js';
 import { batchItemRecord, batchRecord, idempotencyKeyRecord } from '../records/batches.js';
-import { recordCodec } from '../records/stored-record.js';
+import { parsedJsonText, recordCodec } from '../records/stored-record.js';
 import { type ItemKey, itemKeys, itemName, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure, queryAll } from './table.js';
 import { UpdateExpression } from './update-expression.js';
@@ -626,15 +626,5 @@ function newItemAttributes(batchId: string, index: number, item: NewItem): Item 
 
 /** An item's fields by the port's names, its input and result parsed from their JSON text. */
 function itemFields(item: Item): Item {
-  return { ...item, input: parsedJson(item.input), result: parsedJson(item.result) };
-}
-
-/** JSON text parsed; anything else is passed on for the codec to refuse. */
-function parsedJson(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
+  return { ...item, input: parsedJsonText(item.input), result: parsedJsonText(item.result) };
 }

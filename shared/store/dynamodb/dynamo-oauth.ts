@@ -25,7 +25,7 @@ import {
   type OAuthStateStore,
 } from '../../oauth/oauth-store.js';
 import { connectionRecord, oauthStateRecord } from '../records/oauth.js';
-import { recordCodec } from '../records/stored-record.js';
+import { parsedJsonText, recordCodec } from '../records/stored-record.js';
 import { type ItemKey, itemKeys, itemName, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure, queryAll } from './table.js';
 
@@ -73,7 +73,7 @@ export class DynamoOAuthStateStore implements OAuthStateStore {
     );
     if (!Item) return undefined;
     const record = oauthStateRecord.decode(
-      { payload: parsedJson(Item.payload), expiresAt: Item.expiresAtMs, consumedAt: Item.consumedAt },
+      { payload: parsedJsonText(Item.payload), expiresAt: Item.expiresAtMs, consumedAt: Item.consumedAt },
       itemName(this.table.table, key),
     );
     return record.expiresAt > now ? record : undefined;
@@ -293,16 +293,6 @@ export class DynamoConnectionStore implements ConnectionStore {
 
 function stringOrUndefined(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
-}
-
-/** The payload's JSON text parsed; anything else is passed on for the codec to refuse. */
-function parsedJson(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
 }
 
 function withoutNulls(record: ConnectionRecord): Item {

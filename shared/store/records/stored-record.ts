@@ -70,3 +70,16 @@ export const count = () => z.number().int();
 
 /** A time in milliseconds since the epoch (DynamoDB's TTL seconds are converted by the adapter). */
 export const epochMs = () => z.number();
+
+/**
+ * A field a store keeps as JSON text (a SQLite column, a DynamoDB string attribute), parsed; anything
+ * else, unparsable text included, is passed on as it is for the record's codec to refuse.
+ */
+export function parsedJsonText(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}

@@ -15,12 +15,5 @@ export function booleanColumn(value: unknown): unknown {
   return value === 0 ? false : value === 1 ? true : value;
 }
 
-/** The stored value of a JSON text column, parsed. */
-export function jsonColumn(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}
+/** The stored value of a JSON text column, parsed (the DynamoDB adapter reads its JSON text alike). */
+export { parsedJsonText as jsonColumn } from '../records/stored-record.js';
