@@ -313,6 +313,16 @@ const configSchema = z.object({
   RECONCILE_AFTER_SECONDS: integer(1, 86_400).optional(),
   /** How often `npm start` reconciles (it also does at start-up); AWS's schedule runs every 5 minutes. */
   RECONCILE_INTERVAL_SECONDS: integer(1, 86_400).default(300),
+  /** Most items one batch may hold (POST /v1/batches); a longer list is refused with 413. */
+  BATCH_MAX_ITEMS: integer(1, 1_000_000).default(10_000),
+  /** Largest batch body in bytes (JSON array or JSONL); a larger one is refused with 413. */
+  BATCH_MAX_BYTES: integer(1_024, 100 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** Items `npm start`'s worker pool runs at once, over every batch. */
+  BATCH_WORKERS: integer(1, 256).default(8),
+  /** Items one account's batches run at once, so a large customer cannot take every worker. */
+  BATCH_ACCOUNT_CONCURRENCY: integer(1, 256).default(4),
+  /** How often the worker pool looks for work (new batches, credits granted to a paused one), in ms. */
+  BATCH_POLL_MS: integer(10, 60_000).default(500),
 });
 
 /** DATA_SOURCE=upstream needs both of these; naming each missing one is what start-up reports. */
