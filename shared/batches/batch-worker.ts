@@ -43,6 +43,8 @@ export interface BatchWorkerSettings {
   perAccount: number;
   /** How often to look for work when nothing woke the pool. */
   pollMs: number;
+  /** Items of this pool that may hold one mail domain, or one site, at once. */
+  hostLimits: { smtp: number; browser: number };
 }
 
 export interface BatchWorkerDependencies {
@@ -62,8 +64,14 @@ export type BatchEvent = 'batch.completed' | 'batch.failed' | 'batch.paused';
 
 /** Time past an operation's deadline an item's lease runs, for the completion write to land. */
 const LEASE_MARGIN_MS = 30_000;
-/** Retryable refusals that charged nothing (503s) an item waits out before its error is its result. */
-const MAX_TRANSIENT_RETRIES = 5;
+/**
+ * How long an item keeps retrying a retryable refusal that charged nothing (503: a mail server or
+ * site at its limit, billing briefly unavailable) before that refusal is its result; the waits
+ * between tries double from the first to the longest, with jitter.
+ */
+const TRANSIENT_PATIENCE_MS = 5 * 60_000;
+const TRANSIENT_FIRST_WAIT_MS = 250;
+const TRANSIENT_MAX_WAIT_MS = 10_000;
 
 interface Running {
   accountId: string;
@@ -77,6 +85,7 @@ export class BatchWorkerPool {
   private readonly heldUntil = new Map<string, number>();
   /** Key id → key hash: a key's hash never changes, its revocation is checked at every use. */
   private readonly keyHashes = new Map<string, string>();
+  private readonly hosts = new KeyedSlots();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private again = false;
@@ -214,7 +223,7 @@ export class BatchWorkerPool {
   }
 
   private async runItem(batch: BatchRecord, item: ClaimedItem): Promise<void> {
-    const { store, pipeline } = this.deps;
+    const { store } = this.deps;
     const operation = this.operations.get(batch.operation) as RegisteredOperation;
     const principal = await this.holder(batch);
     if (!principal) {
@@ -222,6 +231,24 @@ export class BatchWorkerPool {
       await this.move(batch, ['queued', 'running', 'paused'], 'failed', 'batch.failed');
       return;
     }
+    const host = this.hostOf(operation, item.input);
+    const release = host ? await this.hosts.acquire(host.key, host.limit) : () => {};
+    try {
+      await this.runHeld(batch, item, operation, principal);
+    } finally {
+      release();
+    }
+  }
+
+  /** Runs the item until it has an answer to record, waiting out the refusals that charged nothing. */
+  private async runHeld(
+    batch: BatchRecord,
+    item: ClaimedItem,
+    operation: RegisteredOperation,
+    principal: Principal,
+  ): Promise<void> {
+    const { store, pipeline, clock } = this.deps;
+    const givesUpAt = clock.now() + TRANSIENT_PATIENCE_MS;
     for (let transient = 0; ; ) {
       const requestId = newRequestId();
       const outcome = await pipeline.run({
@@ -246,14 +273,20 @@ export class BatchWorkerPool {
         await this.move(batch, ['queued', 'running', 'paused'], 'failed', 'batch.failed');
         return;
       }
-      const wait =
-        error instanceof RateLimitExceededError ||
-        (error?.status === 503 &&
-          error.retryable &&
-          outcome.creditCost === 0 &&
-          transient++ < MAX_TRANSIENT_RETRIES);
-      if (wait) {
-        if (!(await this.waitOut(batch, item, operation, headers['Retry-After']))) return;
+      if (error instanceof RateLimitExceededError) {
+        // The account's window is full: none of its items starts before it has room again.
+        const waitMs = Math.min(Math.max(Number(headers['Retry-After']) || 1, 1), 60) * 1000;
+        this.heldUntil.set(
+          batch.accountId,
+          Math.max(this.heldUntil.get(batch.accountId) ?? 0, clock.now() + waitMs),
+        );
+        if (!(await this.waitOut(batch, item, operation, waitMs))) return;
+        continue;
+      }
+      // A busy mail server or site, or a store that is back in a moment: this item waits alone.
+      if (isTransient(outcome) && clock.now() < givesUpAt) {
+        const waitMs = Math.min(TRANSIENT_FIRST_WAIT_MS * 2 ** transient++, TRANSIENT_MAX_WAIT_MS);
+        if (!(await this.waitOut(batch, item, operation, waitMs * (0.5 + Math.random() / 2)))) return;
         continue;
       }
       await store.complete(
@@ -275,21 +308,16 @@ export class BatchWorkerPool {
   }
 
   /**
-   * Holds the account's items back for the wait the refusal asked for, keeping this item's lease;
-   * false when the item is no longer this worker's, or the batch stopped meanwhile.
+   * Waits, keeping this item's lease; false when the item is no longer this worker's, or the batch
+   * stopped meanwhile (the item is handed back).
    */
   private async waitOut(
     batch: BatchRecord,
     item: ClaimedItem,
     operation: RegisteredOperation,
-    retryAfter: string | undefined,
+    waitMs: number,
   ): Promise<boolean> {
     const { store, clock } = this.deps;
-    const waitMs = Math.min(Math.max(Number(retryAfter) || 1, 1), 60) * 1000;
-    this.heldUntil.set(
-      batch.accountId,
-      Math.max(this.heldUntil.get(batch.accountId) ?? 0, clock.now() + waitMs),
-    );
     const leaseUntil = clock.now() + waitMs + operation.definition.runtime.timeoutMs + LEASE_MARGIN_MS;
     if (!(await store.extendLease(batch.batchId, item.index, item.attempt, leaseUntil))) return false;
     await new Promise((resolve) => setTimeout(resolve, waitMs));
@@ -297,6 +325,33 @@ export class BatchWorkerPool {
     if (current?.state === 'running' || current?.state === 'queued') return true;
     await store.release(batch.batchId, item.index, item.attempt);
     return false;
+  }
+
+  /**
+   * The host an item's run holds a slot of (a mail domain, a site), and how many of this pool's
+   * items may hold it at once: the per-host limits the operations obey across processes
+   * (SMTP_MAX_SESSIONS_PER_MX, WEBSITE_MAX_PAGES_PER_HOST), kept here too so a batch queues its own
+   * items instead of having them refused with 503 one after another.
+   */
+  private hostOf(
+    operation: RegisteredOperation,
+    input: Record<string, unknown>,
+  ): { key: string; limit: number } | undefined {
+    const needs: readonly string[] = operation.definition.runtime.needs;
+    const text = (name: string) =>
+      Object.hasOwn(input, name) && typeof input[name] === 'string' ? (input[name] as string) : undefined;
+    if (needs.includes('smtp')) {
+      const domain = text('domain') ?? text('email')?.split('@').at(-1);
+      return domain
+        ? { key: `smtp:${domain.toLowerCase()}`, limit: this.settings.hostLimits.smtp }
+        : undefined;
+    }
+    if (needs.includes('browser')) {
+      const url = text('url');
+      const host = url && URL.canParse(url) ? new URL(url).hostname : undefined;
+      return host ? { key: `web:${host}`, limit: this.settings.hostLimits.browser } : undefined;
+    }
+    return undefined;
   }
 
   /** Resumes a paused batch once its holder can pay for one more item. */
@@ -352,5 +407,35 @@ export class BatchWorkerPool {
 
   private nowIso(): string {
     return new Date(this.deps.clock.now()).toISOString();
+  }
+}
+
+/** A 503 that says "retry" and charged nothing. */
+function isTransient(outcome: {
+  error?: { status: number; retryable: boolean };
+  creditCost: number;
+}): boolean {
+  return outcome.error?.status === 503 && outcome.error.retryable && outcome.creditCost === 0;
+}
+
+/** Counting semaphores by key, each with its own limit; a key's waiters are served in order. */
+class KeyedSlots {
+  private readonly held = new Map<string, { count: number; waiting: (() => void)[] }>();
+
+  async acquire(key: string, limit: number): Promise<() => void> {
+    let slot = this.held.get(key);
+    if (!slot) {
+      slot = { count: 0, waiting: [] };
+      this.held.set(key, slot);
+    }
+    const entry = slot;
+    if (entry.count >= limit) await new Promise<void>((resolve) => entry.waiting.push(resolve));
+    else entry.count += 1;
+    return () => {
+      const next = entry.waiting.shift();
+      // The slot passes straight to the next waiter; the key is forgotten when nobody holds it.
+      if (next) next();
+      else if (--entry.count === 0) this.held.delete(key);
+    };
   }
 }

@@ -27,6 +27,7 @@ export function mountBatches(service: Service, store: Store): BatchWorkerPool {
       workers: config.BATCH_WORKERS,
       perAccount: config.BATCH_ACCOUNT_CONCURRENCY,
       pollMs: config.BATCH_POLL_MS,
+      hostLimits: { smtp: config.SMTP_MAX_SESSIONS_PER_MX, browser: config.WEBSITE_MAX_PAGES_PER_HOST },
     },
   );
   mountBatchRoutes(service, { batches, onCreated: () => pool.wake() });
