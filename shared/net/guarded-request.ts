@@ -55,10 +55,11 @@ export interface CheckedDestination {
  * then, for a name, every answer of one resolution. Throws EgressDeniedError on a refusal.
  */
 export async function checkDestination(url: URL, options: EgressOptions): Promise<CheckedDestination> {
+  const plainHttp = url.protocol === 'http:' && options.httpForAllowedHosts;
+  if (url.protocol !== 'https:' && !(plainHttp && isAllowListed(url, options.allowHosts)))
+    throw new EgressDeniedError(url.href, 'not https');
   const destination = classifyDestination(url, { allowHosts: options.allowHosts });
   if (!destination.allowed) throw new EgressDeniedError(url.href, destination.reason);
-  if (url.protocol !== 'https:' && !(options.httpForAllowedHosts && isAllowListed(url, options.allowHosts)))
-    throw new EgressDeniedError(url.href, 'not https');
   if (destination.literal) return { address: destination.host, port: destination.port };
   const answers = await (options.resolve ?? systemResolve)(destination.host);
   if (answers.length === 0) throw new EgressDeniedError(url.href, 'the name has no address');
