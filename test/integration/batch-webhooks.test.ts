@@ -312,6 +312,38 @@ describe('a failing receiver', () => {
   });
 });
 
+describe('a receiver answering at length', () => {
+  it('is read no further than a bound: an endless answer does not hold the attempt', async () => {
+    const endless = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = 'x'.repeat(64 * 1024);
+      const more = () => {
+        while (!response.destroyed && response.write(chunk));
+        if (!response.destroyed) response.once('drain', more);
+      };
+      more();
+    });
+    endless.listen(0, '127.0.0.1');
+    await once(endless, 'listening');
+    const { port } = endless.address() as AddressInfo;
+    try {
+      const hooks = notifier({
+        UNSAFE_WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${port}`,
+        WEBHOOK_TIMEOUT_SECONDS: '10',
+      });
+      const batch = await batchWithWebhook(`http://127.0.0.1:${port}/chatty`);
+      await hooks.announce(batch, 'batch.completed', stateOf(batch));
+      const [delivery] = await store.batches.deliveries(batch.batchId);
+      expect(delivery?.state).toBe('delivered');
+      // Milliseconds of work; reading the whole answer would last until the 10 s timeout.
+      expect(delivery?.attempts[0]?.durationMs).toBeLessThan(2_000);
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
+    }
+  });
+});
+
 describe('a URL at a non-public address', () => {
   const refusedAtCreation: [url: string, because: RegExp][] = [
     ['not a url', /not a valid URL/],
