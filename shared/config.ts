@@ -83,6 +83,12 @@ const UNSUPPORTED_EMAIL_DOMAINS = [
   'rocketmail.com',
 ];
 
+/** A pause in seconds, fractions allowed (a test retries in milliseconds), at most a week. */
+const pauseSeconds = z.coerce
+  .number<string>({ error: 'must be seconds above 0, at most 604800' })
+  .positive({ error: 'must be seconds above 0, at most 604800' })
+  .max(7 * 86_400, { error: 'must be seconds above 0, at most 604800' });
+
 /** UNSAFE_*_ALLOW_HOSTS: exact host:port pairs; a malformed entry fails start-up naming it. */
 const allowHosts = z
   .string()
@@ -283,6 +289,21 @@ const configSchema = z.object({
   UNSAFE_OAUTH_CLIENT_ALLOW_HOSTS: allowHosts,
   /** Test-only: a PEM certificate authority trusted for Client ID Metadata Documents (a test's own). */
   UNSAFE_OAUTH_CLIENT_CA: z.string().min(1).optional(),
+  /**
+   * Pauses before each retry of a batch webhook a receiver did not take (no 2xx), comma-separated
+   * seconds (fractions allowed); after the last the delivery is given up as failed. The default
+   * retries 7 times over about 10.7 hours.
+   */
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: list
+    .default(['5', '30', '120', '600', '1800', '7200', '28800'])
+    .pipe(z.array(pauseSeconds).min(1, 'must list at least one pause')),
+  /** Time one webhook attempt gets, from connecting to the receiver's answer; longer is a failed attempt. */
+  WEBHOOK_TIMEOUT_SECONDS: integer(1, 60).default(10),
+  /**
+   * UNSAFE, tests only: exact `host:port` pairs batch webhooks may be sent to although their addresses
+   * are not public, over plain HTTP too (a test's receiver on loopback). Empty in production.
+   */
+  UNSAFE_WEBHOOK_ALLOW_HOSTS: allowHosts,
   /** Where data lookups read: `dataset` (the embedded sample) or `upstream` (another service's /api/v2). */
   DATA_SOURCE: z.enum(['dataset', 'upstream']).default('dataset'),
   /**
