@@ -5,6 +5,7 @@
  *   GET  /v1/batches[?limit=…&cursor=…]                                       the account's batches
  *   GET  /v1/batches/{id}                                                     state, counts, credits
  *   GET  /v1/batches/{id}/results[?start=…&limit=…]                           JSONL, CSV or paged JSON
+ *   GET  /v1/batches/{id}/deliveries                                          webhook attempts
  *   POST /v1/batches/{id}/cancel
  *
  * Same key (bearer), same error bodies and request ids as the lookups. The calls themselves are free
@@ -37,8 +38,11 @@ export interface BatchRoutesOptions {
   batches: BatchService;
   /** Called after a batch is created, so the workers start on it at once. */
   onCreated?: (batch: BatchRecord) => void;
-  /** Refuses a webhook URL the egress guard would not call (an InvalidRequestError on `webhookUrl`). */
-  checkWebhookUrl?: (url: string) => Promise<void>;
+  /**
+   * The webhook URL as it will be called; refuses one the egress guard would not call (an
+   * InvalidRequestError on `webhookUrl`).
+   */
+  checkWebhookUrl: (url: string) => Promise<string>;
 }
 
 const BATCH_ID = /^bat_[A-Za-z0-9]{20}$/;
@@ -103,8 +107,9 @@ export function mountBatchRoutes(service: Service, options: BatchRoutesOptions):
           'Name the operation every item runs, e.g. operation=profiles.details.',
         );
       const invalidItems = readChoice(query, 'invalidItems', ['reject', 'mark'] as const, 'reject');
-      const webhookUrl = query.get('webhookUrl');
-      if (webhookUrl !== undefined) await checkWebhook(webhookUrl, options);
+      const sentWebhookUrl = query.get('webhookUrl');
+      const webhookUrl =
+        sentWebhookUrl === undefined ? undefined : await options.checkWebhookUrl(sentWebhookUrl);
       const { items, body } = await readUploadedItems(c.req.raw, {
         maxItems: config.BATCH_MAX_ITEMS,
         maxBytes: config.BATCH_MAX_BYTES,
@@ -143,6 +148,26 @@ export function mountBatchRoutes(service: Service, options: BatchRoutesOptions):
       readQuery(c.req.url, []);
       const batch = await batches.get(principal, batchIdOf(c));
       return json(c, 200, { data: batches.view(batch), meta: { requestId: c.get('requestId') } });
+    }),
+  );
+
+  app.all(
+    '/v1/batches/:id/deliveries',
+    handle(['GET'], async (c, principal) => {
+      readQuery(c.req.url, []);
+      const batch = await batches.get(principal, batchIdOf(c));
+      const deliveries = await batches.deliveries(batch);
+      return json(c, 200, {
+        data: deliveries.map(({ deliveryId, type, state, attempts, nextAttemptAt, createdAt }) => ({
+          id: deliveryId,
+          type,
+          state,
+          attempts,
+          nextAttemptAt: nextAttemptAt === null ? null : new Date(nextAttemptAt).toISOString(),
+          createdAt,
+        })),
+        meta: { requestId: c.get('requestId') },
+      });
     }),
   );
 
@@ -276,26 +301,6 @@ function readChoice<const T extends string>(
   if (!choice)
     throw InvalidRequestError.single(name, 'invalid_value', `${name} is one of ${choices.join(', ')}.`);
   return choice;
-}
-
-async function checkWebhook(url: string, options: BatchRoutesOptions): Promise<void> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw InvalidRequestError.single(
-      'webhookUrl',
-      'invalid_format',
-      'The webhook URL is not an absolute URL.',
-    );
-  }
-  if (parsed.username || parsed.password)
-    throw InvalidRequestError.single(
-      'webhookUrl',
-      'invalid_format',
-      'The webhook URL may not carry credentials.',
-    );
-  await options.checkWebhookUrl?.(url);
 }
 
 /** JSONL unless the client asks for CSV or paged JSON; 406 when it accepts none of them. */

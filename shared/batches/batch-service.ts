@@ -20,8 +20,17 @@ import {
 import { variantFor } from '../mcp/tool-catalog.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse } from '../pipeline/public-response.js';
-import type { BatchItem, BatchRecord, BatchStore, ItemResult, NewItem } from './batch-store.js';
+import type {
+  BatchItem,
+  BatchRecord,
+  BatchStore,
+  ItemResult,
+  NewItem,
+  WebhookDelivery,
+  WebhookEventType,
+} from './batch-store.js';
 import { FINISHED_STATES } from './batch-store.js';
+import { newWebhookSecret } from './webhooks.js';
 
 /** How long a create's `Idempotency-Key` is remembered. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -56,7 +65,8 @@ export interface BatchView {
     pending: number;
   };
   credits: { charged: number; refunded: number };
-  webhookUrl: string | null;
+  /** Where events are sent, and the secret their signatures are made with (docs/webhooks.md). */
+  webhook: { url: string; secret: string } | null;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -71,6 +81,8 @@ export class BatchService {
     private readonly store: BatchStore,
     operations: readonly RegisteredOperation[],
     private readonly clock: Clock,
+    /** Tells the batch's webhook of a state it moved to (webhooks.ts); never throws. */
+    private readonly announce?: (batch: BatchRecord, event: WebhookEventType) => Promise<void>,
   ) {
     // Account reads answer about the caller and cost nothing: there is nothing to batch.
     this.byId = new Map(
@@ -123,6 +135,7 @@ export class BatchService {
       creditsCharged: 0,
       creditsRefunded: 0,
       webhookUrl: request.webhookUrl ?? null,
+      webhookSecret: request.webhookUrl === undefined ? null : newWebhookSecret(),
       createdAt: at,
       updatedAt: at,
       finishedAt: null,
@@ -164,7 +177,13 @@ export class BatchService {
     const moved = await this.store.transition(batchId, ['queued', 'running', 'paused'], 'cancelled', at);
     const after = await this.get(principal, batchId);
     if (!moved && after.state !== 'cancelled') throw new BatchFinishedError(batchId, after.state);
+    if (moved) await this.announce?.(after, 'batch.cancelled');
     return after;
+  }
+
+  /** Every attempt to deliver the batch's events to its webhook, oldest first. */
+  deliveries(batch: BatchRecord): Promise<WebhookDelivery[]> {
+    return this.store.deliveries(batch.batchId);
   }
 
   view(batch: BatchRecord): BatchView {
@@ -177,7 +196,10 @@ export class BatchService {
       pauseReason: batch.pauseReason,
       items: { total: batch.itemCount, ...counts, pending: batch.itemCount - done },
       credits: { charged: batch.creditsCharged, refunded: batch.creditsRefunded },
-      webhookUrl: batch.webhookUrl,
+      webhook:
+        batch.webhookUrl === null || batch.webhookSecret === null
+          ? null
+          : { url: batch.webhookUrl, secret: batch.webhookSecret },
       createdAt: batch.createdAt,
       updatedAt: batch.updatedAt,
       finishedAt: batch.finishedAt,

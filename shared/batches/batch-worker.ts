@@ -34,7 +34,7 @@ import { variantFor } from '../mcp/tool-catalog.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { newRequestId } from '../pipeline/public-response.js';
 import { type LookupPipeline, spendCapsOf } from '../pipeline/run-lookup.js';
-import type { BatchRecord, BatchStore, ClaimedItem, PauseReason } from './batch-store.js';
+import type { BatchRecord, BatchStore, ClaimedItem, PauseReason, WebhookEventType } from './batch-store.js';
 
 export interface BatchWorkerSettings {
   /** Items run at once over every batch. */
@@ -56,11 +56,11 @@ export interface BatchWorkerDependencies {
   ledger: CreditLedger;
   clock: Clock;
   logger: Logger;
-  /** Told when a batch completes, fails, pauses (webhooks); failures are the listener's to handle. */
-  onFinished?: (batch: BatchRecord, event: BatchEvent) => Promise<void>;
+  /** Told when a batch completes, fails or pauses (its webhook); never throws. */
+  announce?: (batch: BatchRecord, event: WebhookEventType) => Promise<void>;
+  /** Sends the webhook deliveries that are due (retries); run beside the ticks, never two at once. */
+  deliverDue?: () => Promise<unknown>;
 }
-
-export type BatchEvent = 'batch.completed' | 'batch.failed' | 'batch.paused';
 
 /** Time past an operation's deadline an item's lease runs, for the completion write to land. */
 const LEASE_MARGIN_MS = 30_000;
@@ -89,6 +89,7 @@ export class BatchWorkerPool {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private again = false;
+  private delivering: Promise<unknown> | undefined;
   private stopped = true;
   /** Leases older than this process's start are dead: reclaimed at the first tick that sees them. */
   private recovered = new Set<string>();
@@ -110,6 +111,7 @@ export class BatchWorkerPool {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.ticking;
+    await this.delivering;
     while (this.running.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
@@ -137,6 +139,11 @@ export class BatchWorkerPool {
   }
 
   private async tick(): Promise<void> {
+    const { deliverDue } = this.deps;
+    if (deliverDue && !this.delivering)
+      this.delivering = deliverDue().finally(() => {
+        this.delivering = undefined;
+      });
     const batches = await this.deps.store.unfinished();
     const claimable: BatchRecord[] = [];
     for (const batch of batches) {
@@ -389,14 +396,14 @@ export class BatchWorkerPool {
     batch: BatchRecord,
     from: readonly BatchRecord['state'][],
     to: 'completed' | 'failed' | 'paused',
-    event: BatchEvent,
+    event: WebhookEventType,
     reason?: PauseReason,
   ): Promise<void> {
-    const { store, logger, onFinished } = this.deps;
+    const { store, logger, announce } = this.deps;
     if (!(await store.transition(batch.batchId, from, to, this.nowIso(), reason))) return;
     logger.info({ batchId: batch.batchId, state: to, pauseReason: reason }, 'batch state changed');
     const moved = await store.get(batch.batchId);
-    if (moved && onFinished) await onFinished(moved, event);
+    if (moved && announce) await announce(moved, event);
   }
 
   private activeFor(accountId: string): number {

@@ -7,11 +7,22 @@ import type { Service } from '../service.js';
 import type { Store } from '../store/store.js';
 import { mountBatchRoutes } from './batch-routes.js';
 import { BatchService } from './batch-service.js';
+import type { BatchRecord, WebhookEventType } from './batch-store.js';
 import { BatchWorkerPool } from './batch-worker.js';
+import { checkWebhookUrl, notifierSettings, WebhookNotifier } from './webhooks.js';
 
 export function mountBatches(service: Service, store: Store): BatchWorkerPool {
   const { config, repositories } = service;
-  const batches = new BatchService(store.batches, service.operations, service.clock);
+  const webhooks = new WebhookNotifier({
+    ...notifierSettings(config),
+    store: store.batches,
+    clock: service.clock,
+    logger: service.logger,
+  });
+  // An event's payload is the batch as GET /v1/batches/{id} shows it at that moment.
+  const announce = (batch: BatchRecord, event: WebhookEventType): Promise<void> =>
+    webhooks.announce(batch, event, batches.view(batch));
+  const batches = new BatchService(store.batches, service.operations, service.clock, announce);
   const pool = new BatchWorkerPool(
     {
       store: store.batches,
@@ -22,6 +33,8 @@ export function mountBatches(service: Service, store: Store): BatchWorkerPool {
       ledger: repositories.ledger,
       clock: service.clock,
       logger: service.logger,
+      announce,
+      deliverDue: () => webhooks.deliverDue(),
     },
     {
       workers: config.BATCH_WORKERS,
@@ -30,7 +43,11 @@ export function mountBatches(service: Service, store: Store): BatchWorkerPool {
       hostLimits: { smtp: config.SMTP_MAX_SESSIONS_PER_MX, browser: config.WEBSITE_MAX_PAGES_PER_HOST },
     },
   );
-  mountBatchRoutes(service, { batches, onCreated: () => pool.wake() });
+  mountBatchRoutes(service, {
+    batches,
+    onCreated: () => pool.wake(),
+    checkWebhookUrl: (url) => checkWebhookUrl(url, config.UNSAFE_WEBHOOK_ALLOW_HOSTS),
+  });
   pool.start();
   return pool;
 }

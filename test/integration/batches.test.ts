@@ -6,6 +6,10 @@
  * batch runs no more items, an Idempotency-Key replays or conflicts, and verifications run against
  * a real SMTP server on loopback.
  */
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
 import { sqlitePath } from '../../shared/store/open-store.js';
@@ -59,7 +63,31 @@ let server: RunningServer;
 let dns: DnsServerHandle;
 let mail: MailServers;
 
+/** A webhook receiver on loopback: what it got, and the statuses it answers in turn (then 204). */
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+const received: Received[] = [];
+const answers = new Map<string, number[]>();
+let receiver: Server;
+let receiverBase: string;
+
 beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      const path = request.url ?? '/';
+      received.push({ path, headers: request.headers, body });
+      response.writeHead(answers.get(path)?.shift() ?? 204).end();
+    });
+  });
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  const { port } = receiver.address() as AddressInfo;
+  receiverBase = `http://127.0.0.1:${port}`;
   mail = await startMailServers();
   dns = await startDnsServer({
     'accept.test': { mx: [[10, 'mx.accept.test']] },
@@ -73,6 +101,8 @@ beforeAll(async () => {
     BATCH_POLL_MS: '50',
     // The tests poll batch states often; batch calls count in the account reads' window.
     ACCOUNT_RATE_LIMIT: '100000',
+    UNSAFE_WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${port}`,
+    WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.2,0.4',
   });
 }, 60_000);
 
@@ -80,6 +110,7 @@ afterAll(async () => {
   await server?.stop();
   await dns?.close();
   await mail?.close();
+  receiver?.close();
   await cleanUpProcesses();
 });
 
@@ -542,5 +573,89 @@ describe('a restart by kill -9 in the middle of a batch', () => {
     expect(settled.entries.filter((entry) => entry.status === 'charged')).toHaveLength(400 - failed);
     expect(settled.balance).toBe(10_000 - (400 - failed) * PROFILE_PRICE);
     await running.stop();
+  });
+});
+
+describe('webhooks', () => {
+  interface Delivery {
+    type: string;
+    state: string;
+    attempts: { status: number | null; error: string | null }[];
+  }
+
+  const deliveriesOf = async (account: Account, batchId: string) =>
+    ((await (await call(account, `/v1/batches/${batchId}/deliveries`)).json()) as { data: Delivery[] }).data;
+
+  it('signs the completion event so the library verifies it with the batch secret', {
+    timeout: 30_000,
+  }, async () => {
+    const account = await newAccount(100);
+    const url = `${receiverBase}/signed`;
+    const created = await createBatch(
+      account,
+      `operation=profiles.details&webhookUrl=${encodeURIComponent(url)}`,
+      [{ username: 'wei-zhang' }],
+    );
+    const webhook = (created as BatchState & { webhook: { url: string; secret: string } }).webhook;
+    expect(webhook.url).toBe(url);
+    expect(webhook.secret).toMatch(/^whsec_/);
+    await waitFor(account, created.id, (state) => state.state === 'completed');
+    const deadline = Date.now() + 10_000;
+    while (!received.some((hit) => hit.path === '/signed') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const hit = received.find((request) => request.path === '/signed') as Received;
+    const headers = Object.fromEntries(
+      Object.entries(hit.headers).map(([name, value]) => [name, String(value)]),
+    );
+    const event = new Webhook(webhook.secret.slice('whsec_'.length)).verify(hit.body, headers) as {
+      type: string;
+      data: BatchState;
+    };
+    expect(event.type).toBe('batch.completed');
+    expect(event.data).toMatchObject({ id: created.id, state: 'completed', items: { succeeded: 1 } });
+    expect(() => new Webhook('c2VjcmV0LW9mLWFub3RoZXItYmF0Y2g=').verify(hit.body, headers)).toThrow();
+  });
+
+  it('retries a failing receiver and shows every attempt', { timeout: 30_000 }, async () => {
+    const account = await newAccount(100);
+    answers.set('/flaky', [500, 503]);
+    const created = await createBatch(
+      account,
+      `operation=profiles.details&webhookUrl=${encodeURIComponent(`${receiverBase}/flaky`)}`,
+      [{ username: 'wei-zhang' }],
+    );
+    await waitFor(account, created.id, (state) => state.state === 'completed');
+    const deadline = Date.now() + 15_000;
+    let deliveries = await deliveriesOf(account, created.id);
+    while (deliveries[0]?.state !== 'delivered' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      deliveries = await deliveriesOf(account, created.id);
+    }
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ type: 'batch.completed', state: 'delivered' });
+    expect(deliveries[0]?.attempts.map((attempt) => attempt.status)).toEqual([500, 503, 204]);
+    expect(received.filter((hit) => hit.path === '/flaky')).toHaveLength(3);
+  });
+
+  it.each([
+    ['a private address', 'https://10.0.0.7/hook'],
+    ['the metadata service', 'http://169.254.169.254/latest/meta-data/'],
+    ['loopback by name', 'https://localhost/hook'],
+    ['loopback on a port not allowed', 'http://127.0.0.1:9/hook'],
+  ])('refuses a webhook URL at %s and creates nothing', async (_name, url) => {
+    const account = await newAccount(100);
+    const response = await call(
+      account,
+      `/v1/batches?operation=profiles.details&webhookUrl=${encodeURIComponent(url)}`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '[{"username":"wei-zhang"}]',
+      },
+    );
+    expect(response.status).toBe(400);
+    const error = ((await response.json()) as { error: { details: { field: string }[] } }).error;
+    expect(error.details[0]?.field).toBe('webhookUrl');
+    expect(((await (await call(account, '/v1/batches')).json()) as { data: unknown[] }).data).toEqual([]);
   });
 });
