@@ -15,7 +15,13 @@
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { DEFAULT_USAGE_DAYS, LEDGER_PAGE_SIZE, MAX_USAGE_DAYS } from '../../schemas/operations/account.js';
 import type { Principal } from '../auth/authenticator.js';
-import type { CreditLedger, LedgerEntry, LedgerPosition, UsageRow } from '../billing/credit-ledger.js';
+import type {
+  CreditLedger,
+  LedgerEntry,
+  LedgerPosition,
+  Transport,
+  UsageRow,
+} from '../billing/credit-ledger.js';
 import { type CapState, capStanding, isCapped } from '../billing/spend-caps.js';
 import type { Clock } from '../clock.js';
 import { InvalidRequestError } from '../errors.js';
@@ -185,7 +191,7 @@ export interface PublicLedgerEntry {
   requestId: string;
   time: string;
   operation: string;
-  transport: 'rest' | 'mcp' | 'v2' | null;
+  transport: Transport | null;
   status: number | null;
   outcome: 'charged' | 'refunded' | 'free' | 'in_flight';
   credits: number;

@@ -300,6 +300,13 @@ const schema = [
     PRIMARY KEY (account_id, key)
   ) STRICT;
   `,
+  // Version 12: the batch item a call ran for (transport 'batch'), on its in-flight and ledger rows.
+  `
+  ALTER TABLE inflight ADD COLUMN batch_id TEXT;
+  ALTER TABLE inflight ADD COLUMN item_index INTEGER;
+  ALTER TABLE ledger ADD COLUMN batch_id TEXT;
+  ALTER TABLE ledger ADD COLUMN item_index INTEGER;
+  `,
 ];
 
 interface QueuedWrite {
