@@ -198,6 +198,9 @@ export interface PublicLedgerEntry {
   reason: string | null;
   /** The OAuth connection that made the call (console, Connections); null for an API key's call. */
   connectionId: string | null;
+  /** Only on a batch item's entry: its batch and its index in it. */
+  batchId?: string;
+  itemIndex?: number;
 }
 
 export interface AccountLedgerPage {
@@ -274,6 +277,7 @@ export function publicEntry(entry: LedgerEntry): PublicLedgerEntry {
     connectionId: entry.keyId?.startsWith(CONNECTION_CALLER_PREFIX)
       ? entry.keyId.slice(CONNECTION_CALLER_PREFIX.length)
       : null,
+    ...(entry.batchItem ? { batchId: entry.batchItem.batchId, itemIndex: entry.batchItem.index } : {}),
   };
 }
 
