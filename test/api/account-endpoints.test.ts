@@ -14,8 +14,8 @@ import { catalog } from '../../schemas/catalog.js';
 import { defaultToolNames } from '../../schemas/operation-definition.js';
 import { profileDetails } from '../../schemas/operations/profiles.js';
 import type { Transport, UsageRow } from '../../shared/billing/billing-store.js';
-import { newRequestId } from '../../shared/pipeline/public-response.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
+import { runBatchItem } from '../support/batch-item.js';
 import { type Harness, startHarness, storeKinds } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { connectClient, type ListeningApp, listen } from '../support/mcp-server.js';
@@ -265,21 +265,8 @@ describe.each(storeKinds)(
         return { status: meta.status, requestId: meta.headers['X-Request-Id'] as string };
       };
       const batchId = `bat_${kind}`;
-      /** An item of a batch, run through the billed pipeline as the batch worker runs it. */
-      const batch = async (operationId: string, values: Record<string, string>, index: number) => {
-        const operation = served.harness.operations.find(({ definition }) => definition.id === operationId);
-        if (!operation) throw new Error(`no operation ${operationId}`);
-        const requestId = newRequestId();
-        const { response } = await served.harness.pipeline.run({
-          operation,
-          credential: { scheme: 'bearer', authorization: `Bearer ${apiKey}` },
-          input: { kind: 'arguments', values },
-          requestId,
-          transport: 'batch',
-          batchItem: { batchId, index },
-        });
-        return { status: response.status, requestId, batchItem: { batchId, index } };
-      };
+      const batch = (operationId: string, values: Record<string, string>, index: number) =>
+        runBatchItem(served.harness, apiKey, operationId, values, { batchId, index });
       const record = (
         made: { status: number; requestId: string; batchItem?: Call['batchItem'] },
         operation: string,
