@@ -156,7 +156,7 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
     const nextDay = iso().slice(0, 10);
     await ledger.charge(await admit(accountId, 'req_u4'), 200);
     const range = { since: `${day}T00:00:00.000Z`, until: new Date(dayStart + 2 * 86_400_000).toISOString() };
-    const none = { rest: 0, mcp: 0, v2: 0 };
+    const none = { rest: 0, mcp: 0, v2: 0, batch: 0 };
     expect(await ledger.usage(accountId, range)).toEqual([
       {
         date: day,

@@ -1,12 +1,16 @@
 /**
  * What the MCP endpoint and bulk lookups keep in the store, on each adapter: the transport a call
  * came through and the batch item it ran for, on its ledger entry whether it is charged, refunded,
- * free or still in flight (and so after a reconcile, also of a refund whose ledger write was lost),
- * and the OAuth subject → account bindings.
+ * free or still in flight (and so after a reconcile, also of a refund whose ledger write was lost,
+ * and after `admin migrate` from DynamoDB to SQLite), and the OAuth subject → account bindings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthSubjectTakenError } from '../../shared/auth/oauth-links.js';
-import { type Harness, type StoreKind, startHarness, storeKinds } from '../support/harness.js';
+import type { DynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
+import { exportSnapshot } from '../../shared/store/dynamodb/export-snapshot.js';
+import { importSnapshot } from '../../shared/store/sqlite/import-snapshot.js';
+import type { SqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
+import { type Harness, openTestStore, type StoreKind, startHarness, storeKinds } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { CrashedWrite, injectWriteFaults, type WriteFaults } from '../support/write-faults.js';
 
@@ -112,6 +116,17 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
     expect((await ledger.state(accountId)).pending).toContainEqual(
       expect.objectContaining({ requestId: 'req_item_crashed', batchItem: itemOf(2) }),
     );
+    if (kind === 'dynamodb') {
+      // `admin migrate` copies them into SQLite as they stand, in flight and half refunded included.
+      const copy = await openTestStore({ store: 'sqlite' });
+      try {
+        const snapshot = await exportSnapshot((harness.store as DynamoStore).table);
+        importSnapshot(copy.store as SqliteStore, snapshot, new Date(clock.now()).toISOString());
+        expect(await copy.store.billing.entries(accountId)).toEqual(await ledger.entries(accountId));
+      } finally {
+        await copy.close();
+      }
+    }
 
     clock.advance(10 * 60_000);
     await ledger.reconcile(60_000);
