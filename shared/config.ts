@@ -83,6 +83,12 @@ const UNSUPPORTED_EMAIL_DOMAINS = [
   'rocketmail.com',
 ];
 
+/** A pause in seconds, fractions allowed (a test retries in milliseconds), at most a week. */
+const pauseSeconds = z.coerce
+  .number<string>({ error: 'must be seconds above 0, at most 604800' })
+  .positive({ error: 'must be seconds above 0, at most 604800' })
+  .max(7 * 86_400, { error: 'must be seconds above 0, at most 604800' });
+
 /** UNSAFE_*_ALLOW_HOSTS: exact host:port pairs; a malformed entry fails start-up naming it. */
 const allowHosts = z
   .string()
@@ -283,6 +289,21 @@ const configSchema = z.object({
   UNSAFE_OAUTH_CLIENT_ALLOW_HOSTS: allowHosts,
   /** Test-only: a PEM certificate authority trusted for Client ID Metadata Documents (a test's own). */
   UNSAFE_OAUTH_CLIENT_CA: z.string().min(1).optional(),
+  /**
+   * Pauses before each retry of a batch webhook a receiver did not take (no 2xx), comma-separated
+   * seconds (fractions allowed); after the last the delivery is given up as failed. The default
+   * retries 7 times over about 10.7 hours.
+   */
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: list
+    .default(['5', '30', '120', '600', '1800', '7200', '28800'])
+    .pipe(z.array(pauseSeconds).min(1, 'must list at least one pause')),
+  /** Time one webhook attempt gets, from connecting to the receiver's answer; longer is a failed attempt. */
+  WEBHOOK_TIMEOUT_SECONDS: integer(1, 60).default(10),
+  /**
+   * UNSAFE, tests only: exact `host:port` pairs batch webhooks may be sent to although their addresses
+   * are not public, over plain HTTP too (a test's receiver on loopback). Empty in production.
+   */
+  UNSAFE_WEBHOOK_ALLOW_HOSTS: allowHosts,
   /** Where data lookups read: `dataset` (the embedded sample) or `upstream` (another service's /api/v2). */
   DATA_SOURCE: z.enum(['dataset', 'upstream']).default('dataset'),
   /**
@@ -313,6 +334,16 @@ const configSchema = z.object({
   RECONCILE_AFTER_SECONDS: integer(1, 86_400).optional(),
   /** How often `npm start` reconciles (it also does at start-up); AWS's schedule runs every 5 minutes. */
   RECONCILE_INTERVAL_SECONDS: integer(1, 86_400).default(300),
+  /** Most items one batch may hold (POST /v1/batches); a longer list is refused with 413. */
+  BATCH_MAX_ITEMS: integer(1, 1_000_000).default(10_000),
+  /** Largest batch body in bytes (JSON array or JSONL); a larger one is refused with 413. */
+  BATCH_MAX_BYTES: integer(1_024, 100 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** Items `npm start`'s worker pool runs at once, over every batch. */
+  BATCH_WORKERS: integer(1, 256).default(8),
+  /** Items one account's batches run at once, so a large customer cannot take every worker. */
+  BATCH_ACCOUNT_CONCURRENCY: integer(1, 256).default(4),
+  /** How often the worker pool looks for work (new batches, credits granted to a paused one), in ms. */
+  BATCH_POLL_MS: integer(10, 60_000).default(500),
 });
 
 /** DATA_SOURCE=upstream needs both of these; naming each missing one is what start-up reports. */

@@ -155,23 +155,46 @@ export class ResourceNotFoundError extends ApiError {
 }
 
 export class MethodNotAllowedError extends ApiError {
-  constructor(method: string) {
+  /** `allow`: the methods the path answers (the lookups: GET only). */
+  constructor(method: string, allow: readonly string[] = ['GET']) {
     super('method_not_allowed', {
-      message: `Method ${method} is not allowed; use GET.`,
-      headers: { Allow: 'GET' },
+      message: `Method ${method} is not allowed; use ${allow.join(' or ')}.`,
+      headers: { Allow: allow.join(', ') },
     });
   }
 }
 
 export class NotAcceptableError extends ApiError {
-  constructor() {
-    super('not_acceptable', { message: 'The Accept header excludes application/json; ask for JSON.' });
+  constructor(message = 'The Accept header excludes application/json; ask for JSON.') {
+    super('not_acceptable', { message });
   }
 }
 
 export class UnsupportedMediaTypeError extends ApiError {
   constructor(message: string) {
     super('unsupported_media_type', { message });
+  }
+}
+
+/** A create retried with its `Idempotency-Key` but another body (issue 28): nothing is created. */
+export class IdempotencyConflictError extends ApiError {
+  constructor(batchId: string) {
+    super('idempotency_conflict', {
+      message: `This Idempotency-Key created batch ${batchId} from another request body; use a new key for a new batch.`,
+    });
+  }
+}
+
+/** An action a finished batch cannot take (cancelling a completed one). */
+export class BatchFinishedError extends ApiError {
+  constructor(batchId: string, state: string) {
+    super('batch_finished', { message: `Batch ${batchId} is already ${state}; nothing was changed.` });
+  }
+}
+
+export class PayloadTooLargeError extends ApiError {
+  constructor(message: string) {
+    super('payload_too_large', { message });
   }
 }
 

@@ -7,6 +7,8 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { BatchWorkerPool } from '../../shared/batches/batch-worker.js';
+import { mountBatches } from '../../shared/batches/mount-batches.js';
 import type { Config } from '../../shared/config.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
 import { createNodeServer } from '../../shared/http/node-server.js';
@@ -28,7 +30,7 @@ import type { OpenedStore } from '../../shared/store/open-store.js';
 import { banner, baseUrlOf, issueDemoKey } from './demo-key.js';
 import { reconcileOnSchedule } from './reconcile-schedule.js';
 
-const { server, opened, demoKey, config } = await start().catch((error: unknown) => {
+const { server, opened, demoKey, config, batchWorkers } = await start().catch((error: unknown) => {
   const line = error instanceof StartUpFailure ? error.message : `npm start failed: ${causeText(error)}`;
   process.stderr.write(`${line}\n`);
   // The embedded store may still hold a listening socket; nothing else is left to do.
@@ -37,7 +39,13 @@ const { server, opened, demoKey, config } = await start().catch((error: unknown)
 printBanner(server.address() as AddressInfo, opened, demoKey, config);
 
 /** Config, store, service, demo key, then the listening socket; the store is closed if a later step fails. */
-async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: string; config: Config }> {
+async function start(): Promise<{
+  server: Server;
+  opened: OpenedStore;
+  demoKey: string;
+  config: Config;
+  batchWorkers: BatchWorkerPool;
+}> {
   const config = loadConfigOrExplain();
   const opened = await openStoreOrExplain(config, 'server');
   // One process serves every request here: a broad dataset search must not hold up the others.
@@ -51,6 +59,7 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
     });
     mountMcp(service);
     mountConsole(service, opened.store);
+    const batchWorkers = mountBatches(service, opened.store);
     if (!config.OAUTH_ISSUER) mountAuthorizationServer(service);
     const demoKey = await issueDemoKey(service.repositories, config, 'npm start');
     reconcileOnSchedule(service.repositories, config, service.logger);
@@ -59,7 +68,7 @@ async function start(): Promise<{ server: Server; opened: OpenedStore; demoKey: 
     await once(server, 'listening').catch((error: unknown) => {
       throw listenFailure(config, error);
     });
-    return { server, opened, demoKey, config };
+    return { server, opened, demoKey, config, batchWorkers };
   } catch (error) {
     // Leaves no endpoint file behind for the CLI to follow to a store that is gone; a failing close
     // must not hide the failure that matters.
@@ -85,6 +94,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return;
     stopping = true;
     server.close(async () => {
+      // Items running finish and are recorded; the rest wait in the store for the next start.
+      await batchWorkers.stop();
       await opened.close();
       process.exit(0);
     });

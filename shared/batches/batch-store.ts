@@ -56,6 +56,11 @@ export interface BatchRecord {
   creditsRefunded: number;
   /** Where completion, failure and pause are announced (checked by the egress guard); null: nowhere. */
   webhookUrl: string | null;
+  /**
+   * The key that signs the batch's webhooks (Standard Webhooks: `whsec_` and base64 of 24 random
+   * bytes), one per batch, shown to its customer; null when the batch has no `webhookUrl`.
+   */
+  webhookSecret: string | null;
   createdAt: string;
   updatedAt: string;
   /** When it reached completed, cancelled or failed. */
@@ -105,6 +110,51 @@ export interface NewItem {
   input: Record<string, unknown>;
   invalid?: ItemResult;
 }
+
+/** What a webhook announces: a batch that finished one way or another, or paused. */
+export const webhookEventTypes = [
+  'batch.completed',
+  'batch.failed',
+  'batch.paused',
+  'batch.cancelled',
+] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+/** `pending` until a receiver answers 2xx (`delivered`) or the retry schedule is spent (`failed`). */
+export const deliveryStates = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryState = (typeof deliveryStates)[number];
+
+/** One try at delivering a webhook: the receiver's status, or why there was none. */
+export interface DeliveryAttempt {
+  /** When the attempt started (ISO). */
+  at: string;
+  /** The receiver's HTTP status; null when no answer came (refused address, timeout, connection). */
+  status: number | null;
+  /** Why the attempt failed, when it did: a non-2xx status, a refusal by the egress guard, a timeout. */
+  error: string | null;
+  durationMs: number;
+}
+
+/** One event of a batch to deliver to its `webhookUrl`, with every attempt made so far. */
+export interface WebhookDelivery {
+  /** `msg_…`: the `webhook-id` header, the same on every attempt, for receivers to drop repeats. */
+  deliveryId: string;
+  batchId: string;
+  accountId: string;
+  type: WebhookEventType;
+  /** The signed body, as sent on every attempt. */
+  payload: string;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  /** While pending: epoch ms from which it is due (or its current attempt's lease ends); null after. */
+  nextAttemptAt: number | null;
+  createdAt: string;
+}
+
+/** What an attempt leaves: delivered, failed for good, or pending again from `nextAttemptAt`. */
+export type DeliveryOutcome =
+  | { state: 'pending'; nextAttemptAt: number }
+  | { state: 'delivered' | 'failed'; nextAttemptAt: null };
 
 /** A create's `Idempotency-Key` (kept 24 hours): the same key and body give the same batch. */
 export interface IdempotencyClaim {
@@ -179,6 +229,35 @@ export interface BatchStore {
   ): Promise<boolean>;
   /** Items from `fromIndex` on, in index order, at most `limit`. */
   items(batchId: string, fromIndex: number, limit: number): Promise<BatchItem[]>;
+  /** Stores a new webhook delivery (pending, no attempts), due from its `nextAttemptAt`. */
+  addDelivery(delivery: WebhookDelivery): Promise<void>;
+  /** Pending deliveries due by `now` (their `nextAttemptAt` passed), soonest first, at most `limit`. */
+  dueDeliveries(now: number, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Takes a due delivery for one attempt: moves its `nextAttemptAt` to `leaseUntil`, so no other
+   * worker sends it meanwhile; false when it is not pending, not due by `now`, or has another number
+   * of attempts than `attemptCount` (another worker took or recorded it first).
+   */
+  leaseDelivery(
+    batchId: string,
+    deliveryId: string,
+    attemptCount: number,
+    now: number,
+    leaseUntil: number,
+  ): Promise<boolean>;
+  /**
+   * Appends `attempt` as the delivery's attempt number `attemptCount + 1` and sets what follows; false,
+   * and nothing changes, when it is not pending or already has another number of attempts.
+   */
+  recordAttempt(
+    batchId: string,
+    deliveryId: string,
+    attemptCount: number,
+    attempt: DeliveryAttempt,
+    outcome: DeliveryOutcome,
+  ): Promise<boolean>;
+  /** The batch's deliveries, oldest first, each with its attempts. */
+  deliveries(batchId: string): Promise<WebhookDelivery[]>;
 }
 
 /**

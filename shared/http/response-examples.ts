@@ -108,6 +108,11 @@ function exampleError(code: ErrorCode, context: ErrorExampleContext): ApiError |
       return new NotAcceptableError();
     case 'unsupported_media_type':
       return new UnsupportedMediaTypeError('GET requests take no body; send parameters in the query string.');
+    // Batches (issue 28) answer these; no lookup path does.
+    case 'idempotency_conflict':
+    case 'batch_finished':
+    case 'payload_too_large':
+      return undefined;
     case 'email_unverifiable':
       return new EmailUnverifiableError('yahoo.com');
     case 'rate_limit_exceeded':

@@ -245,6 +245,12 @@ export function classifyDial(
   return classifyParsed(parsed);
 }
 
+/** Whether the URL's host and port (the scheme's default when none is written) are in `allowHosts`. */
+export function isAllowListed(url: URL, allowHosts: ReadonlySet<string>): boolean {
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return allowHosts.has(hostPortKey(url.hostname, port));
+}
+
 /**
  * Parses an UNSAFE_*_ALLOW_HOSTS value: comma-separated exact `host:port` pairs (IPv6 in brackets),
  * for tests against servers on loopback. No wildcards and no CIDR, so the bypass cannot grow past the

@@ -71,6 +71,10 @@ export interface LookupOutcome {
   keyId?: string;
   /** Credits the request finally cost (0 when refunded or free). */
   creditCost: number;
+  /** Credits admission debited and settlement gave back. */
+  creditsRefunded: number;
+  /** The refusal answered, for a caller that acts on its kind (the batch worker). */
+  error?: ApiError;
 }
 
 /** What a request has learned and spent so far; errors are answered with it. */
@@ -88,7 +92,7 @@ export class LookupPipeline {
     const state: RequestState = { accountHeaders: {}, creditCost: 0, debited: 0 };
     const { outcome, error } = await this.answer(request, state);
     this.count(request, state, error);
-    return outcome;
+    return { ...outcome, creditsRefunded: state.debited - state.creditCost, ...(error ? { error } : {}) };
   }
 
   /** One finished lookup in the counters: the request, its error, and where its credits went. */
@@ -109,7 +113,7 @@ export class LookupPipeline {
   private async answer(
     request: LookupRequest,
     state: RequestState,
-  ): Promise<{ outcome: LookupOutcome; error?: ApiError }> {
+  ): Promise<{ outcome: Omit<LookupOutcome, 'creditsRefunded'>; error?: ApiError }> {
     const { operation, requestId } = request;
     const billed = operation.price > 0;
     const { accountHeaders } = state;
@@ -378,7 +382,7 @@ function callerId(principal: Principal): string | undefined {
  * The caller's spend caps: the key's, or the connection's daily cap (counted under the connection's
  * id as a key's are under its id); none for a caller without caps.
  */
-function spendCapsOf(principal: Principal): SpendCaps | undefined {
+export function spendCapsOf(principal: Principal): SpendCaps | undefined {
   const key = principal.key;
   const caps = key
     ? { keyId: key.keyId, dailyCreditCap: key.dailyCreditCap, monthlyCreditCap: key.monthlyCreditCap }

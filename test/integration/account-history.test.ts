@@ -478,7 +478,7 @@ describe('on SQLite, a file written before schema version 5', () => {
       DROP TABLE credit_entries; DROP TABLE account_audit; DROP TABLE rate_windows;
       DROP TABLE console_sessions; DROP TABLE passkeys; DROP TABLE passkey_challenges;
       DROP TABLE oauth_state; DROP TABLE oauth_connections;
-      DROP TABLE batch_items; DROP TABLE batches; DROP TABLE batch_idempotency;
+      DROP TABLE webhook_deliveries; DROP TABLE batch_items; DROP TABLE batches; DROP TABLE batch_idempotency;
       ALTER TABLE inflight DROP COLUMN key_id; ALTER TABLE ledger DROP COLUMN key_id;
       INSERT INTO balances (account_id, balance, granted) VALUES ('acct_old', 9, 10);
       INSERT INTO api_keys (key_hash, key_id, account_id, preview, created_at)

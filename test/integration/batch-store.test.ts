@@ -12,9 +12,11 @@ import type {
   BatchRecord,
   BatchState,
   ClaimedItem,
+  DeliveryAttempt,
   IdempotencyClaim,
   ItemResult,
   NewItem,
+  WebhookDelivery,
 } from '../../shared/batches/batch-store.js';
 import type { Store } from '../../shared/store/store.js';
 import { openTestStore, type StoreKind, storeKinds } from '../support/harness.js';
@@ -40,6 +42,7 @@ const batchRecord = (overrides: Partial<BatchRecord> = {}): BatchRecord => ({
   creditsCharged: 0,
   creditsRefunded: 0,
   webhookUrl: null,
+  webhookSecret: null,
   createdAt: AT,
   updatedAt: AT,
   finishedAt: null,
@@ -114,7 +117,11 @@ describe.each(storeKinds)('batch records on the %s store', (kind: StoreKind) => 
 
   describe('create and get', () => {
     it('stores a batch queued with its items, and gets it back whole', async () => {
-      const batch = batchRecord({ itemCount: 3, webhookUrl: 'https://hooks.example/batches' });
+      const batch = batchRecord({
+        itemCount: 3,
+        webhookUrl: 'https://hooks.example/batches',
+        webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      });
       const outcome = await store.batches.create(batch, newItems(3));
       expect(outcome).toStrictEqual({ kind: 'created', batch });
       expect(await store.batches.get(batch.batchId)).toStrictEqual(batch);
@@ -670,6 +677,178 @@ describe.each(storeKinds)('batch records on the %s store', (kind: StoreKind) => 
       expect(await page(8, 5)).toStrictEqual([8, 9]);
       expect(await page(10, 5)).toStrictEqual([]);
       expect(await page(0, 100)).toStrictEqual(range(0, 10));
+    });
+  });
+
+  describe('webhook deliveries', () => {
+    /** A delivery of the batch as the notifier stores it: pending, no attempts, due at `due`. */
+    const newDelivery = (batch: BatchRecord, due: number, overrides: Partial<WebhookDelivery> = {}) => ({
+      deliveryId: `msg_${randomUUID().replaceAll('-', '')}`,
+      batchId: batch.batchId,
+      accountId: batch.accountId,
+      type: 'batch.completed' as const,
+      payload: JSON.stringify({ type: 'batch.completed', data: { id: batch.batchId, name: 'Zoë' } }),
+      state: 'pending' as const,
+      attempts: [],
+      nextAttemptAt: due,
+      createdAt: new Date(due).toISOString(),
+      ...overrides,
+    });
+    const failedAttempt = (at: number): DeliveryAttempt => ({
+      at: new Date(at).toISOString(),
+      status: 500,
+      error: 'the receiver answered 500',
+      durationMs: 12,
+    });
+    const refusedAttempt = (at: number): DeliveryAttempt => ({
+      at: new Date(at).toISOString(),
+      status: null,
+      error: 'refused by the egress guard: 10.0.0.7 (private)',
+      durationMs: 0,
+    });
+    const ids = (deliveries: readonly WebhookDelivery[]) => deliveries.map((delivery) => delivery.deliveryId);
+    /** The store's due deliveries of this batch only (other tests' deliveries share the store). */
+    const dueOf = async (batch: BatchRecord, now: number) =>
+      (await store.batches.dueDeliveries(now, 1_000)).filter((due) => due.batchId === batch.batchId);
+
+    it("stores deliveries pending and lists a batch's deliveries oldest first, exactly as stored", async () => {
+      const batch = await created(1);
+      const other = await created(1);
+      const first = newDelivery(batch, NOW, { type: 'batch.paused' });
+      const second = newDelivery(batch, NOW + 1_000);
+      await store.batches.addDelivery(first);
+      await store.batches.addDelivery(second);
+      await store.batches.addDelivery(newDelivery(other, NOW));
+      expect(await store.batches.deliveries(batch.batchId)).toStrictEqual([first, second]);
+      expect(await store.batches.deliveries('bat_unknown')).toStrictEqual([]);
+    });
+
+    it('answers pending deliveries due by now, soonest first, at most `limit`', async () => {
+      // Times far before every other test's, so only these are due by them.
+      const batch = await created(1);
+      const late = newDelivery(batch, 3);
+      const early = newDelivery(batch, 1);
+      const middle = newDelivery(batch, 2);
+      for (const delivery of [late, early, middle]) await store.batches.addDelivery(delivery);
+      expect(ids(await store.batches.dueDeliveries(0, 10))).toStrictEqual([]);
+      expect(ids(await store.batches.dueDeliveries(2, 10))).toStrictEqual(ids([early, middle]));
+      expect(ids(await store.batches.dueDeliveries(3, 2))).toStrictEqual(ids([early, middle]));
+      expect(await store.batches.dueDeliveries(3, 10)).toStrictEqual([early, middle, late]);
+    });
+
+    it('leases a due delivery to one worker until the lease ends', async () => {
+      const batch = await created(1);
+      const delivery = newDelivery(batch, NOW);
+      await store.batches.addDelivery(delivery);
+      const { batchId, deliveryId } = delivery;
+      expect(await store.batches.leaseDelivery(batchId, deliveryId, 0, NOW - 1, LEASE)).toBe(false);
+      const leases = await Promise.all([
+        store.batches.leaseDelivery(batchId, deliveryId, 0, NOW, LEASE),
+        store.batches.leaseDelivery(batchId, deliveryId, 0, NOW, LEASE),
+      ]);
+      expect(leases.filter(Boolean)).toHaveLength(1);
+      expect(await dueOf(batch, LEASE - 1)).toStrictEqual([]);
+      expect(await store.batches.leaseDelivery(batchId, deliveryId, 0, LEASE - 1, LEASE + 1)).toBe(false);
+      // The worker holding it crashed: once the lease ended it is due again, and may be taken again.
+      expect(await dueOf(batch, LEASE)).toStrictEqual([{ ...delivery, nextAttemptAt: LEASE }]);
+      expect(await store.batches.leaseDelivery(batchId, deliveryId, 1, LEASE, LEASE + 5)).toBe(false);
+      expect(await store.batches.leaseDelivery(batchId, deliveryId, 0, LEASE, LEASE + 5)).toBe(true);
+      expect(await store.batches.leaseDelivery('bat_unknown', deliveryId, 0, LEASE + 9, LEASE + 10)).toBe(
+        false,
+      );
+    });
+
+    it('records attempts in order, each once, until the delivery is delivered', async () => {
+      const batch = await created(1);
+      const delivery = newDelivery(batch, NOW);
+      await store.batches.addDelivery(delivery);
+      const { batchId, deliveryId } = delivery;
+      const retryAt = NOW + 5_000;
+      expect(
+        await store.batches.recordAttempt(batchId, deliveryId, 0, failedAttempt(NOW), {
+          state: 'pending',
+          nextAttemptAt: retryAt,
+        }),
+      ).toBe(true);
+      // The same attempt number again (a late worker) or a number skipped: nothing changes.
+      expect(
+        await store.batches.recordAttempt(batchId, deliveryId, 0, refusedAttempt(NOW), {
+          state: 'failed',
+          nextAttemptAt: null,
+        }),
+      ).toBe(false);
+      expect(
+        await store.batches.recordAttempt(batchId, deliveryId, 2, refusedAttempt(NOW), {
+          state: 'failed',
+          nextAttemptAt: null,
+        }),
+      ).toBe(false);
+      expect(await dueOf(batch, retryAt - 1)).toStrictEqual([]);
+      const retried = { ...delivery, attempts: [failedAttempt(NOW)], nextAttemptAt: retryAt };
+      expect(await dueOf(batch, retryAt)).toStrictEqual([retried]);
+
+      const delivered: DeliveryAttempt = {
+        at: new Date(retryAt).toISOString(),
+        status: 204,
+        error: null,
+        durationMs: 3,
+      };
+      expect(
+        await store.batches.recordAttempt(batchId, deliveryId, 1, delivered, {
+          state: 'delivered',
+          nextAttemptAt: null,
+        }),
+      ).toBe(true);
+      const final = {
+        ...retried,
+        state: 'delivered',
+        attempts: [failedAttempt(NOW), delivered],
+        nextAttemptAt: null,
+      };
+      expect(await store.batches.deliveries(batchId)).toStrictEqual([final]);
+      expect(await dueOf(batch, Number.MAX_SAFE_INTEGER)).toStrictEqual([]);
+      // Finished: neither leased nor recorded again.
+      expect(await store.batches.leaseDelivery(batchId, deliveryId, 2, retryAt, LEASE)).toBe(false);
+      expect(
+        await store.batches.recordAttempt(batchId, deliveryId, 2, failedAttempt(NOW), {
+          state: 'pending',
+          nextAttemptAt: NOW,
+        }),
+      ).toBe(false);
+      expect(await store.batches.deliveries(batchId)).toStrictEqual([final]);
+    });
+
+    it('keeps a delivery that failed for good, off the due list', async () => {
+      const batch = await created(1);
+      const delivery = newDelivery(batch, NOW, { type: 'batch.failed' });
+      await store.batches.addDelivery(delivery);
+      expect(
+        await store.batches.recordAttempt(batch.batchId, delivery.deliveryId, 0, refusedAttempt(NOW), {
+          state: 'failed',
+          nextAttemptAt: null,
+        }),
+      ).toBe(true);
+      expect(await store.batches.deliveries(batch.batchId)).toStrictEqual([
+        { ...delivery, state: 'failed', attempts: [refusedAttempt(NOW)], nextAttemptAt: null },
+      ]);
+      expect(await dueOf(batch, Number.MAX_SAFE_INTEGER)).toStrictEqual([]);
+    });
+
+    it('records one of two racing records of the same attempt', async () => {
+      const batch = await created(1);
+      const delivery = newDelivery(batch, NOW);
+      await store.batches.addDelivery(delivery);
+      const recorded = await Promise.all(
+        [failedAttempt(NOW), refusedAttempt(NOW + 1)].map((attempt) =>
+          store.batches.recordAttempt(batch.batchId, delivery.deliveryId, 0, attempt, {
+            state: 'pending',
+            nextAttemptAt: NOW + 5_000,
+          }),
+        ),
+      );
+      expect(recorded.filter(Boolean)).toHaveLength(1);
+      const [stored] = await store.batches.deliveries(batch.batchId);
+      expect(stored?.attempts).toStrictEqual([recorded[0] ? failedAttempt(NOW) : refusedAttempt(NOW + 1)]);
     });
   });
 });

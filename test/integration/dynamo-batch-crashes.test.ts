@@ -37,6 +37,7 @@ const batchRecord = (overrides: Partial<BatchRecord> = {}): BatchRecord => ({
   creditsCharged: 0,
   creditsRefunded: 0,
   webhookUrl: null,
+  webhookSecret: null,
   createdAt: AT,
   updatedAt: AT,
   finishedAt: null,

@@ -24,6 +24,12 @@
  * - complete: the item (conditional on its attempt, still running), then ADD on the record's counts
  *   and credits. A crash between the two leaves the item's result recorded and its count missing.
  *
+ * - webhook deliveries: the marker of the pending delivery (`WEBHOOKS#PENDING`), then the delivery
+ *   under the batch's partition. An attempt is appended to the delivery conditional on its number of
+ *   attempts, and once the delivery is delivered or failed its marker is removed; a marker left by a
+ *   crash is skipped (no delivery yet) or removed by the next read of due deliveries (finished one).
+ *   Due deliveries are found by reading every marker: there are as many as deliveries still pending.
+ *
  * Inputs and results are kept as JSON text, as SQLite keeps them, so a round trip gives back exactly
  * what was stored whatever its shape (a DynamoDB map nests 32 levels at most).
  */
@@ -43,14 +49,22 @@ import {
   type ClaimedItem,
   type CreateOutcome,
   createdRecord,
+  type DeliveryAttempt,
+  type DeliveryOutcome,
   FINISHED_STATES,
   type IdempotencyClaim,
   type ItemOutcome,
   type ItemResult,
   type NewItem,
   type PauseReason,
+  type WebhookDelivery,
 } from '../../batches/batch-store.js';
-import { batchItemRecord, batchRecord, idempotencyKeyRecord } from '../records/batches.js';
+import {
+  batchItemRecord,
+  batchRecord,
+  idempotencyKeyRecord,
+  webhookDeliveryRecord,
+} from '../records/batches.js';
 import { parsedJsonText, recordCodec } from '../records/stored-record.js';
 import { type ItemKey, itemKeys, itemName, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure, queryAll } from './table.js';
@@ -60,6 +74,10 @@ type Item = Record<string, unknown>;
 
 const batchListing = recordCodec('batch listing', z.object({ batchId: z.string(), createdAt: z.string() }));
 const unfinishedMarker = recordCodec('unfinished batch marker', z.object({ batchId: z.string() }));
+const pendingDeliveryMarker = recordCodec(
+  'pending webhook delivery marker',
+  z.object({ batchId: z.string(), deliveryId: z.string() }),
+);
 /** When a create took the key: a key whose batch never appeared is taken over after a while. */
 const keyClaim = recordCodec('batch idempotency key (claim)', z.object({ claimedAt: z.number() }));
 const claimSeen = recordCodec(
@@ -362,6 +380,119 @@ export class DynamoBatchStore implements BatchStore {
     return items;
   }
 
+  async addDelivery(delivery: WebhookDelivery): Promise<void> {
+    const { batchId, deliveryId } = delivery;
+    await this.put({
+      ...itemKeys.pendingWebhookDelivery(batchId, deliveryId),
+      type: itemTypes.pendingWebhookDelivery,
+      batchId,
+      deliveryId,
+    });
+    await this.put(deliveryAttributes(delivery), 'attribute_not_exists(pk)');
+  }
+
+  async dueDeliveries(now: number, limit: number): Promise<WebhookDelivery[]> {
+    const markers = await queryAll(this.table, itemKeys.pendingWebhookDeliveryPartition);
+    const read = await Promise.all(
+      markers.map(async (item) => {
+        const { batchId, deliveryId } = pendingDeliveryMarker.decode(item, itemName(this.table.table, item));
+        const delivery = await this.delivery(batchId, deliveryId);
+        // A crash after the delivery finished, before its marker went: the marker goes now.
+        if (delivery && delivery.state !== 'pending') await this.dropMarker(batchId, deliveryId);
+        return delivery;
+      }),
+    );
+    return read
+      .filter(
+        (delivery): delivery is WebhookDelivery =>
+          delivery?.state === 'pending' && delivery.nextAttemptAt !== null && delivery.nextAttemptAt <= now,
+      )
+      .sort(
+        (a, b) =>
+          (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0) ||
+          a.createdAt.localeCompare(b.createdAt) ||
+          a.deliveryId.localeCompare(b.deliveryId),
+      )
+      .slice(0, Math.max(0, limit));
+  }
+
+  async leaseDelivery(
+    batchId: string,
+    deliveryId: string,
+    attemptCount: number,
+    now: number,
+    leaseUntil: number,
+  ): Promise<boolean> {
+    const update = new UpdateExpression();
+    update.set(`nextAttemptAt = ${update.value(leaseUntil)}`).when(`nextAttemptAt <= ${update.value(now)}`);
+    return this.updatePendingDelivery(update, batchId, deliveryId, attemptCount);
+  }
+
+  async recordAttempt(
+    batchId: string,
+    deliveryId: string,
+    attemptCount: number,
+    attempt: DeliveryAttempt,
+    outcome: DeliveryOutcome,
+  ): Promise<boolean> {
+    const update = new UpdateExpression();
+    update.set(
+      `attempts = list_append(attempts, ${update.value([attempt])})`,
+      `${update.name('state')} = ${update.value(outcome.state)}`,
+      `nextAttemptAt = ${update.value(outcome.nextAttemptAt)}`,
+    );
+    if (!(await this.updatePendingDelivery(update, batchId, deliveryId, attemptCount))) return false;
+    if (outcome.state !== 'pending') await this.dropMarker(batchId, deliveryId);
+    return true;
+  }
+
+  async deliveries(batchId: string): Promise<WebhookDelivery[]> {
+    const items = await queryAll(this.table, itemKeys.batch(batchId).pk, itemKeys.webhookDeliveryPrefix);
+    return items
+      .map((item) => toDelivery(item, itemName(this.table.table, item)))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.deliveryId.localeCompare(b.deliveryId));
+  }
+
+  private async delivery(batchId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
+    const key = itemKeys.webhookDelivery(batchId, deliveryId);
+    const { Item } = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
+    );
+    return Item && toDelivery(Item, itemName(this.table.table, key));
+  }
+
+  private async dropMarker(batchId: string, deliveryId: string): Promise<void> {
+    await this.table.doc.send(
+      new DeleteCommand({
+        TableName: this.table.table,
+        Key: itemKeys.pendingWebhookDelivery(batchId, deliveryId),
+      }),
+    );
+  }
+
+  /** Applies `update` to the delivery while it is pending with `attemptCount` attempts. */
+  private async updatePendingDelivery(
+    update: UpdateExpression,
+    batchId: string,
+    deliveryId: string,
+    attemptCount: number,
+  ): Promise<boolean> {
+    update.when(
+      'attribute_exists(pk)',
+      `${update.name('state')} = ${update.value('pending')}`,
+      `size(attempts) = ${update.value(attemptCount)}`,
+    );
+    try {
+      await this.table.doc.send(
+        update.command(this.table.table, itemKeys.webhookDelivery(batchId, deliveryId)),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   /**
    * Takes the key for this create, or says what an earlier use of it answers: the same body gives
    * its batch (once whole), another body a conflict.
@@ -627,4 +758,18 @@ function newItemAttributes(batchId: string, index: number, item: NewItem): Item 
 /** An item's fields by the port's names, its input and result parsed from their JSON text. */
 function itemFields(item: Item): Item {
   return { ...item, input: parsedJsonText(item.input), result: parsedJsonText(item.result) };
+}
+
+/** The event type is kept as `eventType`: `type` names the kind of item, as on every item of the table. */
+function deliveryAttributes({ type, ...delivery }: WebhookDelivery): Item {
+  return {
+    ...itemKeys.webhookDelivery(delivery.batchId, delivery.deliveryId),
+    type: itemTypes.webhookDelivery,
+    eventType: type,
+    ...delivery,
+  };
+}
+
+function toDelivery(item: Item, where: string): WebhookDelivery {
+  return webhookDeliveryRecord.decode({ ...item, type: item.eventType }, where);
 }

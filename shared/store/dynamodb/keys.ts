@@ -12,6 +12,7 @@ const batchPk = (batchId: string) => `BATCH#${batchId}`;
 /** Wide enough for any item count a batch may have, so the items' sort keys sort by index. */
 const BATCH_INDEX_DIGITS = 10;
 const batchItemSk = (index: number) => `ITEM#${String(index).padStart(BATCH_INDEX_DIGITS, '0')}`;
+const WEBHOOK_DELIVERY_PREFIX = 'DELIVERY#';
 
 export const itemKeys = {
   account: (accountId: string): ItemKey => ({ pk: accountPk(accountId), sk: 'ACCOUNT' }),
@@ -121,6 +122,21 @@ export const itemKeys = {
    */
   unfinishedBatch: (batchId: string): ItemKey => ({ pk: 'BATCHES#UNFINISHED', sk: batchPk(batchId) }),
   unfinishedBatchPartition: 'BATCHES#UNFINISHED',
+  /** A webhook delivery of a batch (batches/webhooks.ts), beside the batch's record and items. */
+  webhookDelivery: (batchId: string, deliveryId: string): ItemKey => ({
+    pk: batchPk(batchId),
+    sk: `${WEBHOOK_DELIVERY_PREFIX}${deliveryId}`,
+  }),
+  webhookDeliveryPrefix: WEBHOOK_DELIVERY_PREFIX,
+  /**
+   * A marker per pending webhook delivery (one partition, written before the delivery and removed
+   * after it is delivered or failed), so the notifier finds due deliveries without a scan.
+   */
+  pendingWebhookDelivery: (batchId: string, deliveryId: string): ItemKey => ({
+    pk: 'WEBHOOKS#PENDING',
+    sk: `${batchPk(batchId)}#${deliveryId}`,
+  }),
+  pendingWebhookDeliveryPartition: 'WEBHOOKS#PENDING',
   /** A batch create's `Idempotency-Key` of one account, deleted by TTL after its 24 hours. */
   batchIdempotency: (accountId: string, key: string): ItemKey => ({
     pk: `BATCHIDEM#${accountId}#${key}`,
@@ -162,6 +178,8 @@ export const itemTypes = {
   accountBatch: 'accountBatch',
   unfinishedBatch: 'unfinishedBatch',
   batchIdempotency: 'batchIdempotency',
+  webhookDelivery: 'webhookDelivery',
+  pendingWebhookDelivery: 'pendingWebhookDelivery',
 } as const;
 
 /** An item by its key, for the error of a record that does not decode: `item <pk> / <sk> of table <t>`. */

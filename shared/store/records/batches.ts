@@ -1,14 +1,19 @@
 /**
  * Bulk lookups' records (batches/batch-store.ts): a batch, one of its items (with its result once
- * run), and a create's idempotency key as stored (the claim and the batch it made, per account).
+ * run), a create's idempotency key as stored (the claim and the batch it made, per account), and a
+ * webhook delivery with its attempts.
  */
 import { z } from 'zod';
 import {
   type BatchItem,
   type BatchRecord,
   batchStates,
+  type DeliveryAttempt,
+  deliveryStates,
   type IdempotencyClaim,
   type ItemResult,
+  type WebhookDelivery,
+  webhookEventTypes,
 } from '../../batches/batch-store.js';
 import { count, epochMs, nullable, recordCodec } from './stored-record.js';
 
@@ -47,6 +52,7 @@ export const batchRecord = recordCodec<BatchRecord>(
     creditsCharged: count(),
     creditsRefunded: count(),
     webhookUrl: nullable(z.string()),
+    webhookSecret: nullable(z.string()),
     createdAt: z.string(),
     updatedAt: z.string(),
     finishedAt: nullable(z.string()),
@@ -75,5 +81,27 @@ export const idempotencyKeyRecord = recordCodec<StoredIdempotencyKey>(
     requestHash: z.string(),
     batchId: z.string().min(1),
     expiresAt: epochMs(),
+  }),
+);
+
+const deliveryAttempt: z.ZodType<DeliveryAttempt> = z.object({
+  at: z.string(),
+  status: nullable(count()),
+  error: nullable(z.string()),
+  durationMs: z.number().nonnegative(),
+});
+
+export const webhookDeliveryRecord = recordCodec<WebhookDelivery>(
+  'webhook delivery',
+  z.object({
+    deliveryId: z.string().min(1),
+    batchId: z.string().min(1),
+    accountId: z.string(),
+    type: z.enum(webhookEventTypes),
+    payload: z.string(),
+    state: z.enum(deliveryStates),
+    attempts: z.array(deliveryAttempt),
+    nextAttemptAt: nullable(epochMs()),
+    createdAt: z.string(),
   }),
 );

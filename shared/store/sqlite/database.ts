@@ -307,6 +307,25 @@ const schema = [
   ALTER TABLE ledger ADD COLUMN batch_id TEXT;
   ALTER TABLE ledger ADD COLUMN item_index INTEGER;
   `,
+  // Version 13: batch webhooks (batches/webhooks.ts): each batch's signing secret, and one row per
+  // event to deliver with its attempts as JSON text. The partial index keeps the notifier's scan for
+  // due deliveries to the pending rows, however many were delivered.
+  `
+  ALTER TABLE batches ADD COLUMN webhook_secret TEXT;
+  CREATE TABLE webhook_deliveries (
+    delivery_id TEXT PRIMARY KEY,
+    batch_id TEXT NOT NULL REFERENCES batches (batch_id) ON DELETE CASCADE,
+    account_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts TEXT NOT NULL,
+    next_attempt_at INTEGER,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX webhook_deliveries_by_batch ON webhook_deliveries (batch_id, created_at);
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+  `,
 ];
 
 interface QueuedWrite {

@@ -1,6 +1,7 @@
 /**
  * Bulk lookups in SQLite (batches/batch-store.ts): `batches` (one row per batch, its counts in
- * columns), `batch_items` (one row per item, input and result as JSON text) and `batch_idempotency`.
+ * columns), `batch_items` (one row per item, input and result as JSON text), `batch_idempotency`,
+ * and `webhook_deliveries` (one row per event to announce, its attempts as JSON text).
  * Each method that changes anything is one queued write (database.ts), so what DynamoDB decides by
  * conditional writes is decided here by one transaction: a create stores the batch, its items and
  * its key together; a claim marks its items and moves `next_index` together; a completion records the
@@ -14,14 +15,22 @@ import {
   type ClaimedItem,
   type CreateOutcome,
   createdRecord,
+  type DeliveryAttempt,
+  type DeliveryOutcome,
   FINISHED_STATES,
   type IdempotencyClaim,
   type ItemOutcome,
   type ItemResult,
   type NewItem,
   type PauseReason,
+  type WebhookDelivery,
 } from '../../batches/batch-store.js';
-import { batchItemRecord, batchRecord, idempotencyKeyRecord } from '../records/batches.js';
+import {
+  batchItemRecord,
+  batchRecord,
+  idempotencyKeyRecord,
+  webhookDeliveryRecord,
+} from '../records/batches.js';
 import type { Database } from './database.js';
 import { jsonColumn, rowName } from './rows.js';
 
@@ -233,6 +242,90 @@ export class SqliteBatchStore implements BatchStore {
       .map(toItem);
   }
 
+  async addDelivery(delivery: WebhookDelivery): Promise<void> {
+    await this.database.write(() =>
+      this.database
+        .statement(
+          `INSERT INTO webhook_deliveries (delivery_id, batch_id, account_id, type, payload, state, attempts,
+             next_attempt_at, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          delivery.deliveryId,
+          delivery.batchId,
+          delivery.accountId,
+          delivery.type,
+          delivery.payload,
+          delivery.state,
+          JSON.stringify(delivery.attempts),
+          delivery.nextAttemptAt,
+          delivery.createdAt,
+        ),
+    );
+  }
+
+  async dueDeliveries(now: number, limit: number): Promise<WebhookDelivery[]> {
+    return this.database
+      .statement(
+        `SELECT * FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?
+         ORDER BY next_attempt_at, created_at, delivery_id LIMIT ?`,
+      )
+      .all(now, limit)
+      .map(toDelivery);
+  }
+
+  async leaseDelivery(
+    batchId: string,
+    deliveryId: string,
+    attemptCount: number,
+    now: number,
+    leaseUntil: number,
+  ): Promise<boolean> {
+    const { changes } = await this.database.write(() =>
+      this.database
+        .statement(
+          `UPDATE webhook_deliveries SET next_attempt_at = ?
+           WHERE delivery_id = ? AND batch_id = ? AND state = 'pending' AND next_attempt_at <= ?
+             AND json_array_length(attempts) = ?`,
+        )
+        .run(leaseUntil, deliveryId, batchId, now, attemptCount),
+    );
+    return Number(changes) === 1;
+  }
+
+  async recordAttempt(
+    batchId: string,
+    deliveryId: string,
+    attemptCount: number,
+    attempt: DeliveryAttempt,
+    outcome: DeliveryOutcome,
+  ): Promise<boolean> {
+    const { changes } = await this.database.write(() =>
+      this.database
+        .statement(
+          `UPDATE webhook_deliveries
+           SET attempts = json_insert(attempts, '$[#]', json(?)), state = ?, next_attempt_at = ?
+           WHERE delivery_id = ? AND batch_id = ? AND state = 'pending' AND json_array_length(attempts) = ?`,
+        )
+        .run(
+          JSON.stringify(attempt),
+          outcome.state,
+          outcome.nextAttemptAt,
+          deliveryId,
+          batchId,
+          attemptCount,
+        ),
+    );
+    return Number(changes) === 1;
+  }
+
+  async deliveries(batchId: string): Promise<WebhookDelivery[]> {
+    return this.database
+      .statement('SELECT * FROM webhook_deliveries WHERE batch_id = ? ORDER BY created_at, delivery_id')
+      .all(batchId)
+      .map(toDelivery);
+  }
+
   private read(batchId: string): BatchRecord | undefined {
     const row = this.database.statement('SELECT * FROM batches WHERE batch_id = ?').get(batchId);
     return row && toBatch(row);
@@ -263,8 +356,8 @@ export class SqliteBatchStore implements BatchStore {
       .statement(
         `INSERT INTO batches (batch_id, account_id, holder_id, operation, state, pause_reason, item_count,
            next_index, succeeded, failed, invalid, credits_charged, credits_refunded, webhook_url,
-           created_at, updated_at, finished_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           webhook_secret, created_at, updated_at, finished_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         batch.batchId,
@@ -281,6 +374,7 @@ export class SqliteBatchStore implements BatchStore {
         batch.creditsCharged,
         batch.creditsRefunded,
         batch.webhookUrl,
+        batch.webhookSecret,
         batch.createdAt,
         batch.updatedAt,
         batch.finishedAt,
@@ -317,6 +411,7 @@ function toBatch(row: Row): BatchRecord {
       creditsCharged: row.credits_charged,
       creditsRefunded: row.credits_refunded,
       webhookUrl: row.webhook_url,
+      webhookSecret: row.webhook_secret,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       finishedAt: row.finished_at,
@@ -345,4 +440,21 @@ function toItem(row: Row): BatchItem {
 function toClaimed(batchId: string, row: Row): ClaimedItem {
   const { index, input, attempt } = toItem({ ...row, batch_id: batchId, state: 'running' });
   return { index, input, attempt };
+}
+
+function toDelivery(row: Row): WebhookDelivery {
+  return webhookDeliveryRecord.decode(
+    {
+      deliveryId: row.delivery_id,
+      batchId: row.batch_id,
+      accountId: row.account_id,
+      type: row.type,
+      payload: row.payload,
+      state: row.state,
+      attempts: jsonColumn(row.attempts),
+      nextAttemptAt: row.next_attempt_at,
+      createdAt: row.created_at,
+    },
+    rowName('webhook_deliveries', row.delivery_id),
+  );
 }
