@@ -50,7 +50,8 @@ const operationIdParam = z
   .max(64)
   .regex(/^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*$/, 'must be an operation id, e.g. profiles.details');
 
-export const transportSchema = z.enum(['rest', 'mcp', 'v2']);
+/** The surfaces a call came through (`batch`: an item of a bulk lookup, POST /v1/batches). */
+export const transportSchema = z.enum(['rest', 'mcp', 'v2', 'batch']);
 
 export const priceSchema = z.object({
   operation: z.string(),
@@ -102,6 +103,7 @@ export const usageRowSchema = z.object({
     rest: z.number().int().min(0),
     mcp: z.number().int().min(0),
     v2: z.number().int().min(0),
+    batch: z.number().int().min(0),
   }),
 });
 
@@ -118,6 +120,9 @@ export const ledgerEntrySchema = z.object({
   reason: z.string().nullable(),
   /** The OAuth connection (console, Connections) that made the call; null for an API key's. */
   connectionId: z.string().nullable(),
+  /** Only on a batch item's entry (transport `batch`): its batch, and its 0-based index in it. */
+  batchId: z.string().optional(),
+  itemIndex: z.number().int().min(0).optional(),
 });
 
 const accountOperation = {
@@ -181,7 +186,8 @@ export const accountUsage = {
   id: 'account.usage',
   summary: 'Your usage by UTC day and operation',
   description:
-    `One row per UTC day and operation from the ledger: calls (also by transport), credits charged ` +
+    `One row per UTC day and operation from the ledger: calls (also by transport: rest, mcp, v2, and ` +
+    `batch for the items of bulk lookups), credits charged ` +
     `(in-flight calls count as charged so far) and credits refunded. from and to are UTC dates ` +
     `(YYYY-MM-DD, both included), at most ${MAX_USAGE_DAYS} days apart; the default is the last ` +
     `${DEFAULT_USAGE_DAYS} days up to today. Free; not counted against the lookup rate limit.`,
@@ -202,7 +208,7 @@ export const accountUsage = {
           calls: 12,
           creditsCharged: 11,
           creditsRefunded: 1,
-          callsByTransport: { rest: 9, mcp: 3, v2: 0 },
+          callsByTransport: { rest: 9, mcp: 3, v2: 0, batch: 0 },
         },
       ],
     },
@@ -218,7 +224,8 @@ export const accountLedger = {
     `The account's ledger entries, newest first, ${LEDGER_PAGE_SIZE} per page: each call's request id ` +
     '(the X-Request-Id of its answer), time, operation, transport, public HTTP status, outcome ' +
     '(charged, refunded, free, in_flight), the credits that outcome moved, and the reason of a refund ' +
-    '(the error code, or `reconciled`). Filters: requestId, operation, from and to (UTC dates, both ' +
+    '(the error code, or `reconciled`); an item of a batch (transport `batch`) also has its batchId ' +
+    'and itemIndex (0-based, in the order submitted). Filters: requestId, operation, from and to (UTC dates, both ' +
     'included, or times: from included, to excluded). Omit cursor on the first request; while ' +
     'meta.paging.hasMore is true, copy nextCursor unchanged into cursor (with the same filters). ' +
     'Cursors expire within 15 minutes. Free; not counted against the lookup rate limit.',

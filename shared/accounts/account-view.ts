@@ -15,7 +15,13 @@
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { DEFAULT_USAGE_DAYS, LEDGER_PAGE_SIZE, MAX_USAGE_DAYS } from '../../schemas/operations/account.js';
 import type { Principal } from '../auth/authenticator.js';
-import type { CreditLedger, LedgerEntry, LedgerPosition, UsageRow } from '../billing/credit-ledger.js';
+import type {
+  CreditLedger,
+  LedgerEntry,
+  LedgerPosition,
+  Transport,
+  UsageRow,
+} from '../billing/credit-ledger.js';
 import { type CapState, capStanding, isCapped } from '../billing/spend-caps.js';
 import type { Clock } from '../clock.js';
 import { InvalidRequestError } from '../errors.js';
@@ -185,13 +191,16 @@ export interface PublicLedgerEntry {
   requestId: string;
   time: string;
   operation: string;
-  transport: 'rest' | 'mcp' | 'v2' | null;
+  transport: Transport | null;
   status: number | null;
   outcome: 'charged' | 'refunded' | 'free' | 'in_flight';
   credits: number;
   reason: string | null;
   /** The OAuth connection that made the call (console, Connections); null for an API key's call. */
   connectionId: string | null;
+  /** Only on a batch item's entry: its batch and its index in it. */
+  batchId?: string;
+  itemIndex?: number;
 }
 
 export interface AccountLedgerPage {
@@ -268,6 +277,7 @@ export function publicEntry(entry: LedgerEntry): PublicLedgerEntry {
     connectionId: entry.keyId?.startsWith(CONNECTION_CALLER_PREFIX)
       ? entry.keyId.slice(CONNECTION_CALLER_PREFIX.length)
       : null,
+    ...(entry.batchItem ? { batchId: entry.batchItem.batchId, itemIndex: entry.batchItem.index } : {}),
   };
 }
 

@@ -20,9 +20,15 @@ import { type CapRefusal, isCapped, type KeySpend, type SpendCaps } from './spen
 export const ledgerStatuses = ['pending', 'charged', 'refunded'] as const;
 export type LedgerStatus = (typeof ledgerStatuses)[number];
 
-/** The surfaces a call can come through, for usage analytics. */
-export const transports = ['rest', 'mcp', 'v2'] as const;
+/** The surfaces a call can come through, for usage analytics (`batch`: an item of a bulk lookup). */
+export const transports = ['rest', 'mcp', 'v2', 'batch'] as const;
 export type Transport = (typeof transports)[number];
+
+/** The batch and the item in it (0-based, in the order submitted) that a call was run for. */
+export interface BatchItemRef {
+  batchId: string;
+  index: number;
+}
 
 export interface LedgerEntry {
   requestId: string;
@@ -34,6 +40,8 @@ export interface LedgerEntry {
   transport?: Transport;
   /** Who made the call: see `InflightEntry.keyId`. */
   keyId?: string;
+  /** See `InflightEntry.batchItem`. */
+  batchItem?: BatchItemRef;
   status: LedgerStatus;
   /** Public HTTP status the request ended with (absent while pending). */
   httpStatus?: number;
@@ -55,6 +63,8 @@ export interface InflightEntry {
    * entries written before callers were recorded.
    */
   keyId?: string;
+  /** The batch item this call ran for (transport `batch`); absent on single calls. */
+  batchItem?: BatchItemRef;
   /**
    * Admitted against the key's spend caps (spend-caps.ts): its cost counts in the key's spend of the
    * day and month of `createdAt`, and a refund gives it back there.
@@ -76,6 +86,8 @@ export interface AdmissionRequest {
   transport?: Transport;
   /** Recorded on the entry: see `InflightEntry.keyId`. */
   keyId?: string;
+  /** Recorded on the entry: see `InflightEntry.batchItem`. */
+  batchItem?: BatchItemRef;
   /** The calling key's spend caps, checked in the same step as the balance (none: not capped). */
   caps?: SpendCaps;
 }
@@ -89,6 +101,7 @@ export function inflightEntryOf(request: AdmissionRequest, now: number): Infligh
     cost: request.cost,
     ...(request.transport ? { transport: request.transport } : {}),
     ...(request.keyId ? { keyId: request.keyId } : {}),
+    ...(request.batchItem ? { batchItem: request.batchItem } : {}),
     ...(isCapped(request.caps) ? { capped: true } : {}),
     createdAt: new Date(now).toISOString(),
   };
@@ -234,7 +247,7 @@ export function usageRows(entries: readonly LedgerEntry[]): UsageRow[] {
         calls: 0,
         creditsCharged: 0,
         creditsRefunded: 0,
-        callsByTransport: { rest: 0, mcp: 0, v2: 0 },
+        callsByTransport: { rest: 0, mcp: 0, v2: 0, batch: 0 },
       };
       rows.set(id, row);
     }

@@ -20,6 +20,7 @@ import type {
   AccountReadRequest,
   AdmissionRequest,
   BalanceState,
+  BatchItemRef,
   BillingStore,
   CreditEntry,
   CreditKind,
@@ -35,6 +36,7 @@ import type { CapRefusal, KeySpend, SpendCaps } from './spend-caps.js';
 
 export type {
   BalanceState,
+  BatchItemRef,
   CreditEntry,
   CreditOutcome,
   InflightEntry,
@@ -56,6 +58,8 @@ export interface AdmissionInput {
   keyUse?: { keyId: string; at: string };
   transport?: Transport;
   keyId?: string;
+  /** The batch item the call runs for (see `InflightEntry.batchItem`). */
+  batchItem?: BatchItemRef;
   caps?: SpendCaps;
 }
 
@@ -197,6 +201,7 @@ export class CreditLedger {
     operation: string;
     transport?: Transport;
     keyId?: string;
+    batchItem?: BatchItemRef;
   }): LedgerEntry {
     const at = this.nowIso();
     return { ...input, cost: 0, status: 'charged', httpStatus: 200, createdAt: at, settledAt: at };

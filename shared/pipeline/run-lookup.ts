@@ -8,7 +8,13 @@
 import type { OperationVariant } from '../../schemas/operation-definition.js';
 import type { RateLimitSetting } from '../accounts/accounts.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
-import type { AdmissionDecision, CreditLedger, InflightEntry, Transport } from '../billing/credit-ledger.js';
+import type {
+  AdmissionDecision,
+  BatchItemRef,
+  CreditLedger,
+  InflightEntry,
+  Transport,
+} from '../billing/credit-ledger.js';
 import { isCapped, type SpendCaps, spendable } from '../billing/spend-caps.js';
 import type { Clock } from '../clock.js';
 import {
@@ -55,6 +61,8 @@ export interface LookupRequest {
   requestId: string;
   /** Which transport the call came through, recorded in the usage ledger. */
   transport?: Transport;
+  /** The batch item this call runs for (transport `batch`), recorded on its ledger entry. */
+  batchItem?: BatchItemRef;
 }
 
 export interface LookupOutcome {
@@ -119,7 +127,7 @@ export class LookupPipeline {
       const accountRead = operation.definition.metering === 'account';
       const admission = accountRead
         ? await this.admitAccountRead(principal)
-        : await this.admit(operation, requestId, principal, request.transport, caps);
+        : await this.admit(request, principal, caps);
       const policy: RatePolicy = accountRead
         ? { name: 'account', windowSeconds: this.deps.accountReads.windowSeconds }
         : { name: 'lookups', windowSeconds: principal.account.rateLimit.windowSeconds };
@@ -150,7 +158,7 @@ export class LookupPipeline {
           )
         : accountRead
           ? await this.execute(operation, run, requestId, principal, apiFamily(request.transport))
-          : await this.runFree(operation, run, requestId, principal, request.transport);
+          : await this.runFree(request, run, principal);
       return {
         outcome: {
           response: {
@@ -193,12 +201,11 @@ export class LookupPipeline {
 
   /** Rate limit and debit in one step of the store; billing fails closed, the rate limit open. */
   private async admit(
-    operation: RegisteredOperation,
-    requestId: string,
+    request: LookupRequest,
     principal: Principal,
-    transport: Transport | undefined,
     caps: SpendCaps | undefined,
   ): Promise<AdmissionDecision> {
+    const { operation, requestId, transport, batchItem } = request;
     try {
       return await this.deps.ledger.admit({
         accountId: principal.account.accountId,
@@ -209,6 +216,7 @@ export class LookupPipeline {
         keyUse: principal.keyUse,
         transport,
         keyId: callerId(principal),
+        ...(batchItem ? { batchItem } : {}),
         ...(caps ? { caps } : {}),
       });
     } catch (error) {
@@ -227,13 +235,8 @@ export class LookupPipeline {
     return rate.allowed ? { outcome: 'admitted', rate } : { outcome: 'rate_limited', rate };
   }
 
-  private async runFree(
-    operation: RegisteredOperation,
-    run: AcceptedRun,
-    requestId: string,
-    principal: Principal,
-    transport: Transport | undefined,
-  ): Promise<RunResult> {
+  private async runFree(request: LookupRequest, run: AcceptedRun, principal: Principal): Promise<RunResult> {
+    const { operation, requestId, transport, batchItem } = request;
     const { ledger, logger } = this.deps;
     const entry = ledger.freeEntry({
       requestId,
@@ -241,6 +244,7 @@ export class LookupPipeline {
       operation: operation.definition.id,
       transport,
       keyId: callerId(principal),
+      ...(batchItem ? { batchItem } : {}),
     });
     // The usage record is written while the lookup runs, and awaited (a frozen Lambda would lose
     // it); a failure still answers, since a lost usage record of a free call costs nobody a credit.

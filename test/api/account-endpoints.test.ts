@@ -3,8 +3,9 @@
  * /v1/account/ledger, their /api/v2/ext forms and the get_account… MCP tools (a real SDK client).
  * Account reads are free, never ledgered, and counted in a window of their own, not the lookups';
  * /v1/account says what the operator CLI says; after a mix of charged, refunded and free calls over
- * v1, v2 and MCP, usage rows and ledger entries match the calls exactly, each found by the
- * X-Request-Id of its answer; the ledger pages by cursor; bad input is a clear 400.
+ * v1, v2, MCP and as batch items (the billed pipeline run as a batch worker runs it), usage rows and
+ * ledger entries match the calls exactly, each found by the X-Request-Id of its answer, a batch
+ * item's naming its batch and index; the ledger pages by cursor; bad input is a clear 400.
  */
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -14,6 +15,7 @@ import { defaultToolNames } from '../../schemas/operation-definition.js';
 import { profileDetails } from '../../schemas/operations/profiles.js';
 import type { Transport, UsageRow } from '../../shared/billing/billing-store.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
+import { runBatchItem } from '../support/batch-item.js';
 import { type Harness, startHarness, storeKinds } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { connectClient, type ListeningApp, listen } from '../support/mcp-server.js';
@@ -42,6 +44,8 @@ interface LedgerRow {
   outcome: string;
   credits: number;
   reason: string | null;
+  batchId?: string;
+  itemIndex?: number;
 }
 
 const clock = new ManualClock(Date.parse('2026-11-26T09:30:00.000Z'));
@@ -211,7 +215,7 @@ describe('GET /v1/account', () => {
 });
 
 describe.each(storeKinds)(
-  'usage and ledger after charged, refunded and free calls over v1, v2 and MCP, on %s',
+  'usage and ledger after charged, refunded and free calls over v1, v2, MCP and in a batch, on %s',
   (kind) => {
     // The file's server on SQLite; a second one on DynamoDB (dynalite), for this part only.
     const served = {} as { harness: Harness; app: ListeningApp };
@@ -238,6 +242,7 @@ describe.each(storeKinds)(
       outcome: 'charged' | 'refunded' | 'free';
       credits: number;
       reason: string | null;
+      batchItem?: { batchId: string; index: number };
     }
     const calls: Call[] = [];
     let apiKey: string;
@@ -259,8 +264,11 @@ describe.each(storeKinds)(
         const meta = result._meta?.[META_KEY] as { status: number; headers: Record<string, string> };
         return { status: meta.status, requestId: meta.headers['X-Request-Id'] as string };
       };
+      const batchId = `bat_${kind}`;
+      const batch = (operationId: string, values: Record<string, string>, index: number) =>
+        runBatchItem(served.harness, apiKey, operationId, values, { batchId, index });
       const record = (
-        made: { status: number; requestId: string },
+        made: { status: number; requestId: string; batchItem?: Call['batchItem'] },
         operation: string,
         transport: Transport,
         credits: number,
@@ -298,10 +306,30 @@ describe.each(storeKinds)(
           'mcp',
           PROFILE_PRICE,
         );
+        record(
+          await batch('profiles.details', { username: USERNAME }, 0),
+          'profiles.details',
+          'batch',
+          PROFILE_PRICE,
+        );
+        record(
+          await batch('profiles.details', { username: MISSING }, 1),
+          'profiles.details',
+          'batch',
+          PROFILE_PRICE,
+        );
+        record(
+          await batch('emails.disposable', { email: 'c@mailinator.com' }, 2),
+          'emails.disposable',
+          'batch',
+          0,
+        );
       } finally {
         await client.close();
       }
-      expect(calls.map((call) => call.status)).toEqual([200, 404, 200, 200, 404, 200, 200, 404]);
+      expect(calls.map((call) => call.status)).toEqual([
+        200, 404, 200, 200, 404, 200, 200, 404, 200, 404, 200,
+      ]);
     }
 
     it('usage has one row per day and operation that sums the calls exactly', async () => {
@@ -323,14 +351,14 @@ describe.each(storeKinds)(
           creditsRefunded: mine
             .filter((call) => call.outcome === 'refunded')
             .reduce((sum, call) => sum + call.credits, 0),
-          callsByTransport: { rest: by('rest'), mcp: by('mcp'), v2: by('v2') },
+          callsByTransport: { rest: by('rest'), mcp: by('mcp'), v2: by('v2'), batch: by('batch') },
         };
       });
       expect(data.rows).toEqual(expected);
       expect(expected[1]).toMatchObject({
-        calls: 6,
-        creditsCharged: 3 * PROFILE_PRICE,
-        creditsRefunded: 3 * PROFILE_PRICE,
+        calls: 8,
+        creditsCharged: 4 * PROFILE_PRICE,
+        creditsRefunded: 4 * PROFILE_PRICE,
       });
       // The same over v2 and MCP.
       const viaV2 = await served.harness.app.request(
@@ -369,6 +397,8 @@ describe.each(storeKinds)(
             credits: call.credits,
             reason: call.reason,
             connectionId: null,
+            // Only a batch item's entry names its batch and index.
+            ...(call.batchItem ? { batchId: call.batchItem.batchId, itemIndex: call.batchItem.index } : {}),
           },
         ]);
       }
@@ -381,7 +411,7 @@ describe.each(storeKinds)(
       const free = await served.harness.get('/v1/account/ledger?operation=emails.disposable', apiKey);
       expect(
         (await json<Envelope<{ entries: LedgerRow[] }>>(free)).data.entries.map((entry) => entry.outcome),
-      ).toEqual(['free', 'free']);
+      ).toEqual(['free', 'free', 'free']);
     });
 
     it('get_account over MCP is listed only on request and answers what /v1/account answers', async () => {

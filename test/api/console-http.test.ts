@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../shared/console/console-security.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
+import { runBatchItem } from '../support/batch-item.js';
 import { ConsoleClient } from '../support/console-client.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -338,7 +339,7 @@ describe('usage and activity', () => {
     expect(answered.data.rows.length).toBeGreaterThan(0);
     const [header, ...lines] = csv.html.trim().split('\r\n');
     expect(header).toBe(
-      'date,operation,calls,creditsCharged,creditsRefunded,callsByTransport.rest,callsByTransport.mcp,callsByTransport.v2',
+      'date,operation,calls,creditsCharged,creditsRefunded,callsByTransport.rest,callsByTransport.mcp,callsByTransport.v2,callsByTransport.batch',
     );
     expect(lines).toEqual(
       answered.data.rows.map((row) =>
@@ -351,9 +352,36 @@ describe('usage and activity', () => {
           row.callsByTransport.rest,
           row.callsByTransport.mcp,
           row.callsByTransport.v2,
+          row.callsByTransport.batch,
         ].join(','),
       ),
     );
+  });
+
+  it('shows a batch item’s batch id and index in Activity, and its calls under batch in Usage', async () => {
+    const item = await runBatchItem(
+      harness,
+      apiKey,
+      'emails.disposable',
+      { email: 'a@mailinator.com' },
+      {
+        batchId: 'bat_console_test',
+        index: 17,
+      },
+    );
+    expect(item.status).toBe(200);
+    const single = await harness.get('/v1/emails/disposable?email=b%40example.com', apiKey);
+    const console = client();
+    await console.signIn(apiKey);
+    const { html } = await console.get('/console/activity');
+    const rowOf = (requestId: string | null) =>
+      new RegExp(`<tr data-request-id="${requestId}">(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
+    expect(rowOf(item.requestId)).toContain('<td>batch</td>');
+    expect(rowOf(item.requestId)).toContain('bat_console_test');
+    expect(rowOf(item.requestId)).toMatch(/item 17\b/);
+    expect(rowOf(single.headers.get('x-request-id'))).not.toContain('bat_');
+    const usage = await console.get('/console/usage');
+    expect(usage.html).toContain('Calls over batch');
   });
 
   it.each([

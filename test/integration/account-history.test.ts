@@ -156,7 +156,7 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
     const nextDay = iso().slice(0, 10);
     await ledger.charge(await admit(accountId, 'req_u4'), 200);
     const range = { since: `${day}T00:00:00.000Z`, until: new Date(dayStart + 2 * 86_400_000).toISOString() };
-    const none = { rest: 0, mcp: 0, v2: 0 };
+    const none = { rest: 0, mcp: 0, v2: 0, batch: 0 };
     expect(await ledger.usage(accountId, range)).toEqual([
       {
         date: day,
@@ -471,7 +471,9 @@ describe('on SQLite, a file written before schema version 5', () => {
     // A version-4 file: today's schema without what later versions added, holding an entry of its time.
     await createSqliteStore(path).close();
     const raw = new DatabaseSync(path);
-    raw.exec(`DROP TABLE key_spend; ALTER TABLE inflight DROP COLUMN capped;
+    raw.exec(`ALTER TABLE inflight DROP COLUMN batch_id; ALTER TABLE inflight DROP COLUMN item_index;
+      ALTER TABLE ledger DROP COLUMN batch_id; ALTER TABLE ledger DROP COLUMN item_index;
+      DROP TABLE key_spend; ALTER TABLE inflight DROP COLUMN capped;
       ALTER TABLE api_keys DROP COLUMN daily_credit_cap; ALTER TABLE api_keys DROP COLUMN monthly_credit_cap;
       DROP TABLE credit_entries; DROP TABLE account_audit; DROP TABLE rate_windows;
       DROP TABLE console_sessions; DROP TABLE passkeys; DROP TABLE passkey_challenges;
@@ -503,12 +505,22 @@ describe('on SQLite, a file written before schema version 5', () => {
     try {
       insertLedger(
         store.database,
-        { ...old, requestId: 'req_new', createdAt: '2025-01-02T00:00:00.000Z', keyId: 'key_new' },
+        {
+          ...old,
+          requestId: 'req_new',
+          createdAt: '2025-01-02T00:00:00.000Z',
+          keyId: 'key_new',
+          batchItem: { batchId: 'bat_new', index: 7 },
+        },
         'IGNORE',
       );
       const ledger = createRepositories(store).ledger;
       expect(await ledger.entries('acct_old')).toEqual([
-        expect.objectContaining({ requestId: 'req_new', keyId: 'key_new' }),
+        expect.objectContaining({
+          requestId: 'req_new',
+          keyId: 'key_new',
+          batchItem: { batchId: 'bat_new', index: 7 },
+        }),
         old,
       ]);
       expect(await ledger.credits('acct_old')).toEqual([]);

@@ -865,6 +865,44 @@ describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
       });
     });
 
+    it.concurrent('names the batch and item of a batch item’s entries in usage, in flight and free', async () => {
+      const { accountId } = await createAccount(dataDir, '--credits', '10');
+      const { ledger } = repositories;
+      const admitted = await ledger.admit({
+        accountId,
+        requestId: 'req_cli_batch_billed',
+        operation: 'profiles.details',
+        cost: 1,
+        rateLimit: { limit: 100, windowSeconds: 60 },
+        transport: 'batch',
+        batchItem: { batchId: 'bat_cli', index: 0 },
+      });
+      expect(admitted.outcome).toBe('admitted');
+      await ledger.recordUsage(
+        ledger.freeEntry({
+          accountId,
+          requestId: 'req_cli_batch_free',
+          operation: 'emails.disposable',
+          transport: 'batch',
+          batchItem: { batchId: 'bat_cli', index: 1 },
+        }),
+      );
+
+      const report = await cli<Usage>(dataDir, 'usage', accountId);
+      const byId = new Map(report.recent.map((entry) => [entry.requestId, entry]));
+      expect(byId.get('req_cli_batch_billed')).toMatchObject({
+        status: 'pending',
+        transport: 'batch',
+        batchItem: { batchId: 'bat_cli', index: 0 },
+      });
+      expect(byId.get('req_cli_batch_free')).toMatchObject({
+        status: 'charged',
+        cost: 0,
+        transport: 'batch',
+        batchItem: { batchId: 'bat_cli', index: 1 },
+      });
+    });
+
     it.concurrent('a rate-limit change and a negative adjustment apply to the next request', async () => {
       const { accountId, apiKey } = await createAccount(dataDir, '--credits', '2', '--rate-limit', '50');
       const billed = () =>

@@ -1,7 +1,7 @@
 /**
  * The account's pages: Overview (balance, rate limit, credits this month, the chart of the last 30
  * days stacked by operation with its data as a table), Usage (day × operation, CSV export) and
- * Activity (the ledger, searchable by request id, paged). They render what the account view
+ * Activity (the ledger, searchable by request id, paged; a batch item's entry names its batch and index). They render what the account view
  * (accounts/account-view.ts) answers, the same values as the account endpoints.
  */
 import { transports, type UsageRow } from '../../billing/billing-store.js';
@@ -207,6 +207,9 @@ export interface ActivityEntry {
   outcome: 'charged' | 'refunded' | 'free' | 'in_flight';
   credits: number;
   reason: string | null;
+  /** Only on a batch item's entry. */
+  batchId?: string;
+  itemIndex?: number;
 }
 
 /** Why an entry cost what it did, in words. */
@@ -255,6 +258,7 @@ export function ActivityPage(
               <th scope="col">Request id</th>
               <th scope="col">Operation</th>
               <th scope="col">Transport</th>
+              <th scope="col">Batch item</th>
               <th scope="col" class="number">
                 Status
               </th>
@@ -273,6 +277,15 @@ export function ActivityPage(
                 </td>
                 <td>{entry.operation}</td>
                 <td>{entry.transport ?? '—'}</td>
+                <td>
+                  {entry.batchId === undefined ? (
+                    '—'
+                  ) : (
+                    <>
+                      <code>{entry.batchId}</code>, item {entry.itemIndex}
+                    </>
+                  )}
+                </td>
                 <td class="number">{entry.status ?? '—'}</td>
                 <td class="number">{entry.credits}</td>
                 <td>{whyCharged(entry)}</td>

@@ -2,8 +2,9 @@
  * The DynamoDB balance item beyond the balance record it holds (records/balance.ts): the requests
  * in flight and the accounts' key uses, written by the same conditional writes as the balance.
  *
- *   inflight    request id → { o: operation, c: cost, t: admitted at, x: transport, k: key id, and once
- *               refunded r: reason, h: HTTP status, s: settled at }: admitted, not yet cleared
+ *   inflight    request id → { o: operation, c: cost, t: admitted at, x: transport, k: key id, for a
+ *               batch item b: batch id and i: item index, and once refunded r: reason, h: HTTP
+ *               status, s: settled at }: admitted, not yet cleared
  *   keyUse      key id → last admitted use (the key's `lastUsedAt`)
  *   spend:<keyId>/<period>   credits a capped key spent in a UTC day (`YYYY-MM-DD`) or month
  *               (`YYYY-MM`), refunds given back (billing/spend-caps.ts). Top-level attributes, not
@@ -17,7 +18,7 @@ import { z } from 'zod';
 import type { InflightEntry, LedgerEntry, Transport } from '../../billing/billing-store.js';
 import { type KeySpend, spendPeriods } from '../../billing/spend-caps.js';
 import { type BalanceRecord, balanceRecord } from '../records/balance.js';
-import { inflightEntryRecord, ledgerEntryRecord } from '../records/ledger-entry.js';
+import { batchItemFields, inflightEntryRecord, ledgerEntryRecord } from '../records/ledger-entry.js';
 import { fieldsOf, recordCodec } from '../records/stored-record.js';
 import { type ItemKey, itemKeys, itemName } from './keys.js';
 
@@ -28,6 +29,9 @@ export interface StoredEntry {
   t: string;
   x?: Transport;
   k?: string;
+  /** The batch item the call runs for (`InflightEntry.batchItem`): its batch id and index. */
+  b?: string;
+  i?: number;
   /** Admitted against the key's spend caps (`InflightEntry.capped`). */
   p?: boolean;
   /** Set by the refund: its reason, HTTP status and time. */
@@ -119,6 +123,7 @@ export function storedEntryOf(entry: InflightEntry): StoredEntry {
     t: entry.createdAt,
     ...(entry.transport ? { x: entry.transport } : {}),
     ...(entry.keyId ? { k: entry.keyId } : {}),
+    ...(entry.batchItem ? { b: entry.batchItem.batchId, i: entry.batchItem.index } : {}),
     ...(entry.capped ? { p: true } : {}),
   };
 }
@@ -126,9 +131,19 @@ export function storedEntryOf(entry: InflightEntry): StoredEntry {
 /** One stored entry of the balance item of `accountId`. */
 export function heldEntry(table: string, accountId: string, requestId: string, stored: unknown): HeldEntry {
   const name = `in-flight entry ${requestId} of ${itemName(table, itemKeys.balance(accountId))}`;
-  const { o, c, t, x, k, p, r, h, s } = fieldsOf(stored);
+  const { o, c, t, x, k, b, i, p, r, h, s } = fieldsOf(stored);
   const entry = inflightEntryRecord.decode(
-    { requestId, accountId, operation: o, cost: c, transport: x, keyId: k, capped: p, createdAt: t },
+    {
+      requestId,
+      accountId,
+      operation: o,
+      cost: c,
+      transport: x,
+      keyId: k,
+      batchItem: batchItemFields(b, i),
+      capped: p,
+      createdAt: t,
+    },
     name,
   );
   if (r === undefined) return { entry };

@@ -300,9 +300,13 @@ const schema = [
     PRIMARY KEY (account_id, key)
   ) STRICT;
   `,
-  // Version 12 comes from branch batch-ledger (issue 28); this placeholder holds its place until the
-  // two branches merge, so version 13 below keeps its number.
-  '',
+  // Version 12: the batch item a call ran for (transport 'batch'), on its in-flight and ledger rows.
+  `
+  ALTER TABLE inflight ADD COLUMN batch_id TEXT;
+  ALTER TABLE inflight ADD COLUMN item_index INTEGER;
+  ALTER TABLE ledger ADD COLUMN batch_id TEXT;
+  ALTER TABLE ledger ADD COLUMN item_index INTEGER;
+  `,
   // Version 13: batch webhooks (batches/webhooks.ts): each batch's signing secret, and one row per
   // event to deliver with its attempts as JSON text. The partial index keeps the notifier's scan for
   // due deliveries to the pending rows, however many were delivered.

@@ -31,7 +31,7 @@ import { capRefusal, isCapped, type KeySpend, spendPeriods } from '../../billing
 import { currentAllowance, storedWindowOf, windowAt } from '../../limits/rolling-window.js';
 import { type BalanceRecord, balanceRecord } from '../records/balance.js';
 import { creditEntryRecord } from '../records/credit-entry.js';
-import { inflightEntryRecord, ledgerEntryRecord } from '../records/ledger-entry.js';
+import { batchItemFields, inflightEntryRecord, ledgerEntryRecord } from '../records/ledger-entry.js';
 import type { Database } from './database.js';
 import { rowName } from './rows.js';
 
@@ -173,12 +173,12 @@ export class SqliteBillingStore implements BillingStore {
       AND (?7 IS NULL OR created_at < ?7 OR (created_at = ?7 AND request_id < ?8))`;
     return this.database
       .statement(
-        `SELECT account_id, request_id, operation, cost, transport, key_id, status, http_status,
-             refund_reason, created_at, settled_at
+        `SELECT account_id, request_id, operation, cost, transport, key_id, batch_id, item_index, status,
+             http_status, refund_reason, created_at, settled_at
            FROM ledger WHERE ${filters}
          UNION ALL
-         SELECT account_id, request_id, operation, cost, transport, key_id, 'pending', NULL, NULL,
-             created_at, NULL
+         SELECT account_id, request_id, operation, cost, transport, key_id, batch_id, item_index, 'pending',
+             NULL, NULL, created_at, NULL
            FROM inflight WHERE ${filters}
          ORDER BY created_at DESC, request_id DESC
          LIMIT ?2`,
@@ -203,7 +203,8 @@ export class SqliteBillingStore implements BillingStore {
         `SELECT substr(created_at, 1, 10) AS date, operation, count(*) AS calls,
              sum(CASE WHEN status = 'refunded' THEN 0 ELSE cost END) AS charged,
              sum(CASE WHEN status = 'refunded' THEN cost ELSE 0 END) AS refunded,
-             sum(transport = 'rest') AS rest, sum(transport = 'mcp') AS mcp, sum(transport = 'v2') AS v2
+             sum(transport = 'rest') AS rest, sum(transport = 'mcp') AS mcp, sum(transport = 'v2') AS v2,
+             sum(transport = 'batch') AS batch
            FROM (SELECT created_at, operation, cost, transport, status FROM ledger
                    WHERE account_id = ?1 AND created_at >= ?2 AND created_at < ?3
                  UNION ALL
@@ -219,7 +220,12 @@ export class SqliteBillingStore implements BillingStore {
         calls: Number(row.calls),
         creditsCharged: Number(row.charged),
         creditsRefunded: Number(row.refunded),
-        callsByTransport: { rest: Number(row.rest ?? 0), mcp: Number(row.mcp ?? 0), v2: Number(row.v2 ?? 0) },
+        callsByTransport: {
+          rest: Number(row.rest ?? 0),
+          mcp: Number(row.mcp ?? 0),
+          v2: Number(row.v2 ?? 0),
+          batch: Number(row.batch ?? 0),
+        },
       }));
   }
 
@@ -357,6 +363,7 @@ function inflightFields(row: Row) {
     cost: row.cost,
     transport: row.transport,
     keyId: row.key_id,
+    batchItem: batchItemFields(row.batch_id, row.item_index),
     createdAt: row.created_at,
   };
 }
@@ -403,8 +410,8 @@ export function insertLedger(database: Database, entry: LedgerEntry, onConflict:
   database
     .statement(
       `INSERT OR ${onConflict} INTO ledger (account_id, request_id, operation, cost, transport, key_id,
-         status, http_status, refund_reason, created_at, settled_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         batch_id, item_index, status, http_status, refund_reason, created_at, settled_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       entry.accountId,
@@ -413,6 +420,8 @@ export function insertLedger(database: Database, entry: LedgerEntry, onConflict:
       entry.cost,
       entry.transport ?? null,
       entry.keyId ?? null,
+      entry.batchItem?.batchId ?? null,
+      entry.batchItem?.index ?? null,
       entry.status,
       entry.httpStatus ?? null,
       entry.refundReason ?? null,
@@ -424,8 +433,9 @@ export function insertLedger(database: Database, entry: LedgerEntry, onConflict:
 export function insertInflight(database: Database, entry: InflightEntry): void {
   database
     .statement(
-      `INSERT INTO inflight (account_id, request_id, operation, cost, transport, key_id, capped, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO inflight (account_id, request_id, operation, cost, transport, key_id, batch_id,
+         item_index, capped, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       entry.accountId,
@@ -434,6 +444,8 @@ export function insertInflight(database: Database, entry: InflightEntry): void {
       entry.cost,
       entry.transport ?? null,
       entry.keyId ?? null,
+      entry.batchItem?.batchId ?? null,
+      entry.batchItem?.index ?? null,
       entry.capped ? 1 : null,
       entry.createdAt,
     );
