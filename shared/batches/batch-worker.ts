@@ -264,7 +264,8 @@ export class BatchWorkerPool {
         credential: { scheme: 'principal', principal },
         input: { kind: 'arguments', values: item.input },
         requestId,
-        transport: 'rest',
+        transport: 'batch',
+        batchItem: { batchId: batch.batchId, index: item.index },
       });
       const { status, headers, body } = outcome.response;
       const { error } = outcome;
