@@ -6,6 +6,7 @@
 import type { Service } from '../service.js';
 import type { Store } from '../store/store.js';
 import { mountBatchRoutes } from './batch-routes.js';
+import { BatchItemRunner } from './batch-runner.js';
 import { BatchService } from './batch-service.js';
 import type { BatchRecord, WebhookEventType } from './batch-store.js';
 import { BatchWorkerPool } from './batch-worker.js';
@@ -23,24 +24,30 @@ export function mountBatches(service: Service, store: Store): BatchWorkerPool {
   const announce = (batch: BatchRecord, event: WebhookEventType): Promise<void> =>
     webhooks.announce(batch, event, batches.view(batch));
   const batches = new BatchService(store.batches, service.operations, service.clock, announce);
+  const runner = new BatchItemRunner({
+    store: store.batches,
+    pipeline: service.pipeline,
+    operations: service.operations,
+    authenticator: service.authenticator,
+    keys: repositories.keys,
+    ledger: repositories.ledger,
+    clock: service.clock,
+    logger: service.logger,
+    hostLimits: { smtp: config.SMTP_MAX_SESSIONS_PER_MX, browser: config.WEBSITE_MAX_PAGES_PER_HOST },
+    announce,
+  });
   const pool = new BatchWorkerPool(
     {
       store: store.batches,
-      pipeline: service.pipeline,
-      operations: service.operations,
-      authenticator: service.authenticator,
-      keys: repositories.keys,
-      ledger: repositories.ledger,
+      runner,
       clock: service.clock,
       logger: service.logger,
-      announce,
       deliverDue: () => webhooks.deliverDue(),
     },
     {
       workers: config.BATCH_WORKERS,
       perAccount: config.BATCH_ACCOUNT_CONCURRENCY,
       pollMs: config.BATCH_POLL_MS,
-      hostLimits: { smtp: config.SMTP_MAX_SESSIONS_PER_MX, browser: config.WEBSITE_MAX_PAGES_PER_HOST },
     },
   );
   mountBatchRoutes(service, {
