@@ -48,6 +48,8 @@ export function mountBatches(service: Service, store: Store): BatchWorkerPool {
       workers: config.BATCH_WORKERS,
       perAccount: config.BATCH_ACCOUNT_CONCURRENCY,
       pollMs: config.BATCH_POLL_MS,
+      // Without an endpoint the store lives in DATA_DIR, which one server holds at a time.
+      exclusiveStore: config.DYNAMODB_ENDPOINT === undefined,
     },
   );
   mountBatchRoutes(service, {
