@@ -8,7 +8,6 @@
  * client's own concurrency, to separate the fairness bound from the cost of a batch item itself.
  * Prints a table and a one-line JSON summary. Results: docs/benchmarks.md.
  */
-import { datasetFixtures as fx } from '../shared/sources/dataset/fixtures.js';
 import {
   cleanUpProcesses,
   cli,
@@ -16,18 +15,12 @@ import {
   type RunningServer,
   startServer,
 } from '../test/support/processes.js';
+import { knownUsernames } from '../test/support/sample-inputs.js';
 import { describeMachine, pad, round, runBatch, type Sample } from './measure.js';
 
 const ITEMS = Number(process.env.BENCH_BATCH_ITEMS ?? 10_000);
 const CLIENT_CONNECTIONS = 16;
-const USERNAMES = [
-  fx.richProfile.username,
-  fx.withheldProfile.username,
-  fx.emptyProfile.username,
-  fx.manyPositionsProfile.username,
-  ...fx.nonEnglishUsernames,
-];
-const usernameAt = (index: number) => USERNAMES[index % USERNAMES.length] as string;
+const usernameAt = (index: number) => knownUsernames[index % knownUsernames.length] as string;
 
 interface Setup {
   name: string;

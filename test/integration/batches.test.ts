@@ -23,6 +23,7 @@ import {
   type RunningServer,
   startServer,
 } from '../support/processes.js';
+import { knownUsernames } from '../support/sample-inputs.js';
 
 interface Account {
   accountId: string;
@@ -47,16 +48,9 @@ interface ResultLine {
 
 const PROFILE_PRICE = 2;
 const VERIFY_PRICE = 2;
-const KNOWN_USERNAMES = [
-  datasetFixtures.richProfile.username,
-  datasetFixtures.withheldProfile.username,
-  datasetFixtures.emptyProfile.username,
-  datasetFixtures.manyPositionsProfile.username,
-  ...datasetFixtures.nonEnglishUsernames,
-];
 /** One in every twelve items names nobody: a 404, refunded. */
 const usernameAt = (index: number) =>
-  index % 12 === 11 ? `nobody-${index}` : (KNOWN_USERNAMES[index % KNOWN_USERNAMES.length] as string);
+  index % 12 === 11 ? `nobody-${index}` : (knownUsernames[index % knownUsernames.length] as string);
 
 let dataDir: string;
 let server: RunningServer;
