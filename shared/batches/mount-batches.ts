@@ -9,6 +9,7 @@ import { mountBatchRoutes } from './batch-routes.js';
 import { BatchItemRunner } from './batch-runner.js';
 import { BatchService } from './batch-service.js';
 import type { BatchRecord, WebhookEventType } from './batch-store.js';
+import { fetchItems } from './batch-upload.js';
 import { BatchWorkerPool } from './batch-worker.js';
 import { checkWebhookUrl, notifierSettings, WebhookNotifier } from './webhooks.js';
 
@@ -55,7 +56,9 @@ export function mountBatches(service: Service, store: Store): BatchWorkerPool {
   mountBatchRoutes(service, {
     batches,
     onCreated: () => pool.wake(),
-    checkWebhookUrl: (url) => checkWebhookUrl(url, config.UNSAFE_WEBHOOK_ALLOW_HOSTS),
+    checkWebhookUrl: (url) => checkWebhookUrl(url, config.UNSAFE_BATCH_URL_ALLOW_HOSTS),
+    fetchItems: (url, limits) =>
+      fetchItems(url, limits, { allowHosts: config.UNSAFE_BATCH_URL_ALLOW_HOSTS, httpForAllowedHosts: true }),
   });
   pool.start();
   return pool;
