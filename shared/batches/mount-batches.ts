@@ -1,18 +1,24 @@
 /**
  * Wires bulk lookups into a one-process service (`npm start`): the batch resource's routes and the
- * worker pool that runs the items through the service's own pipeline. On AWS the same records are
- * driven by SQS consumers instead (docs/batches.md).
+ * worker pool that runs the items through the service's own pipeline, and returns what the MCP
+ * `batches` toolset runs on (mount-mcp.ts). On AWS the same records are driven by SQS consumers
+ * instead (docs/batches.md).
  */
+
+import type { BatchToolsBackend } from '../mcp/batch-tools.js';
 import type { Service } from '../service.js';
 import type { Store } from '../store/store.js';
-import { mountBatchRoutes } from './batch-routes.js';
+import { admitAccountCall, type BatchRoutesOptions, mountBatchRoutes } from './batch-routes.js';
 import { BatchItemRunner } from './batch-runner.js';
 import { BatchService } from './batch-service.js';
 import type { BatchRecord, WebhookEventType } from './batch-store.js';
 import { BatchWorkerPool } from './batch-worker.js';
 import { checkWebhookUrl, notifierSettings, WebhookNotifier } from './webhooks.js';
 
-export function mountBatches(service: Service, store: Store): BatchWorkerPool {
+export function mountBatches(
+  service: Service,
+  store: Store,
+): { pool: BatchWorkerPool; tools: BatchToolsBackend } {
   const { config, repositories } = service;
   const webhooks = new WebhookNotifier({
     ...notifierSettings(config),
@@ -30,6 +36,9 @@ export function mountBatches(service: Service, store: Store): BatchWorkerPool {
     operations: service.operations,
     authenticator: service.authenticator,
     keys: repositories.keys,
+    connections: repositories.connections,
+    accounts: repositories.accounts,
+    holderCacheMs: config.KEY_CACHE_SECONDS * 1000,
     ledger: repositories.ledger,
     clock: service.clock,
     logger: service.logger,
@@ -50,11 +59,19 @@ export function mountBatches(service: Service, store: Store): BatchWorkerPool {
       pollMs: config.BATCH_POLL_MS,
     },
   );
-  mountBatchRoutes(service, {
+  const routes: BatchRoutesOptions = {
     batches,
     onCreated: () => pool.wake(),
     checkWebhookUrl: (url) => checkWebhookUrl(url, config.UNSAFE_WEBHOOK_ALLOW_HOSTS),
-  });
+  };
+  mountBatchRoutes(service, routes);
   pool.start();
-  return pool;
+  return {
+    pool,
+    tools: {
+      ...routes,
+      authenticator: service.authenticator,
+      admit: (principal) => admitAccountCall(service, config, principal),
+    },
+  };
 }
