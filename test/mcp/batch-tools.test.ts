@@ -6,6 +6,7 @@
  * connection is held by it and fails once the connection is revoked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resultChars } from '../../shared/mcp/tool-results.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
 import { sqlitePath } from '../../shared/store/open-store.js';
 import { createSqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
@@ -41,6 +42,7 @@ const BASE = 'http://lookup.test';
 const SIGNING_SECRET = 'batch tools test secret long enough to sign with';
 const BATCH_TOOLS = ['start_batch', 'get_batch', 'cancel_batch'];
 const PROFILE_PRICE = 2;
+const RESULT_MAX_CHARS = 16_000;
 const usernames = [
   datasetFixtures.richProfile.username,
   datasetFixtures.withheldProfile.username,
@@ -62,6 +64,8 @@ beforeAll(async () => {
     ACCOUNT_RATE_LIMIT: '100000',
     PUBLIC_BASE_URL: BASE,
     OAUTH_SIGNING_SECRET: SIGNING_SECRET,
+    // Small enough that a page of a dozen profiles is cut, large enough for any one of them.
+    MCP_RESULT_MAX_CHARS: String(RESULT_MAX_CHARS),
   });
   owner = await newAccount(1_000);
 }, 60_000);
@@ -178,7 +182,16 @@ describe.each(ERAS)('a batch through the tools (%s)', (era) => {
     expect(balanceBefore - (await balanceOf(owner))).toBe(done.credits.charged);
     const throughTool = await linesThroughTool(mcp, view.id);
     expect(throughTool).toHaveLength(items.length);
-    expect(throughTool).toEqual(await linesOverRest(owner, view.id));
+    const overRest = await linesOverRest(owner, view.id);
+    expect(throughTool).toEqual(overRest);
+
+    // A page over the result bound is cut, and its paging continues right after the last line kept.
+    const whole = await mcp.callTool({ name: 'get_batch', arguments: { batchId: view.id, limit: 100 } });
+    const cut = whole.structuredContent as unknown as GetBatchBody;
+    expect(resultChars(whole)).toBeLessThanOrEqual(RESULT_MAX_CHARS);
+    expect(cut.data.results.length).toBeLessThan(items.length);
+    expect(cut.data.results).toEqual(overRest.slice(0, cut.data.results.length));
+    expect(cut.meta.paging).toMatchObject({ hasMore: true, nextStart: cut.data.results.length });
   });
 });
 
