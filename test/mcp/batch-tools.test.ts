@@ -225,6 +225,25 @@ describe('refusals', () => {
     ).toBe('operation');
   });
 
+  it('answers a retried start with the same idempotencyKey with the same batch, and refuses other items under it', async () => {
+    const mcp = await client(owner.apiKey);
+    const start = (username: string) =>
+      mcp.callTool({
+        name: 'start_batch',
+        arguments: { operation: 'profiles.details', items: [{ username }], idempotencyKey: 'retry-1' },
+      });
+    const first = (await start(usernames[0] as string)).structuredContent as { data: BatchView };
+    const again = (await start(usernames[0] as string)).structuredContent as {
+      data: BatchView;
+      meta: { replayed: boolean };
+    };
+    expect(again.data.id).toBe(first.data.id);
+    expect(again.meta.replayed).toBe(true);
+    const other = await start(usernames[1] as string);
+    expect(other.isError).toBe(true);
+    expect((other.structuredContent as { error: { code: string } }).error.code).toBe('idempotency_conflict');
+  });
+
   it("answers another account's batch as not found", async () => {
     const mine = await client(owner.apiKey);
     const started = await mine.callTool({
