@@ -224,7 +224,11 @@ export function mountBatchRoutes(service: Service, options: BatchRoutesOptions):
 }
 
 /** Batch calls are account calls: free, counted in the account reads' window. */
-async function admitAccountCall(service: Service, config: Config, principal: Principal): Promise<void> {
+export async function admitAccountCall(
+  service: Service,
+  config: Config,
+  principal: Principal,
+): Promise<void> {
   const rate = await service.repositories.ledger.admitAccountRead({
     accountId: principal.account.accountId,
     rateLimit: { limit: config.ACCOUNT_RATE_LIMIT, windowSeconds: 60 },
