@@ -131,7 +131,7 @@ export function localSqs(
 
   /** The queue a URL names (`<endpoint>/<account>/<name>`, whatever its host, as SQS reads it). */
   const queueAt = (url: string): SqsQueue => {
-    const [account, name] = new URL(url, 'http://queue').pathname.split('/').slice(-2);
+    const [, account, name] = /\/(\d{12})\/([^/?#]+)$/.exec(url) ?? [];
     const queue = account === deployment.accountId && name ? queues.named(name) : undefined;
     if (!queue) throw new SqsError('QueueDoesNotExist', 'The specified queue does not exist.');
     return queue;

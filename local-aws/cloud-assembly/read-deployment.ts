@@ -312,7 +312,7 @@ function readQueueEventSource(
 ): QueueEventSource[] {
   if (properties.Enabled !== undefined && stack.evaluate(properties.Enabled, logicalId) === false) return [];
   const queueArn = stack.string(properties.EventSourceArn, logicalId);
-  if (!queueArn.startsWith('arn:aws:sqs:'))
+  if (queueArn.split(':')[2] !== 'sqs')
     throw stack.error(logicalId, `event source ${queueArn} is not an SQS queue (only SQS is emulated)`);
   const functionName = stack.string(properties.FunctionName, logicalId);
   const value = (property: string) => stack.evaluate(properties[property], logicalId);

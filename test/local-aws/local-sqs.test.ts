@@ -319,6 +319,9 @@ describe('the SQS endpoint, through @aws-sdk/client-sqs', () => {
       ),
     ).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
     await expect(
+      client.send(new GetQueueAttributesCommand({ QueueUrl: 'not a url [', AttributeNames: ['All'] })),
+    ).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
+    await expect(
       client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: '' })),
     ).rejects.toMatchObject({
       name: 'InvalidParameterValue',
