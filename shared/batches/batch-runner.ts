@@ -107,6 +107,7 @@ export class BatchItemRunner {
       release();
     }
   }
+
   /** Runs the item until it has an answer to record, waiting out the refusals that charged nothing. */
   private async runHeld(
     batch: BatchRecord,
@@ -174,6 +175,7 @@ export class BatchItemRunner {
       return;
     }
   }
+
   /**
    * Waits, keeping this item's lease; false when the item is no longer this worker's, or the batch
    * stopped meanwhile (the item is handed back).
@@ -193,6 +195,7 @@ export class BatchItemRunner {
     await store.release(batch.batchId, item.index, item.attempt);
     return false;
   }
+
   /**
    * The host an item's run holds a slot of (a mail domain, a site), and how many of this pool's
    * items may hold it at once: the per-host limits the operations obey across processes
@@ -217,11 +220,14 @@ export class BatchItemRunner {
     }
     return undefined;
   }
+
   /** Resumes a paused batch once its holder can pay for one more item. */
   async resumeIfFunded(batch: BatchRecord): Promise<void> {
     const operation = this.operations.get(batch.operation);
+    if (!operation) return;
     const principal = await this.holder(batch);
-    if (!operation || !principal) return;
+    // A holder revoked while the batch waited for credits: it could never run another item.
+    if (!principal) return this.move(batch, ['paused'], 'failed', 'batch.failed');
     const { ledger } = this.deps;
     const { balance } = await ledger.state(batch.accountId);
     const caps = spendCapsOf(principal);
@@ -230,6 +236,7 @@ export class BatchItemRunner {
     if (await this.deps.store.transition(batch.batchId, ['paused'], 'running', this.nowIso()))
       this.deps.logger.info({ batchId: batch.batchId }, 'batch resumed: credits available');
   }
+
   /** The batch holder as a caller, checked now (revoked, expired, suspended: undefined). */
   private async holder(batch: BatchRecord): Promise<Principal | undefined> {
     const { keys, authenticator } = this.deps;
@@ -243,10 +250,13 @@ export class BatchItemRunner {
     try {
       const principal = await authenticator.authenticateKeyHash(keyHash);
       return principal.account.status === 'active' ? principal : undefined;
-    } catch {
-      return undefined;
+    } catch (error) {
+      // Revoked or expired; a store that cannot answer is an outage, not a verdict on the batch.
+      if (error instanceof InvalidApiKeyError) return undefined;
+      throw error;
     }
   }
+
   /**
    * A connection holder as the /mcp adapter would see its token: the connection's scopes and daily
    * cap, refused once revoked, moved to another account, or its account suspended.
@@ -276,6 +286,7 @@ export class BatchItemRunner {
     this.connectionHolders.set(batch.holderId, { principal, readAt: clock.now() });
     return principal;
   }
+
   async move(
     batch: BatchRecord,
     from: readonly BatchRecord['state'][],
@@ -289,6 +300,7 @@ export class BatchItemRunner {
     const moved = await store.get(batch.batchId);
     if (moved && announce) await announce(moved, event);
   }
+
   /** Completes a batch whose every item is done. */
   async finishIfDone(batch: BatchRecord): Promise<boolean> {
     const { succeeded, failed, invalid } = batch.counts;
