@@ -170,9 +170,7 @@ export class FunctionStack extends NestedStack {
             securityGroups: [egress.securityGroup],
           }
         : {}),
-      description: plan.operations.length
-        ? `${plan.kind}: ${plan.operations.map((operation) => operation.id).join(', ')}`
-        : plan.kind,
+      description: descriptionOf(plan),
     });
     this.grantTable(fn, plan, props.table);
     for (const secret of Object.values(secretSettingsOf(plan, props))) secret.grantRead(fn);
@@ -255,6 +253,15 @@ export class FunctionStack extends NestedStack {
       );
     }
   }
+}
+
+/** What the function runs; a batch group has too many operations to list in Lambda's 256 characters. */
+function descriptionOf(plan: FunctionPlan): string {
+  if (plan.kind === 'batch-consumer')
+    return `batch-consumer: the ${groupOfConsumer(plan)} batch queue (${plan.operations.length} operations)`;
+  return plan.operations.length
+    ? `${plan.kind}: ${plan.operations.map((operation) => operation.id).join(', ')}`
+    : plan.kind;
 }
 
 function bundleDirectory(distDir: string, name: string): string {
