@@ -14,6 +14,7 @@
  * - A revoked key or connection, or a suspended account (401, 403), fails the batch: its items would
  *   all be refused.
  */
+import { BATCH_LEASE_MARGIN_SECONDS } from '../../schemas/functions.js';
 import type { AccountRepository } from '../accounts/accounts.js';
 import type { ApiKeyRepository } from '../auth/api-keys.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
@@ -55,8 +56,25 @@ export interface BatchRunnerDependencies {
   announce?: (batch: BatchRecord, event: WebhookEventType) => Promise<void>;
 }
 
+/**
+ * How an item's run ended: `settled` (its result recorded, the batch paused or failed, or the item
+ * no longer this worker's), or `deferred`: handed back unrun (released) because a wait would have
+ * passed the run's `finishBy`, to be run again in `retryAfterMs`.
+ */
+export type ItemRunEnd = { kind: 'settled' } | { kind: 'deferred'; retryAfterMs: number };
+
+export interface ItemRunOptions {
+  /**
+   * Epoch ms by which the run must be over (a Lambda invocation's end, less a margin): a rate-limit
+   * or retry wait that, with the operation's deadline, would pass it hands the item back instead.
+   */
+  finishBy?: number;
+}
+
+const SETTLED: ItemRunEnd = { kind: 'settled' };
+
 /** Time past an operation's deadline an item's lease runs, for the completion write to land. */
-export const LEASE_MARGIN_MS = 30_000;
+export const LEASE_MARGIN_MS = BATCH_LEASE_MARGIN_SECONDS * 1000;
 /**
  * How long an item keeps retrying a retryable refusal that charged nothing (503: a mail server or
  * site at its limit, billing briefly unavailable) before that refusal is its result; the waits
@@ -90,19 +108,19 @@ export class BatchItemRunner {
     return (this.heldUntil.get(accountId) ?? 0) > this.deps.clock.now();
   }
 
-  async run(batch: BatchRecord, item: ClaimedItem): Promise<void> {
+  async run(batch: BatchRecord, item: ClaimedItem, options: ItemRunOptions = {}): Promise<ItemRunEnd> {
     const { store } = this.deps;
     const operation = this.operations.get(batch.operation) as RegisteredOperation;
     const principal = await this.holder(batch);
     if (!principal) {
       await store.release(batch.batchId, item.index, item.attempt);
       await this.move(batch, ['queued', 'running', 'paused'], 'failed', 'batch.failed');
-      return;
+      return SETTLED;
     }
     const host = this.hostOf(operation, item.input);
     const release = host ? await this.hosts.acquire(host.key, host.limit) : () => {};
     try {
-      await this.runHeld(batch, item, operation, principal);
+      return await this.runHeld(batch, item, operation, principal, options);
     } finally {
       release();
     }
@@ -114,9 +132,16 @@ export class BatchItemRunner {
     item: ClaimedItem,
     operation: RegisteredOperation,
     principal: Principal,
-  ): Promise<void> {
+    { finishBy = Number.POSITIVE_INFINITY }: ItemRunOptions,
+  ): Promise<ItemRunEnd> {
     const { store, pipeline, clock } = this.deps;
     const givesUpAt = clock.now() + TRANSIENT_PATIENCE_MS;
+    // A wait the run cannot afford: the item goes back unrun, to be taken again after the wait.
+    const deferred = async (waitMs: number): Promise<ItemRunEnd | undefined> => {
+      if (clock.now() + waitMs + operation.definition.runtime.timeoutMs <= finishBy) return undefined;
+      await store.release(batch.batchId, item.index, item.attempt);
+      return { kind: 'deferred', retryAfterMs: waitMs };
+    };
     for (let transient = 0; ; ) {
       const requestId = newRequestId();
       const outcome = await pipeline.run({
@@ -135,12 +160,12 @@ export class BatchItemRunner {
         const reason: PauseReason =
           error instanceof SpendCapReachedError ? 'spend_cap' : 'insufficient_credits';
         await this.move(batch, ['queued', 'running'], 'paused', 'batch.paused', reason);
-        return;
+        return SETTLED;
       }
       if (error instanceof InvalidApiKeyError || error instanceof InsufficientScopeError) {
         await store.release(batch.batchId, item.index, item.attempt);
         await this.move(batch, ['queued', 'running', 'paused'], 'failed', 'batch.failed');
-        return;
+        return SETTLED;
       }
       if (error instanceof RateLimitExceededError) {
         // The account's window is full: none of its items starts before it has room again.
@@ -149,13 +174,19 @@ export class BatchItemRunner {
           batch.accountId,
           Math.max(this.heldUntil.get(batch.accountId) ?? 0, clock.now() + waitMs),
         );
-        if (!(await this.waitOut(batch, item, operation, waitMs))) return;
+        const handedBack = await deferred(waitMs);
+        if (handedBack) return handedBack;
+        if (!(await this.waitOut(batch, item, operation, waitMs))) return SETTLED;
         continue;
       }
       // A busy mail server or site, or a store that is back in a moment: this item waits alone.
       if (isTransient(outcome) && clock.now() < givesUpAt) {
-        const waitMs = Math.min(TRANSIENT_FIRST_WAIT_MS * 2 ** transient++, TRANSIENT_MAX_WAIT_MS);
-        if (!(await this.waitOut(batch, item, operation, waitMs * (0.5 + Math.random() / 2)))) return;
+        const waitMs =
+          Math.min(TRANSIENT_FIRST_WAIT_MS * 2 ** transient++, TRANSIENT_MAX_WAIT_MS) *
+          (0.5 + Math.random() / 2);
+        const handedBack = await deferred(waitMs);
+        if (handedBack) return handedBack;
+        if (!(await this.waitOut(batch, item, operation, waitMs))) return SETTLED;
         continue;
       }
       await store.complete(
@@ -172,7 +203,7 @@ export class BatchItemRunner {
         },
         this.nowIso(),
       );
-      return;
+      return SETTLED;
     }
   }
 
