@@ -5,7 +5,7 @@
  * not-found catch-all, and the console's assets), the console's pages (/console), the built-in OAuth
  * authorization server's endpoints (/oauth and its metadata), the scheduled reconcile (which also sweeps
  * batches), the batch resource (/v1/batches, which enqueues each item on its group's SQS queue), and one
- * batch consumer per group of batchable operations (fed by that queue; docs/batches.md). `npm run build` writes each bundle to
+ * batch consumer per group of batchable operations (fed by that queue; docs/aws.md). `npm run build` writes each bundle to
  * dist/functions/<name>/index.mjs (handler `index.handler`); infra/ wires each name to its routes.
  * Names are Lambda-safe (letters, digits, hyphens). Each directory is the function's whole code asset:
  * data functions carry the dataset database beside the bundle, website functions Chromium's files.

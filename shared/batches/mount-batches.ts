@@ -2,7 +2,7 @@
  * Wires bulk lookups into a one-process service (`npm start`): the batch resource's routes and the
  * worker pool that runs the items through the service's own pipeline, and returns what the MCP
  * `batches` toolset runs on (mount-mcp.ts). On AWS the same records are driven by SQS consumers
- * instead (docs/batches.md).
+ * instead (docs/aws.md, "Batches (SQS and Lambda)").
  */
 
 import type { BatchToolsBackend } from '../mcp/batch-tools.js';
