@@ -344,8 +344,8 @@ export function documentBatchPaths(registry: Registry, operations: readonly Oper
     outcome: 'succeeded',
     status: 200,
     body: {
-      data: '…the single call’s data…',
-      meta: { requestId: EXAMPLE_REQUEST_ID, creditCost: sample.price },
+      data: { '…': 'what the single call answers' },
+      meta: { creditCost: sample.price },
     },
   };
   registry.registerPath({
