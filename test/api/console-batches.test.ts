@@ -23,6 +23,7 @@ interface Batch {
   pauseReason: string | null;
   items: { total: number; succeeded: number; failed: number; invalid: number; pending: number };
   credits: { charged: number; refunded: number };
+  createdAt: string;
 }
 
 let harness: Harness;
@@ -119,18 +120,15 @@ describe('the Batches page', () => {
     expect(html).toContain('aria-current="page"');
     expect(completed.items).toEqual({ total: 3, succeeded: 1, failed: 1, invalid: 1, pending: 0 });
     const [row] = rowsOf(html);
-    expect(row?.slice(0, 11)).toEqual([
+    expect(row?.slice(0, 8)).toEqual([
       completed.id,
       completed.id,
       'profiles.details',
       'completed',
       '3',
-      '1',
-      '1',
-      '1',
-      '0',
-      String(completed.credits.charged),
-      String(completed.credits.refunded),
+      '1 succeeded, 1 failed, 1 invalid, 0 pending',
+      `${completed.credits.charged} charged, ${completed.credits.refunded} refunded`,
+      completed.createdAt.replace('T', ' ').slice(0, 19),
     ]);
     expect(completed.credits).toEqual({ charged: PROFILE_PRICE, refunded: PROFILE_PRICE });
     expect(html).toContain(`href="/console/batches/${completed.id}/results.csv"`);

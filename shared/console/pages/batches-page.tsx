@@ -15,6 +15,11 @@ export function batchStateText(batch: Pick<BatchView, 'state' | 'pauseReason'>):
   return batch.pauseReason ? `paused: ${PAUSE_REASONS[batch.pauseReason]}` : batch.state;
 }
 
+/** The counts per outcome in one cell, so the table fits a laptop's width. */
+export function outcomesText(items: BatchView['items']): string {
+  return `${items.succeeded} succeeded, ${items.failed} failed, ${items.invalid} invalid, ${items.pending} pending`;
+}
+
 export function BatchesPage(props: {
   assets: LayoutProps['assets'];
   signedIn: SignedIn;
@@ -45,24 +50,8 @@ export function BatchesPage(props: {
               <th scope="col" class="number">
                 Items
               </th>
-              <th scope="col" class="number">
-                Succeeded
-              </th>
-              <th scope="col" class="number">
-                Failed
-              </th>
-              <th scope="col" class="number">
-                Invalid
-              </th>
-              <th scope="col" class="number">
-                Pending
-              </th>
-              <th scope="col" class="number">
-                Credits charged
-              </th>
-              <th scope="col" class="number">
-                Credits refunded
-              </th>
+              <th scope="col">Outcomes</th>
+              <th scope="col">Credits</th>
               <th scope="col">Created (UTC)</th>
               <th scope="col">Results</th>
             </tr>
@@ -76,19 +65,23 @@ export function BatchesPage(props: {
                 <td>{batch.operation}</td>
                 <td>{batchStateText(batch)}</td>
                 <td class="number">{batch.items.total}</td>
-                <td class="number">{batch.items.succeeded}</td>
-                <td class="number">{batch.items.failed}</td>
-                <td class="number">{batch.items.invalid}</td>
-                <td class="number">{batch.items.pending}</td>
-                <td class="number">{batch.credits.charged}</td>
-                <td class="number">{batch.credits.refunded}</td>
+                <td>{outcomesText(batch.items)}</td>
+                <td>{`${batch.credits.charged} charged, ${batch.credits.refunded} refunded`}</td>
                 <td>{batch.createdAt.replace('T', ' ').slice(0, 19)}</td>
                 <td>
-                  <a href={`/console/batches/${batch.id}/results.csv`} download={`${batch.id}.csv`}>
-                    CSV<span class="visually-hidden"> of {batch.id}</span>
+                  <a
+                    href={`/console/batches/${batch.id}/results.csv`}
+                    download={`${batch.id}.csv`}
+                    aria-label={`CSV results of ${batch.id}`}
+                  >
+                    CSV
                   </a>{' '}
-                  <a href={`/console/batches/${batch.id}/results.jsonl`} download={`${batch.id}.jsonl`}>
-                    JSONL<span class="visually-hidden"> of {batch.id}</span>
+                  <a
+                    href={`/console/batches/${batch.id}/results.jsonl`}
+                    download={`${batch.id}.jsonl`}
+                    aria-label={`JSONL results of ${batch.id}`}
+                  >
+                    JSONL
                   </a>
                 </td>
               </tr>
