@@ -89,6 +89,32 @@ export interface Schedule {
   targetArns: string[];
 }
 
+/** An AWS::SQS::Queue: what the local SQS endpoint creates (standard queues; FIFO is not emulated). */
+export interface DeployedQueue {
+  name: string;
+  arn: string;
+  /** What `Ref` and `QueueUrl` give the functions: a URL on the local SQS endpoint. */
+  url: string;
+  visibilityTimeoutSeconds: number;
+  delaySeconds: number;
+  /** RedrivePolicy: after this many receives a message moves to the dead-letter queue. */
+  redrive?: { deadLetterTargetArn: string; maxReceiveCount: number };
+}
+
+/** An AWS::Lambda::EventSourceMapping on an SQS queue: Lambda's poller for one function. */
+export interface QueueEventSource {
+  queueArn: string;
+  functionArn: string;
+  /** Records per invocation (Lambda's default for SQS: 10). */
+  batchSize: number;
+  /** How long the poller gathers records before invoking with fewer than BatchSize. */
+  maximumBatchingWindowSeconds: number;
+  /** FunctionResponseTypes includes ReportBatchItemFailures: a partial batch response is honoured. */
+  reportBatchItemFailures: boolean;
+  /** ScalingConfig.MaximumConcurrency: concurrent invocations (Lambda's floor and default: 2 to 1000). */
+  maximumConcurrency?: number;
+}
+
 export interface Deployment {
   stackName: string;
   region: string;
@@ -106,4 +132,6 @@ export interface Deployment {
   tables: DeployedTable[];
   secrets: DeployedSecret[];
   schedules: Schedule[];
+  queues: DeployedQueue[];
+  queueEventSources: QueueEventSource[];
 }

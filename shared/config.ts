@@ -300,10 +300,11 @@ const configSchema = z.object({
   /** Time one webhook attempt gets, from connecting to the receiver's answer; longer is a failed attempt. */
   WEBHOOK_TIMEOUT_SECONDS: integer(1, 60).default(10),
   /**
-   * UNSAFE, tests only: exact `host:port` pairs batch webhooks may be sent to although their addresses
-   * are not public, over plain HTTP too (a test's receiver on loopback). Empty in production.
+   * UNSAFE, tests only: exact `host:port` pairs batch webhooks may be sent to, and batch items
+   * (`itemsUrl`) fetched from, although their addresses are not public, over plain HTTP too (a test's
+   * server on loopback). Empty in production.
    */
-  UNSAFE_WEBHOOK_ALLOW_HOSTS: allowHosts,
+  UNSAFE_BATCH_URL_ALLOW_HOSTS: allowHosts,
   /** Where data lookups read: `dataset` (the embedded sample) or `upstream` (another service's /api/v2). */
   DATA_SOURCE: z.enum(['dataset', 'upstream']).default('dataset'),
   /**

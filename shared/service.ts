@@ -112,7 +112,8 @@ function warnAboutUnsafeSettings(config: Config, logger: Logger): void {
     UNSAFE_WEBSITE_ALLOW_HOSTS: 'these host:port pairs bypass the website address and port rules',
     UNSAFE_OAUTH_CLIENT_ALLOW_HOSTS:
       'client metadata documents are fetched from these non-public host:port pairs',
-    UNSAFE_WEBHOOK_ALLOW_HOSTS: 'batch webhooks are sent to these non-public host:port pairs, plain HTTP too',
+    UNSAFE_BATCH_URL_ALLOW_HOSTS:
+      'batch webhooks are sent to, and batch items fetched from, these non-public host:port pairs, plain HTTP too',
   } as const;
   for (const [name, consequence] of Object.entries(unsafe) as [keyof typeof unsafe, string][]) {
     if (config[name].size > 0) logger.warn({ [name]: [...config[name]] }, `${name} is set: ${consequence}`);

@@ -57,9 +57,10 @@ async function start(): Promise<{
       implementations: createAllImplementations,
       documentation: true,
     });
-    mountMcp(service);
+    const batches = mountBatches(service, opened.store);
+    mountMcp(service, { batches: batches.tools });
     mountConsole(service, opened.store);
-    const batchWorkers = mountBatches(service, opened.store);
+    const batchWorkers = batches.pool;
     if (!config.OAUTH_ISSUER) mountAuthorizationServer(service);
     const demoKey = await issueDemoKey(service.repositories, config, 'npm start');
     reconcileOnSchedule(service.repositories, config, service.logger);

@@ -4,8 +4,9 @@
  * the emulation is local-aws/: the REST API of the templates (api-gateway.ts), each Lambda function
  * in Node processes of its own with the template's handler, environment, memory and timeout
  * (function-host.ts), Lambda invoke and Secrets Manager (lambda-and-secrets-api.ts) and the table (an
- * embedded DynamoDB under DATA_DIR behind local-dynamodb.ts) each enforcing the templates' IAM, and
- * the scheduled rules run on their schedules. It builds first when dist/ is missing and synthesizes
+ * embedded DynamoDB under DATA_DIR behind local-dynamodb.ts) and the queues (in memory, behind
+ * local-sqs.ts) each enforcing the templates' IAM; the scheduled rules run on their schedules and the
+ * event source mappings poll their queues (queue-pollers.ts). It builds first when dist/ is missing and synthesizes
  * when cdk.out is missing or older than the build or infra/, and says so. Settings: PORT, HOST,
  * DATA_DIR, LOG_LEVEL and the ones passed to every function (PASSED_SETTINGS); README.md lists them.
  * It holds DATA_DIR as `npm start` does (one server per folder) and records its table, with an
@@ -27,7 +28,11 @@ import { readDeployment } from '../../local-aws/cloud-assembly/read-deployment.j
 import { FunctionHost } from '../../local-aws/function-host.js';
 import { startLambdaAndSecretsApi } from '../../local-aws/lambda-and-secrets-api.js';
 import { startLocalDynamo } from '../../local-aws/local-dynamodb.js';
+import { localSqs } from '../../local-aws/local-sqs.js';
+import { listenOnLoopback } from '../../local-aws/loopback.js';
+import { startQueuePollers } from '../../local-aws/queue-pollers.js';
 import { startScheduledRules } from '../../local-aws/scheduled-rules.js';
+import { SqsQueues } from '../../local-aws/sqs-queue.js';
 import { createLogger } from '../../shared/logger.js';
 import { createRepositories } from '../../shared/service.js';
 import {
@@ -133,7 +138,10 @@ async function main() {
   const releaseDataDir = holdDataDir();
   const cdkOut = settings.START_SYNTH_CDK_OUT ?? CDK_OUT;
   if (!settings.START_SYNTH_CDK_OUT) ensureSynthesized();
-  const deployment = readDeployment(cdkOut);
+  // Listening before the templates are read: the queue URLs they resolve to point at it.
+  const sqsServer = createServer();
+  const sqsEndpoint = await listenOnLoopback(sqsServer);
+  const deployment = readDeployment(cdkOut, { queueEndpoint: sqsEndpoint.url });
   const state = resolve(synthStatePath(config));
   const work = join(state, 'work');
   await rm(work, { recursive: true, force: true });
@@ -171,6 +179,7 @@ async function main() {
       DYNAMODB_ENDPOINT: localDynamoUrl,
       AWS_ENDPOINT_URL_LAMBDA: lambdaAndSecretsUrl,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: lambdaAndSecretsUrl,
+      SQS_ENDPOINT: sqsEndpoint.url,
       // The address clients use, as a custom domain in front of the stage would be.
       PUBLIC_BASE_URL: base,
     }),
@@ -195,6 +204,23 @@ async function main() {
     logger,
   });
   localDynamoUrl = localDynamo.url;
+  const queues = new SqsQueues(deployment.queues);
+  const stopLongPolls = new AbortController();
+  const serveSqs = localSqs({
+    deployment,
+    queues,
+    host,
+    operatorAccessKeyId: operator.accessKeyId,
+    logger,
+    signal: stopLongPolls.signal,
+  });
+  sqsServer.on('request', (req, res) => {
+    serveSqs(req, res).catch((error: unknown) => {
+      logger.error({ err: error }, 'local SQS failed');
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
   await endpointFile.write(state, {
     server: 'npm run start:synth',
     endpoint: localDynamo.url,
@@ -228,13 +254,14 @@ async function main() {
     logger,
     everyMs: settings.START_SYNTH_SCHEDULE_SECONDS && settings.START_SYNTH_SCHEDULE_SECONDS * 1000,
   });
+  const stopQueuePollers = startQueuePollers({ deployment, queues, host, logger });
 
   process.stdout.write(
     banner({
       title: 'Lookup service (synthesized AWS app)',
       base,
       state: `${state} (embedded DynamoDB, table ${table.name}; npm run admin on this DATA_DIR writes to it)`,
-      data: `${deployment.functions.length} functions from ${cdkOut}, stage ${deployment.api.stage}`,
+      data: `${deployment.functions.length} functions from ${cdkOut}, stage ${deployment.api.stage}; ${deployment.queues.length} queues on ${sqsEndpoint.url}`,
       demoKey,
     }),
   );
@@ -245,10 +272,15 @@ async function main() {
       if (stopping) return;
       stopping = true;
       stopScheduledRules();
+      stopLongPolls.abort();
+      // Pollers stop taking batches; a batch in flight ends with its environment below (not deleted).
+      const pollersStopped = stopQueuePollers();
       await endpointFile.remove(state);
       server.close();
       server.closeAllConnections();
       await host.close();
+      await pollersStopped;
+      await sqsEndpoint.close();
       await lambdaAndSecrets.close();
       await localDynamo.close();
       await store.close();

@@ -10,11 +10,13 @@ import { join } from 'node:path';
 import type {
   ApiMethod,
   DeployedFunction,
+  DeployedQueue,
   DeployedSecret,
   DeployedTable,
   Deployment,
   InvokePermission,
   PolicyStatement,
+  QueueEventSource,
   Schedule,
 } from '../deployment-model.js';
 import { openAssembly } from './assembly-directory.js';
@@ -25,6 +27,8 @@ import { isObject, type JsonObject, type StackTemplate } from './stack-template.
 export interface ReadDeploymentOptions {
   region?: string;
   accountId?: string;
+  /** The SQS endpoint queue URLs point at (start:synth's own); SQS's regional endpoint by default. */
+  queueEndpoint?: string;
 }
 
 const DEFAULT_REGION = 'us-east-1';
@@ -64,6 +68,7 @@ export function readDeployment(cdkOut: string, options: ReadDeploymentOptions = 
   const environment: Environment = {
     region: options.region ?? DEFAULT_REGION,
     accountId: options.accountId ?? DEFAULT_ACCOUNT_ID,
+    ...(options.queueEndpoint === undefined ? {} : { queueEndpoint: options.queueEndpoint }),
   };
   const root = openAssembly(cdkOut, environment);
   const stacks = root.withNestedStacks();
@@ -97,6 +102,10 @@ export function readDeployment(cdkOut: string, options: ReadDeploymentOptions = 
     tables: all('AWS::DynamoDB::Table').map(readTable),
     secrets: all('AWS::SecretsManager::Secret').map(readSecret),
     schedules: all('AWS::Events::Rule').flatMap(readSchedule),
+    queues: all('AWS::SQS::Queue').map(readQueue),
+    queueEventSources: all('AWS::Lambda::EventSourceMapping').flatMap((mapping) =>
+      readQueueEventSource(mapping, environment),
+    ),
   };
 }
 
@@ -264,6 +273,61 @@ function readSchedule({ stack, logicalId, properties }: Located): Schedule[] {
       expression,
       ...(intervalMs === undefined ? {} : { intervalMs }),
       targetArns: targets.map((target) => stack.string(target.Arn, logicalId)),
+    },
+  ];
+}
+
+function readQueue({ stack, logicalId, properties }: Located): DeployedQueue {
+  const number = (property: string, fallback: number) => {
+    const value = stack.evaluate(properties[property], logicalId);
+    return value === undefined ? fallback : Number(value);
+  };
+  if (properties.FifoQueue !== undefined && stack.evaluate(properties.FifoQueue, logicalId) === true)
+    throw stack.error(logicalId, 'FIFO queues are not emulated');
+  const redrive = stack.evaluate(properties.RedrivePolicy, logicalId) as
+    | { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown }
+    | undefined;
+  return {
+    name: stack.string({ 'Fn::GetAtt': [logicalId, 'QueueName'] }, logicalId),
+    arn: stack.string({ 'Fn::GetAtt': [logicalId, 'Arn'] }, logicalId),
+    url: stack.string({ Ref: logicalId }, logicalId),
+    // SQS's defaults for the properties a template may leave out.
+    visibilityTimeoutSeconds: number('VisibilityTimeout', 30),
+    delaySeconds: number('DelaySeconds', 0),
+    ...(redrive
+      ? {
+          redrive: {
+            deadLetterTargetArn: String(redrive.deadLetterTargetArn),
+            maxReceiveCount: Number(redrive.maxReceiveCount),
+          },
+        }
+      : {}),
+  };
+}
+
+/** An enabled mapping on an SQS queue; any other event source is refused, not silently ignored. */
+function readQueueEventSource(
+  { stack, logicalId, properties }: Located,
+  environment: Environment,
+): QueueEventSource[] {
+  if (properties.Enabled !== undefined && stack.evaluate(properties.Enabled, logicalId) === false) return [];
+  const queueArn = stack.string(properties.EventSourceArn, logicalId);
+  if (queueArn.split(':')[2] !== 'sqs')
+    throw stack.error(logicalId, `event source ${queueArn} is not an SQS queue (only SQS is emulated)`);
+  const functionName = stack.string(properties.FunctionName, logicalId);
+  const value = (property: string) => stack.evaluate(properties[property], logicalId);
+  const responseTypes = (value('FunctionResponseTypes') ?? []) as string[];
+  const maximumConcurrency = (value('ScalingConfig') as { MaximumConcurrency?: number } | undefined)
+    ?.MaximumConcurrency;
+  return [
+    {
+      queueArn,
+      functionArn: functionName.startsWith('arn:') ? functionName : lambdaArn(environment, functionName),
+      // Lambda's defaults for an SQS source.
+      batchSize: Number(value('BatchSize') ?? 10),
+      maximumBatchingWindowSeconds: Number(value('MaximumBatchingWindowInSeconds') ?? 0),
+      reportBatchItemFailures: responseTypes.includes('ReportBatchItemFailures'),
+      ...(maximumConcurrency === undefined ? {} : { maximumConcurrency: Number(maximumConcurrency) }),
     },
   ];
 }

@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
 export interface Environment {
   region: string;
   accountId: string;
+  /** Where queue URLs point (start:synth's local SQS endpoint); SQS's regional endpoint otherwise. */
+  queueEndpoint?: string;
 }
 
 export const PARTITION = 'aws';
@@ -18,6 +20,10 @@ const hash = (seed: string) => createHash('sha256').update(seed).digest('hex');
 
 export const arn = (environment: Environment, service: string, resource: string, regional = true) =>
   `arn:${PARTITION}:${service}:${regional ? environment.region : ''}:${environment.accountId}:${resource}`;
+
+/** A queue's URL, `<endpoint>/<account>/<name>`, as SQS gives it (the local endpoint reads the path). */
+export const queueUrl = (environment: Environment, queueName: string) =>
+  `${environment.queueEndpoint ?? `https://sqs.${environment.region}.${URL_SUFFIX}`}/${environment.accountId}/${queueName}`;
 
 export const lambdaArn = (environment: Environment, functionName: string) =>
   arn(environment, 'lambda', `function:${functionName}`);
@@ -104,6 +110,19 @@ export const resourceKinds: ReadonlyMap<string, ResourceKind> = new Map<string, 
       },
     },
   ],
+  [
+    'AWS::SQS::Queue',
+    {
+      nameProperty: 'QueueName',
+      ref: ({ environment, name }) => queueUrl(environment, name),
+      attributes: {
+        Arn: ({ environment, name }) => arn(environment, 'sqs', name),
+        QueueName: byName,
+        QueueUrl: ({ environment, name }) => queueUrl(environment, name),
+      },
+    },
+  ],
+  ['AWS::Lambda::EventSourceMapping', { ref: byId }],
   [
     'AWS::SecretsManager::Secret',
     {

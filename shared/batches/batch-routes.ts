@@ -1,7 +1,8 @@
 /**
  * The batch resource over HTTP (issue 28), beside the GET-only lookups:
  *
- *   POST /v1/batches?operation=…[&invalidItems=reject|mark][&webhookUrl=…]   body: the items
+ *   POST /v1/batches?operation=…[&invalidItems=reject|mark][&webhookUrl=…][&itemsUrl=…]
+ *                                                       body: the items (unless itemsUrl names them)
  *   GET  /v1/batches[?limit=…&cursor=…]                                       the account's batches
  *   GET  /v1/batches/{id}                                                     state, counts, credits
  *   GET  /v1/batches/{id}/results[?start=…&limit=…]                           JSONL, CSV or paged JSON
@@ -32,7 +33,7 @@ import type { Service } from '../service.js';
 import { type ResultsFormat, resultLine, streamResults } from './batch-results.js';
 import type { BatchService } from './batch-service.js';
 import type { BatchRecord } from './batch-store.js';
-import { readUploadedItems } from './batch-upload.js';
+import { readUploadedItems, type UploadLimits } from './batch-upload.js';
 
 export interface BatchRoutesOptions {
   batches: BatchService;
@@ -43,6 +44,8 @@ export interface BatchRoutesOptions {
    * InvalidRequestError on `webhookUrl`).
    */
   checkWebhookUrl: (url: string) => Promise<string>;
+  /** The items at an `itemsUrl`, fetched through the egress guard (batch-upload.ts `fetchItems`). */
+  fetchItems: (url: string, limits: UploadLimits) => Promise<Record<string, unknown>[]>;
 }
 
 const BATCH_ID = /^bat_[A-Za-z0-9]{20}$/;
@@ -80,7 +83,9 @@ export function mountBatchRoutes(service: Service, options: BatchRoutesOptions):
     handle(['GET', 'POST'], async (c, principal) => {
       const query = readQuery(
         c.req.url,
-        c.req.method === 'POST' ? ['operation', 'invalidItems', 'webhookUrl'] : ['limit', 'cursor'],
+        c.req.method === 'POST'
+          ? ['operation', 'invalidItems', 'webhookUrl', 'itemsUrl']
+          : ['limit', 'cursor'],
       );
       if (c.req.method === 'GET') {
         const limit = readCount(query, 'limit', LIST_LIMIT);
@@ -110,10 +115,12 @@ export function mountBatchRoutes(service: Service, options: BatchRoutesOptions):
       const sentWebhookUrl = query.get('webhookUrl');
       const webhookUrl =
         sentWebhookUrl === undefined ? undefined : await options.checkWebhookUrl(sentWebhookUrl);
-      const { items, body } = await readUploadedItems(c.req.raw, {
-        maxItems: config.BATCH_MAX_ITEMS,
-        maxBytes: config.BATCH_MAX_BYTES,
-      });
+      const limits = { maxItems: config.BATCH_MAX_ITEMS, maxBytes: config.BATCH_MAX_BYTES };
+      const itemsUrl = query.get('itemsUrl');
+      const { items, body } =
+        itemsUrl === undefined
+          ? await readUploadedItems(c.req.raw, limits)
+          : { items: await options.fetchItems(withoutBody(c.req.raw, itemsUrl), limits), body: '' };
       const idempotencyKey = c.req.header('idempotency-key');
       const { batch, replayed } = await batches.create(
         {
@@ -217,7 +224,11 @@ export function mountBatchRoutes(service: Service, options: BatchRoutesOptions):
 }
 
 /** Batch calls are account calls: free, counted in the account reads' window. */
-async function admitAccountCall(service: Service, config: Config, principal: Principal): Promise<void> {
+export async function admitAccountCall(
+  service: Service,
+  config: Config,
+  principal: Principal,
+): Promise<void> {
   const rate = await service.repositories.ledger.admitAccountRead({
     accountId: principal.account.accountId,
     rateLimit: { limit: config.ACCOUNT_RATE_LIMIT, windowSeconds: 60 },
@@ -301,6 +312,18 @@ function readChoice<const T extends string>(
   if (!choice)
     throw InvalidRequestError.single(name, 'invalid_value', `${name} is one of ${choices.join(', ')}.`);
   return choice;
+}
+
+/** The items come from `itemsUrl` or from the body, never both. */
+function withoutBody(request: Request, itemsUrl: string): string {
+  const length = request.headers.get('content-length');
+  if (request.headers.has('transfer-encoding') || (length !== null && length.trim() !== '0'))
+    throw InvalidRequestError.single(
+      'itemsUrl',
+      'invalid_value',
+      'Send the items in the body or name them with itemsUrl, not both.',
+    );
+  return itemsUrl;
 }
 
 /** JSONL unless the client asks for CSV or paged JSON; 406 when it accepts none of them. */

@@ -11,8 +11,10 @@
  *   batch queues its own items instead of having them refused one after another.
  * - Out of credits (402): the item is handed back unrun and the batch pauses, saying why;
  *   `resumeIfFunded` resumes it once the account (or the key's cap) has room for one more item.
- * - A revoked key or suspended account (401, 403) fails the batch: its items would all be refused.
+ * - A revoked key or connection, or a suspended account (401, 403), fails the batch: its items would
+ *   all be refused.
  */
+import type { AccountRepository } from '../accounts/accounts.js';
 import type { ApiKeyRepository } from '../auth/api-keys.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { CreditLedger } from '../billing/credit-ledger.js';
@@ -27,6 +29,7 @@ import {
 } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { variantFor } from '../mcp/tool-catalog.js';
+import { CONNECTION_CALLER_PREFIX, type ConnectionStore } from '../oauth/oauth-store.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { newRequestId } from '../pipeline/public-response.js';
 import { type LookupPipeline, spendCapsOf } from '../pipeline/run-lookup.js';
@@ -38,6 +41,11 @@ export interface BatchRunnerDependencies {
   operations: readonly RegisteredOperation[];
   authenticator: Authenticator;
   keys: ApiKeyRepository;
+  /** For batches an OAuth connection holds (created over /mcp): its record and its account. */
+  connections: ConnectionStore;
+  accounts: AccountRepository;
+  /** How long a connection holder is trusted as read (KEY_CACHE_SECONDS, as keys are). */
+  holderCacheMs: number;
   ledger: CreditLedger;
   clock: Clock;
   logger: Logger;
@@ -64,6 +72,8 @@ export class BatchItemRunner {
   private readonly heldUntil = new Map<string, number>();
   /** Key id → key hash: a key's hash never changes, its revocation is checked at every use. */
   private readonly keyHashes = new Map<string, string>();
+  /** Connection id → the connection's principal (or none) as last read, and when. */
+  private readonly connectionHolders = new Map<string, { principal?: Principal; readAt: number }>();
   private readonly hosts = new KeyedSlots();
 
   constructor(private readonly deps: BatchRunnerDependencies) {
@@ -223,6 +233,7 @@ export class BatchItemRunner {
   /** The batch holder as a caller, checked now (revoked, expired, suspended: undefined). */
   private async holder(batch: BatchRecord): Promise<Principal | undefined> {
     const { keys, authenticator } = this.deps;
+    if (batch.holderId.startsWith(CONNECTION_CALLER_PREFIX)) return this.connectionHolder(batch);
     let keyHash = this.keyHashes.get(batch.holderId);
     if (!keyHash) {
       keyHash = (await keys.list(batch.accountId)).find((key) => key.keyId === batch.holderId)?.keyHash;
@@ -235,6 +246,35 @@ export class BatchItemRunner {
     } catch {
       return undefined;
     }
+  }
+  /**
+   * A connection holder as the /mcp adapter would see its token: the connection's scopes and daily
+   * cap, refused once revoked, moved to another account, or its account suspended.
+   */
+  private async connectionHolder(batch: BatchRecord): Promise<Principal | undefined> {
+    const { connections, accounts, clock, holderCacheMs } = this.deps;
+    const cached = this.connectionHolders.get(batch.holderId);
+    if (cached && clock.now() - cached.readAt < holderCacheMs) return cached.principal;
+    const connection = await connections.get(batch.holderId.slice(CONNECTION_CALLER_PREFIX.length));
+    const account =
+      connection && connection.revokedAt === null && connection.accountId === batch.accountId
+        ? await accounts.get(batch.accountId)
+        : undefined;
+    const principal =
+      account?.status === 'active' && connection
+        ? {
+            account,
+            connection: {
+              connectionId: connection.connectionId,
+              clientId: connection.clientId,
+              clientName: connection.clientName,
+              scopes: connection.scopes,
+              dailyCreditCap: connection.dailyCreditCap,
+            },
+          }
+        : undefined;
+    this.connectionHolders.set(batch.holderId, { principal, readAt: clock.now() });
+    return principal;
   }
   async move(
     batch: BatchRecord,

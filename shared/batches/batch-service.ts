@@ -14,10 +14,12 @@ import {
   type ApiError,
   BatchFinishedError,
   IdempotencyConflictError,
+  InsufficientScopeError,
   InvalidRequestError,
   ResourceNotFoundError,
 } from '../errors.js';
 import { variantFor } from '../mcp/tool-catalog.js';
+import { connectionCallerId } from '../oauth/oauth-store.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse } from '../pipeline/public-response.js';
 import type {
@@ -267,6 +269,9 @@ function refuseInvalid(items: readonly NewItem[]): void {
 /** Who holds the batch: its key, or the OAuth connection (`cnx_…`); caps and revocation follow it. */
 function holderOf(principal: Principal): string {
   if (principal.key) return principal.key.keyId;
-  if (principal.connection) return principal.connection.connectionId;
-  throw new Error('A batch needs a key or a connection to bill its items to.');
+  if (principal.connection) return connectionCallerId(principal.connection.connectionId);
+  // An outside issuer's token is checked only when presented: nothing could re-check it per item.
+  throw new InsufficientScopeError(
+    "Batches run on an API key or a connection of this service's own authorization server; this token is neither.",
+  );
 }

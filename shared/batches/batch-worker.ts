@@ -7,10 +7,11 @@
  *   its rate limit gets no new items meanwhile.
  * - Each tick also completes batches whose items are all done, resumes paused batches whose holder
  *   can pay again, and sends the webhook deliveries that are due.
- * - Restart safety: items are claimed under a lease and completed by attempt (batch-store.ts). This
- *   process holds the store alone (the server lock), so at start every lease it finds belongs to a
- *   process that is gone, and those items are run again at once; the debit such an item had taken is
- *   refunded by reconcile as any crash's is, so no item is charged twice.
+ * - Restart safety: items are claimed under a lease and completed by attempt (batch-store.ts), so an
+ *   item a crashed process held is run again once its lease ends; the debit it had taken is refunded
+ *   by reconcile as any crash's is, so no item is charged twice. When this process holds the store
+ *   alone (`exclusiveStore`: the DATA_DIR's server lock), every lease it finds at start belongs to a
+ *   process that is gone, and those items are run again at once rather than after their lease.
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -24,6 +25,8 @@ export interface BatchWorkerSettings {
   perAccount: number;
   /** How often to look for work when nothing woke the pool. */
   pollMs: number;
+  /** No other process runs this store's batches (a store of DATA_DIR, not a shared DYNAMODB_ENDPOINT). */
+  exclusiveStore: boolean;
 }
 
 export interface BatchWorkerDependencies {
@@ -47,8 +50,8 @@ export class BatchWorkerPool {
   private again = false;
   private delivering: Promise<unknown> | undefined;
   private stopped = true;
-  /** Leases older than this process's start are dead: reclaimed at the first tick that sees them. */
-  private recovered = new Set<string>();
+  /** Batches this process has claimed from: the leases it finds on them now are its own. */
+  private readonly recovered = new Set<string>();
 
   constructor(
     private readonly deps: BatchWorkerDependencies,
@@ -145,8 +148,9 @@ export class BatchWorkerPool {
     }
     const { store, clock } = this.deps;
     const leaseUntil = clock.now() + operation.definition.runtime.timeoutMs + LEASE_MARGIN_MS;
-    // A lease seen for the first time by this process was taken by one that is gone.
-    const deadBefore = this.recovered.has(batch.batchId) ? clock.now() : Number.MAX_SAFE_INTEGER;
+    // Holding the store alone, a lease this process did not take was taken by one that is gone.
+    const firstLook = this.settings.exclusiveStore && !this.recovered.has(batch.batchId);
+    const deadBefore = firstLook ? Number.MAX_SAFE_INTEGER : clock.now();
     this.recovered.add(batch.batchId);
     const again = await store.reclaimExpired(batch.batchId, deadBefore, limit, leaseUntil);
     const fresh =

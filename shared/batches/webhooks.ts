@@ -14,7 +14,7 @@
  * The URL goes through the egress guard (net/guarded-request.ts): `checkWebhookUrl` refuses a
  * non-public one when the batch is created, and each attempt checks it again (DNS may have changed
  * since), recording a refusal as that attempt's error. HTTPS on port 443 only; a host:port in
- * UNSAFE_WEBHOOK_ALLOW_HOSTS (tests) may be any address, over plain HTTP too.
+ * UNSAFE_BATCH_URL_ALLOW_HOSTS (tests) may be any address, over plain HTTP too.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -87,7 +87,7 @@ export function notifierSettings(config: Config) {
   return {
     retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_SECONDS.map((seconds) => Math.round(seconds * 1000)),
     timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
-    allowHosts: config.UNSAFE_WEBHOOK_ALLOW_HOSTS,
+    allowHosts: config.UNSAFE_BATCH_URL_ALLOW_HOSTS,
   };
 }
 

@@ -212,9 +212,11 @@ export function documentBatchPaths(registry: Registry, operations: readonly Oper
     summary: 'Create a batch: one operation run over many items',
     description: [
       "Every item is one call's parameters by their public names, checked up front with the operation's own rules. " +
-        'The body is a JSON array of objects (application/json) or one object per line (application/jsonl or application/x-ndjson), ' +
-        'at most BATCH_MAX_ITEMS items (10,000) and BATCH_MAX_BYTES (10 MB). With an Idempotency-Key, a retry with the same ' +
-        'body within 24 hours answers the same batch (200, Idempotency-Replayed: true); another body is 409.',
+        'The body is a JSON array of objects (application/json), one object per line (application/jsonl or application/x-ndjson), ' +
+        'or CSV (text/csv: a header row of parameter names, an empty cell leaving its parameter out); or, with no body, ' +
+        'itemsUrl names such a list for the service to fetch. At most BATCH_MAX_ITEMS items (10,000) and BATCH_MAX_BYTES (10 MB). ' +
+        'With an Idempotency-Key, a retry with the same query and body within 24 hours answers the same batch ' +
+        '(200, Idempotency-Replayed: true); another request with that key is 409.',
       FREE,
     ].join('\n\n'),
     request: {
@@ -227,6 +229,10 @@ export function documentBatchPaths(registry: Registry, operations: readonly Oper
         webhookUrl: z.string().optional().meta({
           description: 'Public http(s) URL told of completion, failure, pause and cancel (docs/webhooks.md).',
         }),
+        itemsUrl: z.string().optional().meta({
+          description:
+            'Instead of a body: a public http(s) URL of the items (JSON, JSONL or CSV by its media type or extension), fetched once through the egress guard within 30 s.',
+        }),
       }),
       headers: z.object({
         'Idempotency-Key': z
@@ -237,7 +243,8 @@ export function documentBatchPaths(registry: Registry, operations: readonly Oper
           .meta({ description: '1 to 255 printable ASCII characters without spaces; remembered 24 hours.' }),
       }),
       body: {
-        required: true,
+        description: 'The items; none when itemsUrl names them.',
+        required: false,
         content: {
           'application/json': {
             schema: z.array(z.record(z.string(), z.unknown())).min(1),
@@ -246,6 +253,12 @@ export function documentBatchPaths(registry: Registry, operations: readonly Oper
           'application/jsonl': {
             schema: z.string().meta({ description: 'One JSON object per line.' }),
             example: `${JSON.stringify(item)}\n${JSON.stringify(item)}\n`,
+          },
+          'text/csv': {
+            schema: z
+              .string()
+              .meta({ description: 'A header row of parameter names, then one row per item.' }),
+            example: `${Object.keys(item).join(',')}\r\n${Object.values(item).join(',')}\r\n${Object.values(item).join(',')}\r\n`,
           },
         },
       },
@@ -277,7 +290,7 @@ export function documentBatchPaths(registry: Registry, operations: readonly Oper
           'The batch has 12000 items; a batch holds at most 10000. Split it into several batches.',
         ),
         new UnsupportedMediaTypeError(
-          'Media type "text/plain" is not supported; send the items as application/json (an array of objects) or application/jsonl (one object per line).',
+          'Media type "text/plain" is not supported; send the items as application/json (an array of objects), application/jsonl (one object per line) or text/csv, or name them with itemsUrl.',
         ),
       ]),
     },

@@ -90,7 +90,7 @@ export function resolveDiscoverCall(
 ): DiscoverCall {
   if (name === FIND_OPERATION) {
     const parsed = findArguments.safeParse(args);
-    if (!parsed.success) return { kind: 'refused', error: refusal(parsed.error) };
+    if (!parsed.success) return { kind: 'refused', error: argumentRefusal(parsed.error) };
     const operations = bestMatches(parsed.data.need, catalog, parsed.data.limit ?? DEFAULT_MATCHES);
     const body = { data: { operations }, meta: { creditCost: 0 } };
     return {
@@ -105,7 +105,7 @@ export function resolveDiscoverCall(
     };
   }
   const parsed = runArguments.safeParse(args);
-  if (!parsed.success) return { kind: 'refused', error: refusal(parsed.error) };
+  if (!parsed.success) return { kind: 'refused', error: argumentRefusal(parsed.error) };
   const { tool } = parsed.data;
   if (!catalog.has(tool) || tool === FIND_OPERATION || tool === RUN_OPERATION) {
     return {
@@ -218,7 +218,8 @@ const STOP_WORDS = new Set([
   'need',
 ]);
 
-function refusal(error: z.ZodError): InvalidRequestError {
+/** Zod's issues with a tool's arguments as the 400 a catalog tool's refusal would be. */
+export function argumentRefusal(error: z.ZodError): InvalidRequestError {
   const details = error.issues.flatMap((issue): ErrorDetail[] => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({
@@ -233,7 +234,8 @@ function refusal(error: z.ZodError): InvalidRequestError {
   return new InvalidRequestError(details);
 }
 
-function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
+/** An adapter tool's published inputSchema, from the zod schema its arguments are checked with. */
+export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
   const json = z.toJSONSchema(schema, { target: 'draft-07', io: 'input' }) as Record<string, unknown>;
   delete json.$schema;
   return json as Tool['inputSchema'];

@@ -34,6 +34,7 @@ import { toHttpResponse } from '../http/render.js';
 import type { Logger } from '../logger.js';
 import { errorResponse, printableField, quoteInput } from '../pipeline/public-response.js';
 import { SERVICE_VERSION } from '../version.js';
+import { type BatchToolsBackend, batchTools, isBatchTool, runBatchTool } from './batch-tools.js';
 import {
   discoverTools,
   FIND_OPERATION,
@@ -64,6 +65,8 @@ export interface McpEndpointOptions {
   deadlineMs: number;
   /** The bound on a tool result's characters (result-bound.ts). */
   resultMaxChars: number;
+  /** The batch resource, where this process runs batches: serves the `batches` toolset. */
+  batches?: BatchToolsBackend;
   logger: Logger;
 }
 
@@ -138,7 +141,9 @@ async function handle(
   if (options.rejectedHosts.includes(host)) {
     return jsonRpcError(403, `This endpoint is not served through ${quoteInput(host, 64)}.`);
   }
-  const filtered = filterTools(options.tools, new URL(c.req.url).searchParams);
+  const filtered = filterTools(options.tools, new URL(c.req.url).searchParams, {
+    batches: options.batches !== undefined,
+  });
   if (!filtered.ok) {
     // The unknown names come from the request: echoed only as a few short, printable prefixes.
     const unknown = filtered.unknown
@@ -184,6 +189,7 @@ async function handle(
   const scope: RequestScope = {
     tools: filtered.tools,
     discover: filtered.discover,
+    batches: filtered.batches,
     serviceDomain: options.serviceDomain,
     call: () => {
       if (!toolCall?.ok)
@@ -192,6 +198,8 @@ async function handle(
       const pending = { name, args, principal, requestId };
       if (filtered.discover && (name === FIND_OPERATION || name === RUN_OPERATION))
         return callDiscoverTool(c, options, pending);
+      if (filtered.batches && options.batches && isBatchTool(name))
+        return callBatchTool(c, options, options.batches, pending);
       return callTool(c, options, filtered.tools, pending);
     },
   };
@@ -208,6 +216,8 @@ interface RequestScope {
   tools: ReadonlyMap<string, ToolEntry>;
   /** The compact mode's two tools are served too (discover-tools.ts). */
   discover: boolean;
+  /** The batches toolset's tools are served too (batch-tools.ts). */
+  batches: boolean;
   serviceDomain: string;
   /** Answers the message's tools/call, whose params the adapter has read itself (tool-call-params.ts). */
   call: () => Promise<CallToolResult>;
@@ -240,7 +250,7 @@ async function serveLegacy(request: Request, parsedBody: unknown, scope: Request
   }
 }
 
-function createServer({ tools, discover, serviceDomain, call }: RequestScope): Server {
+function createServer({ tools, discover, batches, serviceDomain, call }: RequestScope): Server {
   const server = new Server(
     { name: SERVER_SLUG, title: SERVER_TITLE, version: SERVICE_VERSION },
     {
@@ -250,7 +260,11 @@ function createServer({ tools, discover, serviceDomain, call }: RequestScope): S
       cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
     },
   );
-  const list = [...(discover ? discoverTools : []), ...[...tools.values()].map((entry) => entry.tool)];
+  const list = [
+    ...(discover ? discoverTools : []),
+    ...(batches ? batchTools : []),
+    ...[...tools.values()].map((entry) => entry.tool),
+  ];
   server.setRequestHandler('tools/list', () => ({ tools: list }));
   server.setRequestHandler('tools/call', () => call());
   return server;
@@ -306,6 +320,32 @@ async function callDiscoverTool(
   if (outcome.kind === 'refused')
     return toToolResult(refusedResult(outcome.error, pending.requestId), options.serviceDomain);
   return callTool(c, options, options.tools, { ...pending, name: outcome.tool, args: outcome.arguments });
+}
+
+/**
+ * start_batch, get_batch, cancel_batch: free calls of the batch resource (batch-tools.ts), metered as
+ * REST's batch calls are; every refusal is a tool error with the REST error body, never a 500.
+ */
+async function callBatchTool(
+  c: Context<RestEnv>,
+  options: McpEndpointOptions,
+  backend: BatchToolsBackend,
+  pending: PendingCall,
+): Promise<CallToolResult> {
+  const { principal, requestId } = pending;
+  c.set('lookup', { operation: 'batches', accountId: principal.account.accountId, creditCost: 0 });
+  let outcome: ToolOutcome;
+  try {
+    outcome = await runBatchTool(backend, options.tools, pending);
+  } catch (thrown) {
+    const error = toApiError(thrown);
+    if (error.status >= 500) options.logger.error({ err: error.cause ?? error, requestId }, error.message);
+    outcome = { response: errorResponse(error, requestId), creditCost: 0 };
+  }
+  return toToolResult(outcome, options.serviceDomain, {
+    paging: 'start',
+    maxChars: options.resultMaxChars,
+  });
 }
 
 /**

@@ -14,6 +14,7 @@ import { mcpResourceUrl } from '../config.js';
 import { type BuiltInOAuth, builtInOAuth } from '../oauth/built-in-oauth.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import type { Service } from '../service.js';
+import type { BatchToolsBackend } from './batch-tools.js';
 import { mountMcpEndpoint } from './mcp-endpoint.js';
 import {
   mcpProtectedResource,
@@ -34,6 +35,8 @@ export interface McpOptions {
   operations?: readonly RegisteredOperation[];
   /** Runs each tool call; by default in-process, through the service's pipeline. */
   dispatcher?: (tools: ReadonlyMap<string, ToolEntry>) => ToolDispatcher;
+  /** The batch resource, where the process runs batches (mount-batches.ts): serves `?toolsets=batches`. */
+  batches?: BatchToolsBackend;
 }
 
 export function mountMcp(service: Service, options: McpOptions = {}): void {
@@ -60,7 +63,7 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
       ? outsideIssuer.authenticate(token)
       : (await (builtIn as BuiltInOAuth).tokens()).authenticate(token);
   serveProtectedResourceMetadata(app, mcpProtectedResource(config));
-  serveServerCard(app, () => buildServerCard(config, tools));
+  serveServerCard(app, () => buildServerCard(config, tools, { batches: options.batches !== undefined }));
 
   /** API keys keep their own format; any other bearer token is an OAuth access token. */
   const authenticate = (authorization: string | undefined): Promise<Principal> => {
@@ -79,6 +82,7 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
     resourceMetadataUrl: resourceMetadataUrl(resource),
     deadlineMs: options.deadlineMs ?? MCP_LOOKUP_DEADLINE_MS,
     resultMaxChars: config.MCP_RESULT_MAX_CHARS,
+    ...(options.batches ? { batches: options.batches } : {}),
     logger: service.logger,
   });
 }

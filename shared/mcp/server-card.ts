@@ -23,7 +23,7 @@ import { errorResponse } from '../pipeline/public-response.js';
 import { SERVICE_VERSION } from '../version.js';
 import { mcpProtectedResource, resourceMetadataUrl } from './protected-resource.js';
 import type { ToolEntry } from './tool-catalog.js';
-import { toolsetListing } from './tool-filter.js';
+import { type AdapterToolsets, toolsetListing } from './tool-filter.js';
 
 export const SERVER_CARD_PATHS = ['/.well-known/mcp/server-card.json', '/mcp/server-card'] as const;
 
@@ -61,7 +61,11 @@ const API_KEY_HEADER_DESCRIPTION =
 export type ServerCard = ReturnType<typeof buildServerCard>;
 
 /** The card of this deployment: its URLs, its issuer and the tools of `tools` (the catalog's). */
-export function buildServerCard(config: Config, tools: ReadonlyMap<string, ToolEntry>) {
+export function buildServerCard(
+  config: Config,
+  tools: ReadonlyMap<string, ToolEntry>,
+  adapter: AdapterToolsets = { batches: false },
+) {
   const base = config.PUBLIC_BASE_URL;
   const resource = mcpProtectedResource(config);
   const prefix = config.SERVICE_DOMAIN;
@@ -108,7 +112,7 @@ export function buildServerCard(config: Config, tools: ReadonlyMap<string, ToolE
       /** What the default tools/list shows, as it shows it. */
       [`${prefix}/tools`]: listed,
       /** The `?toolsets=` names a client may add to the /mcp URL, with the tools each serves. */
-      [`${prefix}/toolsets`]: toolsetListing(new Map(entries.map((entry) => [entry.tool.name, entry]))),
+      [`${prefix}/toolsets`]: toolsetListing(tools, adapter),
     },
   };
 }

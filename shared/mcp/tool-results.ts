@@ -32,6 +32,8 @@ export interface ToolOutcome {
    * when not known yet (the call outlived the lookup deadline and settles on its own).
    */
   creditCost: number | undefined;
+  /** What the cost line adds: a call free itself that starts billed work (a batch's items). */
+  costNote?: string;
 }
 
 /** What bounds a tool's success result (result-bound.ts): its operation's paging and the bound. */
@@ -55,7 +57,9 @@ export function toToolResult(
   const _meta = { [`${serviceDomain}/lookup`]: lookup };
   const body = response.body as Record<string, unknown>;
   if (response.status < 400) {
-    const cost = costLine(undefined, outcome.creditCost, headers);
+    const cost = [costLine(undefined, outcome.creditCost, headers), outcome.costNote]
+      .filter(Boolean)
+      .join(' ');
     const render = (shown: Record<string, unknown>, json = JSON.stringify(shown)): CallToolResult => ({
       content: [
         { type: 'text', text: json },

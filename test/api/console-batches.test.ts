@@ -39,7 +39,7 @@ beforeAll(async () => {
     env: { PUBLIC_BASE_URL: BASE, BATCH_POLL_MS: '20', ACCOUNT_RATE_LIMIT: '100000' },
   });
   mountConsole(harness, harness.store);
-  workers = mountBatches(harness, harness.store);
+  workers = mountBatches(harness, harness.store).pool;
   const rateLimit = { limit: 100_000, windowSeconds: 60 };
   ({ apiKey: funded } = await harness.provision({ name: 'Acme Research', credits: 1_000, rateLimit }));
   ({ apiKey: poor } = await harness.provision({ name: 'Thrifty', credits: PROFILE_PRICE, rateLimit }));

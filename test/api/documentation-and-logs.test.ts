@@ -153,12 +153,12 @@ describe('start-up warnings', () => {
     const both = warnings({
       UNSAFE_SMTP_ALLOW_HOSTS: '127.0.0.1:2525',
       UNSAFE_WEBSITE_ALLOW_HOSTS: '127.0.0.1:8080',
-      UNSAFE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1:9090',
+      UNSAFE_BATCH_URL_ALLOW_HOSTS: '127.0.0.1:9090',
     });
     expect(both).toEqual([
       expect.stringMatching(/^UNSAFE_SMTP_ALLOW_HOSTS is set/),
       expect.stringMatching(/^UNSAFE_WEBSITE_ALLOW_HOSTS is set/),
-      expect.stringMatching(/^UNSAFE_WEBHOOK_ALLOW_HOSTS is set/),
+      expect.stringMatching(/^UNSAFE_BATCH_URL_ALLOW_HOSTS is set/),
     ]);
   });
 

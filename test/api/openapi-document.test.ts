@@ -79,10 +79,10 @@ beforeAll(async () => {
   webhookHost = `127.0.0.1:${(webhookReceiver.address() as AddressInfo).port}`;
   harness = await startHarness({
     operations: catalog,
-    env: { BATCH_POLL_MS: '20', UNSAFE_WEBHOOK_ALLOW_HOSTS: webhookHost },
+    env: { BATCH_POLL_MS: '20', UNSAFE_BATCH_URL_ALLOW_HOSTS: webhookHost },
   });
   // The batch routes and workers as `npm start` mounts them, to hold their answers to the document.
-  batchWorkers = mountBatches(harness, harness.store);
+  batchWorkers = mountBatches(harness, harness.store).pool;
   const response = await harness.app.request('/openapi.json');
   expect(response.status).toBe(200);
   document = (await response.json()) as OpenApiDocument;
@@ -269,17 +269,20 @@ describe('the batch paths', () => {
       }
   });
 
-  it('take the items as a JSON array or JSON Lines, with the create parameters and the Idempotency-Key header', () => {
+  it('take the items as a JSON array, JSON Lines or CSV, with the create parameters and the Idempotency-Key header', () => {
     const create = operationOf(BATCHES, 'post');
-    expect(create.requestBody?.required).toBe(true);
+    // Optional: itemsUrl may name the items instead.
+    expect(create.requestBody?.required).toBe(false);
     expect(Object.keys(create.requestBody?.content ?? {}).sort()).toEqual([
       'application/json',
       'application/jsonl',
+      'text/csv',
     ]);
     expect(create.requestBody?.content['application/json']?.example).toEqual([item, item]);
     expect((create.parameters ?? []).map(({ name, in: where }) => `${where} ${name}`).sort()).toEqual([
       'header Idempotency-Key',
       'query invalidItems',
+      'query itemsUrl',
       'query operation',
       'query webhookUrl',
     ]);
@@ -305,6 +308,22 @@ describe('the batch paths', () => {
       content: Record<string, MediaType>;
     };
     expect(batchResultsPageSchema.safeParse(page.content['application/json']?.example).error).toBeUndefined();
+  });
+
+  it('show example bodies the route accepts, in each media type', async () => {
+    const { apiKey } = await harness.provision({ credits: 100 });
+    const content = operationOf(BATCHES, 'post').requestBody?.content ?? {};
+    for (const [type, media] of Object.entries(content)) {
+      const body = typeof media.example === 'string' ? media.example : JSON.stringify(media.example);
+      const response = await call(apiKey, `${BATCHES}?operation=profiles.details`, {
+        method: 'POST',
+        headers: { 'Content-Type': type },
+        body,
+      });
+      expect(response.status, `${type}: ${await response.clone().text()}`).toBe(201);
+      const { data } = batchEnvelopeSchema.parse(await response.json());
+      expect(data.items.total, type).toBe(2);
+    }
   });
 
   it('describe what the routes answer: a batch run to the end, read, listed, its results and deliveries', {

@@ -60,7 +60,7 @@ beforeAll(async () => {
   served = await serveHarness({ clock: systemClock, env: { KEY_CACHE_SECONDS: String(KEY_CACHE_SECONDS) } });
   ({ harness, origin } = served);
   mountConsole(harness, harness.store);
-  batchWorkers = mountBatches(harness, harness.store);
+  batchWorkers = mountBatches(harness, harness.store).pool;
   ({ apiKey } = await harness.provision({ name: 'Acme Research', credits: 500 }));
   // Some history: charged lookups, a refunded 404, a free check.
   for (const path of [

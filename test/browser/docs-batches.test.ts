@@ -1,6 +1,6 @@
 /**
  * The batch resource in /docs (issue 28), in real Chromium: Swagger UI, served from the installed
- * package, shows the `batches` tag with its six operations, and the create's body in both media
+ * package, shows the `batches` tag with its six operations, and the create's body in the three media
  * types it takes. Its screenshot goes to test-output/docs-batches.png.
  */
 import { mkdir } from 'node:fs/promises';
@@ -33,7 +33,7 @@ afterAll(async () => {
   await served?.close();
 });
 
-it('shows the batches tag with its six operations, and the create body as JSON or JSON Lines', async () => {
+it('shows the batches tag with its six operations, and the create body as JSON, JSON Lines or CSV', async () => {
   // Swagger UI names each block after its tag and CSS-escaped operation id (`batches\.create`).
   const shown = await page.$$eval('[id^="operations-batches-"]', (blocks) =>
     blocks.map((block) => block.id.replace('operations-batches-', '').replaceAll('\\', '')),
@@ -52,7 +52,7 @@ it('shows the batches tag with its six operations, and the create body as JSON o
   const offered = await page.$$eval(`${CREATE} .body-param-content-type select option`, (options) =>
     options.map((option) => (option as HTMLOptionElement).value),
   );
-  expect(offered).toEqual(['application/json', 'application/jsonl']);
+  expect(offered).toEqual(['application/json', 'application/jsonl', 'text/csv']);
   const block = await create.waitHandle();
   await block.screenshot({ path: new URL('docs-batches.png', SCREENSHOTS).pathname as `${string}.png` });
 });

@@ -134,7 +134,7 @@ function notifier(env: Record<string, string> = {}): WebhookNotifier {
   });
 }
 
-const allowReceiver = () => ({ UNSAFE_WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${receiver.port}` });
+const allowReceiver = () => ({ UNSAFE_BATCH_URL_ALLOW_HOSTS: `127.0.0.1:${receiver.port}` });
 
 /** A batch (stored: deliveries belong to it) announcing to `webhookUrl`. */
 async function batchWithWebhook(webhookUrl: string): Promise<BatchRecord> {
@@ -294,7 +294,7 @@ describe('a failing receiver', () => {
     const { port } = silent.address() as AddressInfo;
     try {
       const hooks = notifier({
-        UNSAFE_WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${port}`,
+        UNSAFE_BATCH_URL_ALLOW_HOSTS: `127.0.0.1:${port}`,
         WEBHOOK_TIMEOUT_SECONDS: '1',
       });
       const batch = await batchWithWebhook(`http://127.0.0.1:${port}/slow`);
@@ -328,7 +328,7 @@ describe('a receiver answering at length', () => {
     const { port } = endless.address() as AddressInfo;
     try {
       const hooks = notifier({
-        UNSAFE_WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${port}`,
+        UNSAFE_BATCH_URL_ALLOW_HOSTS: `127.0.0.1:${port}`,
         WEBHOOK_TIMEOUT_SECONDS: '10',
       });
       const batch = await batchWithWebhook(`http://127.0.0.1:${port}/chatty`);
@@ -378,8 +378,8 @@ describe('a URL at a non-public address', () => {
   it('refuses the loopback receiver without the allow list, and takes it with it', async () => {
     const url = `http://127.0.0.1:${receiver.port}/hooks`;
     await expect(checkWebhookUrl(url, new Set(), resolve)).rejects.toBeInstanceOf(ApiError);
-    const { UNSAFE_WEBHOOK_ALLOW_HOSTS } = allowReceiver();
-    const allowed = loadConfig({ UNSAFE_WEBHOOK_ALLOW_HOSTS }).UNSAFE_WEBHOOK_ALLOW_HOSTS;
+    const { UNSAFE_BATCH_URL_ALLOW_HOSTS } = allowReceiver();
+    const allowed = loadConfig({ UNSAFE_BATCH_URL_ALLOW_HOSTS }).UNSAFE_BATCH_URL_ALLOW_HOSTS;
     expect(await checkWebhookUrl(url, allowed, resolve)).toBe(url);
     expect(await checkWebhookUrl('https://hooks.example.test/batches', new Set(), resolve)).toBe(
       'https://hooks.example.test/batches',

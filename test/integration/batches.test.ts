@@ -23,6 +23,7 @@ import {
   type RunningServer,
   startServer,
 } from '../support/processes.js';
+import { knownUsernames } from '../support/sample-inputs.js';
 
 interface Account {
   accountId: string;
@@ -47,16 +48,9 @@ interface ResultLine {
 
 const PROFILE_PRICE = 2;
 const VERIFY_PRICE = 2;
-const KNOWN_USERNAMES = [
-  datasetFixtures.richProfile.username,
-  datasetFixtures.withheldProfile.username,
-  datasetFixtures.emptyProfile.username,
-  datasetFixtures.manyPositionsProfile.username,
-  ...datasetFixtures.nonEnglishUsernames,
-];
 /** One in every twelve items names nobody: a 404, refunded. */
 const usernameAt = (index: number) =>
-  index % 12 === 11 ? `nobody-${index}` : (KNOWN_USERNAMES[index % KNOWN_USERNAMES.length] as string);
+  index % 12 === 11 ? `nobody-${index}` : (knownUsernames[index % knownUsernames.length] as string);
 
 let dataDir: string;
 let server: RunningServer;
@@ -71,6 +65,10 @@ interface Received {
 }
 const received: Received[] = [];
 const answers = new Map<string, number[]>();
+const files = new Map<string, { type: string; text: string }>([
+  ['/items.csv', { type: 'text/csv', text: '\uFEFFusername\r\nwei-zhang\r\n"amelia-hartmann"\r\n' }],
+  ['/items', { type: 'application/octet-stream', text: '{"username":"wei-zhang"}\n' }],
+]);
 let receiver: Server;
 let receiverBase: string;
 
@@ -80,6 +78,12 @@ beforeAll(async () => {
     request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
       const path = request.url ?? '/';
+      // GET: an items file for `itemsUrl`; anything else is a webhook delivery.
+      if (request.method === 'GET') {
+        const served = files.get(path);
+        if (!served) return response.writeHead(404).end();
+        return response.writeHead(200, { 'Content-Type': served.type }).end(served.text);
+      }
       received.push({ path, headers: request.headers, body });
       response.writeHead(answers.get(path)?.shift() ?? 204).end();
     });
@@ -101,7 +105,7 @@ beforeAll(async () => {
     BATCH_POLL_MS: '50',
     // The tests poll batch states often; batch calls count in the account reads' window.
     ACCOUNT_RATE_LIMIT: '100000',
-    UNSAFE_WEBHOOK_ALLOW_HOSTS: `127.0.0.1:${port}`,
+    UNSAFE_BATCH_URL_ALLOW_HOSTS: `127.0.0.1:${port}`,
     WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.2,0.4',
   });
 }, 60_000);
@@ -597,6 +601,11 @@ describe('webhooks', () => {
     attempts: { status: number | null; error: string | null }[];
   }
 
+  let refusals: Promise<Account>;
+  beforeAll(() => {
+    refusals = newAccount(100);
+  });
+
   const deliveriesOf = async (account: Account, batchId: string) =>
     ((await (await call(account, `/v1/batches/${batchId}/deliveries`)).json()) as { data: Delivery[] }).data;
 
@@ -657,7 +666,7 @@ describe('webhooks', () => {
     ['loopback by name', 'https://localhost/hook'],
     ['loopback on a port not allowed', 'http://127.0.0.1:9/hook'],
   ])('refuses a webhook URL at %s and creates nothing', async (_name, url) => {
-    const account = await newAccount(100);
+    const account = await refusals;
     const response = await call(
       account,
       `/v1/batches?operation=profiles.details&webhookUrl=${encodeURIComponent(url)}`,
@@ -671,5 +680,73 @@ describe('webhooks', () => {
     const error = ((await response.json()) as { error: { details: { field: string }[] } }).error;
     expect(error.details[0]?.field).toBe('webhookUrl');
     expect(((await (await call(account, '/v1/batches')).json()) as { data: unknown[] }).data).toEqual([]);
+  });
+});
+
+describe('items in CSV, and items at a URL', () => {
+  let account: Account;
+  beforeAll(async () => {
+    account = await newAccount(1_000);
+  });
+
+  it('takes a CSV body with a header row of parameter names', { timeout: 30_000 }, async () => {
+    const response = await call(account, '/v1/batches?operation=profiles.details', {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/csv' },
+      body: 'username,url\r\nwei-zhang,\r\namelia-hartmann,\r\n',
+    });
+    expect(response.status).toBe(201);
+    const created = ((await response.json()) as { data: BatchState }).data;
+    await waitFor(account, created.id, (state) => state.state === 'completed');
+    const lines = await resultsOf(account, created.id);
+    expect(lines.map((line) => [line.input, line.status])).toEqual([
+      [{ username: 'wei-zhang' }, 200],
+      [{ username: 'amelia-hartmann' }, 200],
+    ]);
+  });
+
+  it('fetches the items from itemsUrl through the egress guard', { timeout: 30_000 }, async () => {
+    const created = await createBatch(
+      account,
+      `operation=profiles.details&itemsUrl=${encodeURIComponent(`${receiverBase}/items.csv`)}`,
+      [],
+    ).catch(() => undefined);
+    // createBatch sends a body; itemsUrl takes none.
+    expect(created).toBeUndefined();
+    const response = await call(
+      account,
+      `/v1/batches?operation=profiles.details&itemsUrl=${encodeURIComponent(`${receiverBase}/items.csv`)}`,
+      { method: 'POST' },
+    );
+    expect(response.status).toBe(201);
+    const batch = ((await response.json()) as { data: BatchState }).data;
+    expect(batch.items.total).toBe(2);
+    await waitFor(account, batch.id, (state) => state.state === 'completed');
+    expect((await resultsOf(account, batch.id)).map((line) => line.input.username)).toEqual([
+      'wei-zhang',
+      'amelia-hartmann',
+    ]);
+  });
+
+  it.each([
+    ['a private address', 'https://10.0.0.8/items.csv', 'private'],
+    ['the metadata service', 'http://169.254.169.254/latest/items.csv', 'not https'],
+    ['loopback by name', 'https://localhost/items.csv', 'loopback'],
+    ['an answer that is not an item list', 'RECEIVER/items', 'serve application/json'],
+    ['a missing file', 'RECEIVER/nothing.csv', 'answered HTTP 404'],
+  ])('refuses an items URL at %s', async (_name, url, reason) => {
+    const itemsUrl = url.replace('RECEIVER', receiverBase);
+    const response = await call(
+      account,
+      `/v1/batches?operation=profiles.details&itemsUrl=${encodeURIComponent(itemsUrl)}`,
+      {
+        method: 'POST',
+      },
+    );
+    expect(response.status).toBe(400);
+    const error = ((await response.json()) as { error: { details: { field: string; message: string }[] } })
+      .error;
+    expect(error.details[0]?.field).toBe('itemsUrl');
+    expect(error.details[0]?.message).toContain(reason);
   });
 });

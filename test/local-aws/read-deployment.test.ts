@@ -5,16 +5,7 @@
  * the asset manifest, an account and region of their own). The evaluator's own table, in memory:
  * stack-template.test.ts.
  */
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -34,6 +25,7 @@ import {
 } from '../../schemas/functions.js';
 import { v2Routes } from '../../schemas/v2-routes.js';
 import { placeholderDist } from '../infra/synth-app.js';
+import { writeAssembly } from '../support/cloud-assembly-fixture.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'cloud-assembly-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -240,79 +232,10 @@ describe('readDeployment on the synthesized app', () => {
   });
 });
 
-/**
- * A small cloud assembly written by hand: stack `Fixture` (REST API, stage, role, table, a nested stack
- * fed the table's name, and one function whose environment holds the expressions under test) and the
- * asset manifest naming the nested template and the code directory.
- */
-function writeAssembly(
-  variables: Record<string, unknown>,
-  childOutputs: Record<string, unknown> = {},
-): string {
-  const directory = mkdtempSync(join(scratch, 'fixture-'));
-  const write = (file: string, content: unknown) =>
-    writeFileSync(join(directory, file), JSON.stringify(content));
-  mkdirSync(join(directory, 'asset.code'));
-  writeFileSync(join(directory, 'asset.code', 'index.mjs'), 'export const handler = async () => ({});\n');
-  write('manifest.json', {
-    version: '55.0.0',
-    artifacts: {
-      'Fixture.assets': { type: 'cdk:asset-manifest', properties: { file: 'Fixture.assets.json' } },
-      Fixture: { type: 'aws:cloudformation:stack', properties: { templateFile: 'Fixture.template.json' } },
-    },
-  });
-  const asset = (path: string, objectKey: string) => ({
-    source: { path, packaging: 'file' },
-    destinations: { local: { bucketName: 'assets', objectKey } },
-  });
-  write('Fixture.assets.json', {
-    version: '55.0.0',
-    files: {
-      code: asset('asset.code', 'code.zip'),
-      child: asset('Child.nested.template.json', 'child.json'),
-    },
-  });
-  write('Child.nested.template.json', {
-    Parameters: { TableName: { Type: 'String' } },
-    Outputs: Object.fromEntries(
-      Object.entries(childOutputs).map(([name, value]) => [name, { Value: value }]),
-    ),
-  });
-  write('Fixture.template.json', {
-    Parameters: { Greeting: { Type: 'String', Default: 'hello' } },
-    Conditions: { CDKMetadataAvailable: { 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] } },
-    Resources: {
-      CDKMetadata: { Type: 'AWS::CDK::Metadata', Condition: 'CDKMetadataAvailable', Properties: {} },
-      Api: { Type: 'AWS::ApiGateway::RestApi', Properties: { Name: 'fixture' } },
-      Stage: { Type: 'AWS::ApiGateway::Stage', Properties: { StageName: 'test', RestApiId: { Ref: 'Api' } } },
-      Role: { Type: 'AWS::IAM::Role', Properties: {} },
-      Table: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: 'fixture-table' } },
-      Child: {
-        Type: 'AWS::CloudFormation::Stack',
-        Properties: {
-          TemplateURL: { 'Fn::Join': ['', ['https://s3.', { Ref: 'AWS::URLSuffix' }, '/assets/child.json']] },
-          Parameters: { TableName: { Ref: 'Table' } },
-        },
-      },
-      Fn: {
-        Type: 'AWS::Lambda::Function',
-        Properties: {
-          FunctionName: 'fixture-function',
-          Handler: 'index.handler',
-          Runtime: 'nodejs22.x',
-          Role: { 'Fn::GetAtt': ['Role', 'Arn'] },
-          Code: { S3Bucket: 'assets', S3Key: 'code.zip' },
-          Environment: { Variables: variables },
-        },
-      },
-    },
-  });
-  return directory;
-}
-
 const fixtureOptions = { region: 'eu-west-1', accountId: '210987654321' };
 const environmentOf = (variables: Record<string, unknown>, childOutputs?: Record<string, unknown>) =>
-  readDeployment(writeAssembly(variables, childOutputs), fixtureOptions).functions[0]?.environment;
+  readDeployment(writeAssembly(scratch, { variables, childOutputs }), fixtureOptions).functions[0]
+    ?.environment;
 
 describe('the intrinsic functions of a hand-written template', () => {
   it.each([
@@ -358,7 +281,7 @@ describe('the intrinsic functions of a hand-written template', () => {
     const first = environmentOf(variables);
     expect(first).toEqual({ ROLE: expect.stringMatching(/^Fixture-Role-[0-9A-F]{12}$/) });
     expect(environmentOf(variables)).toEqual(first);
-    const deployment = readDeployment(writeAssembly({}), fixtureOptions);
+    const deployment = readDeployment(writeAssembly(scratch), fixtureOptions);
     expect(deployment.functions[0]?.roleArn).toBe(`arn:aws:iam::210987654321:role/${first?.ROLE}`);
     expect(deployment.api).toMatchObject({ stage: 'test', methods: [] });
     expect(existsSync(join(deployment.functions[0]?.codeDirectory as string, 'index.mjs'))).toBe(true);

@@ -8,6 +8,15 @@ import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js'
 
 const profile = fx.richProfile;
 
+/** Usernames of profiles that exist, in several scripts: for many lookups of one operation. */
+export const knownUsernames: readonly string[] = [
+  fx.richProfile.username,
+  fx.withheldProfile.username,
+  fx.emptyProfile.username,
+  fx.manyPositionsProfile.username,
+  ...fx.nonEnglishUsernames,
+];
+
 /** Identifiers that exist in the dataset, by family and identifier name. */
 export const identifierValues: Record<string, Record<string, string>> = {
   profiles: {
