@@ -25,7 +25,7 @@ const DEFAULT_EPHEMERAL_MB = 512;
 export const DEFAULT_INTEGRATION_TIMEOUT_SECONDS = 29;
 
 /** Own runtimes of the functions that run no catalog operation. */
-const OWN_RUNTIME: Readonly<Record<Exclude<FunctionKind, 'operation' | 'tool-group'>, Runtime>> = {
+const OWN_RUNTIME: Readonly<Record<Exclude<FunctionKind, RunsOperations>, Runtime>> = {
   mcp: { timeoutSeconds: MCP_DEADLINE_SECONDS + LAMBDA_MARGIN_SECONDS, memoryMb: 512 },
   pages: { timeoutSeconds: 10, memoryMb: 256 },
   // WebAuthn verification and the account's ledger pages: a little more than the static pages.
@@ -34,8 +34,17 @@ const OWN_RUNTIME: Readonly<Record<Exclude<FunctionKind, 'operation' | 'tool-gro
   // short deadline (oauth/client-metadata-fetch.ts).
   oauth: { timeoutSeconds: 10, memoryMb: 512 },
   // A scan of every balance item: generous, it runs every 5 minutes with nobody waiting.
+  // Settlement, then the batch sweep (each unfinished batch, and re-sending a stalled one's items).
   reconcile: { timeoutSeconds: 120, memoryMb: 512 },
+  // A create reads, checks and writes up to BATCH_MAX_ITEMS items (10 MB), then sends one message per
+  // item; its route is streamed, so the integration waits past 29 s.
+  batches: { timeoutSeconds: 60, memoryMb: 1024 },
 };
+
+/** The kinds whose runtime follows their operations' deadlines and memory. */
+type RunsOperations = 'operation' | 'tool-group' | 'batch-consumer';
+const runsOperations = (kind: FunctionKind): kind is RunsOperations =>
+  kind === 'operation' || kind === 'tool-group' || kind === 'batch-consumer';
 
 interface Runtime {
   timeoutSeconds: number;
@@ -69,13 +78,15 @@ function operationsOf(spec: FunctionSpec): OperationDefinition[] {
 }
 
 function stackOf(spec: FunctionSpec, operations: readonly OperationDefinition[]): string {
-  if (spec.kind === 'operation') return (operations[0] as OperationDefinition).family;
+  // A batch consumer sits with its family's functions: the SMTP one shares the email egress VPC.
+  if (spec.kind === 'operation' || spec.kind === 'batch-consumer')
+    return (operations[0] as OperationDefinition).family;
   return spec.kind === 'tool-group' || spec.kind === 'mcp' ? 'mcp' : 'service';
 }
 
 /** A tool group's function runs any of its operations: the largest memory and longest deadline. */
 function runtimeOf(spec: FunctionSpec, operations: readonly OperationDefinition[]): Runtime {
-  if (spec.kind !== 'operation' && spec.kind !== 'tool-group') return OWN_RUNTIME[spec.kind];
+  if (!runsOperations(spec.kind)) return OWN_RUNTIME[spec.kind];
   const deadlineMs = Math.max(...operations.map((operation) => operation.runtime.timeoutMs));
   return {
     timeoutSeconds: Math.ceil(deadlineMs / 1000) + LAMBDA_MARGIN_SECONDS,

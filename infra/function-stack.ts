@@ -21,17 +21,20 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import {
   BUNDLED_DATASET_FILE,
+  batchQueueUrlVariable,
   parseS3Uri,
   type SecretSetting,
   secretArnVariable,
   toolGroupFunctionVariable,
 } from '../schemas/functions.js';
+import { type BatchQueue, groupOfConsumer } from './batch-queues.js';
 import { EmailEgressVpc } from './email-egress-vpc.js';
 import type { FunctionPlan } from './function-plan.js';
 import { settingAcknowledgements } from './nag-acknowledgements.js';
@@ -60,7 +63,13 @@ export interface FunctionStackProps extends NestedStackProps {
    * Elastic IPs that the port-25 lift and reverse DNS name.
    */
   emailEgress?: EmailEgressVpc;
+  /** The batch queues by group (batch-queues.ts): consumers are fed by theirs, senders get every URL. */
+  batchQueues: ReadonlyMap<string, BatchQueue>;
 }
+
+/** Records a browser consumer takes per invocation (one Chromium page each), and any other consumer. */
+const BROWSER_BATCH_SIZE = 1;
+const BATCH_SIZE = 10;
 
 /** A function's physical name: the stage keeps stages apart in one account. */
 export const physicalFunctionName = (stage: string, name: string) => `lookup-${stage}-${name}`;
@@ -90,6 +99,7 @@ export class FunctionStack extends NestedStack {
       this.functions.set(plan.name, fn);
     }
     this.wireToolGroups(props.plans, settings.stage);
+    this.wireBatchQueues(props.plans, props.batchQueues, settings);
   }
 
   private createFunction(plan: FunctionPlan, props: FunctionStackProps, egress?: EmailEgressVpc) {
@@ -160,9 +170,7 @@ export class FunctionStack extends NestedStack {
             securityGroups: [egress.securityGroup],
           }
         : {}),
-      description: plan.operations.length
-        ? `${plan.kind}: ${plan.operations.map((operation) => operation.id).join(', ')}`
-        : plan.kind,
+      description: descriptionOf(plan),
     });
     this.grantTable(fn, plan, props.table);
     for (const secret of Object.values(secretSettingsOf(plan, props))) secret.grantRead(fn);
@@ -213,6 +221,47 @@ export class FunctionStack extends NestedStack {
       );
     }
   }
+
+  /**
+   * A consumer is fed by its group's queue (partial batch responses, at most `batchMaxConcurrency`
+   * invocations at once) and may send to it (an item it defers); the batches function and the
+   * sweeping reconcile send to every queue. Each sender gets the URLs as BATCH_QUEUE_URL_<GROUP>.
+   */
+  private wireBatchQueues(
+    plans: readonly FunctionPlan[],
+    queues: ReadonlyMap<string, BatchQueue>,
+    settings: Settings,
+  ) {
+    const send = (fn: lambda.Function, { group, queue }: BatchQueue) => {
+      fn.addEnvironment(batchQueueUrlVariable(group), queue.queueUrl);
+      queue.grantSendMessages(fn);
+    };
+    for (const plan of plans) {
+      const fn = this.functions.get(plan.name) as lambda.Function;
+      if (plan.kind === 'batches' || plan.kind === 'reconcile')
+        for (const queue of queues.values()) send(fn, queue);
+      if (plan.kind !== 'batch-consumer') continue;
+      const queue = queues.get(groupOfConsumer(plan));
+      if (!queue) throw new Error(`No batch queue for the consumer ${plan.name}.`);
+      send(fn, queue);
+      fn.addEventSource(
+        new eventSources.SqsEventSource(queue.queue, {
+          batchSize: plan.needs.has('browser') ? BROWSER_BATCH_SIZE : BATCH_SIZE,
+          reportBatchItemFailures: true,
+          maxConcurrency: settings.batchMaxConcurrency,
+        }),
+      );
+    }
+  }
+}
+
+/** What the function runs; a batch group has too many operations to list in Lambda's 256 characters. */
+function descriptionOf(plan: FunctionPlan): string {
+  if (plan.kind === 'batch-consumer')
+    return `batch-consumer: the ${groupOfConsumer(plan)} batch queue (${plan.operations.length} operations)`;
+  return plan.operations.length
+    ? `${plan.kind}: ${plan.operations.map((operation) => operation.id).join(', ')}`
+    : plan.kind;
 }
 
 function bundleDirectory(distDir: string, name: string): string {

@@ -21,6 +21,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { METRICS_NAMESPACE, PAGES_FUNCTION, RECONCILE_FUNCTION } from '../schemas/functions.js';
+import { BatchQueues } from './batch-queues.js';
 import type { EmailEgressVpc } from './email-egress-vpc.js';
 import { functionPlans } from './function-plan.js';
 import { FunctionStack, type ServiceSecrets } from './function-stack.js';
@@ -78,6 +79,12 @@ export class LookupServiceStack extends Stack {
       : `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${settings.stage}`;
 
     const secrets = this.secrets(settings);
+    // Here, not beside their consumers: the batches and reconcile functions of the service stack send to them.
+    const batchQueues = new BatchQueues(this, 'BatchQueues', {
+      consumers: plans.filter((plan) => plan.kind === 'batch-consumer'),
+      maxReceiveCount: settings.batchMaxReceiveCount,
+      alarmTopic,
+    });
     const functions = new Map<string, lambda.IFunction>();
     // One email egress VPC: made by the first stack with SMTP functions (the emails family's), used by the rest.
     let emailEgress: EmailEgressVpc | undefined;
@@ -89,6 +96,7 @@ export class LookupServiceStack extends Stack {
         secrets,
         publicBaseUrl,
         alarmTopic,
+        batchQueues: batchQueues.queues,
         ...(emailEgress ? { emailEgress } : {}),
       });
       emailEgress ??= functionStack.emailEgress;

@@ -10,6 +10,7 @@
  */
 import { catalog } from '../schemas/catalog.js';
 import {
+  BATCHES_FUNCTION,
   CONSOLE_FUNCTION,
   MCP_FUNCTION,
   OAUTH_FUNCTION,
@@ -54,6 +55,15 @@ const CONSOLE_PATHS = ['/console', '/console/{proxy+}'];
  */
 const OAUTH_PATHS = ['/.well-known/oauth-authorization-server', '/oauth', '/oauth/{proxy+}'];
 
+/** The batch resource (shared/batches/batch-routes.ts): every method, the function answers 405 itself. */
+const BATCH_PATHS = [
+  '/v1/batches',
+  '/v1/batches/{id}',
+  '/v1/batches/{id}/results',
+  '/v1/batches/{id}/deliveries',
+  '/v1/batches/{id}/cancel',
+];
+
 /** The pages function's own routes, besides the root `/` (handled as the API's root resource). */
 const PAGE_PATHS = [
   '/openapi.json',
@@ -80,6 +90,7 @@ export function apiRoutes(operations: readonly OperationDefinition[] = catalog):
       path: route.path,
       functionName: operationFunctionName(route.operation.id),
     })),
+    ...BATCH_PATHS.map((path) => ({ path, functionName: BATCHES_FUNCTION })),
     { path: '/mcp', functionName: MCP_FUNCTION },
     ...CONSOLE_PATHS.map((path) => ({ path, functionName: CONSOLE_FUNCTION })),
     ...OAUTH_PATHS.map((path) => ({ path, functionName: OAUTH_FUNCTION })),

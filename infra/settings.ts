@@ -68,6 +68,10 @@ const settingsSchema = z
     // WAF's range for a rate-based rule's limit.
     wafRateLimit: z.coerce.number().int().min(10).max(2_000_000_000).default(3_000),
     tracing: z.enum(['true', 'false']).default('false'),
+    // SQS's range for a redrive policy's maxReceiveCount.
+    batchMaxReceiveCount: positive(1_000).default(5),
+    // Lambda's range for an event source mapping's maximumConcurrency.
+    batchMaxConcurrency: z.coerce.number().int().min(2).max(1_000).default(10),
     reservedConcurrency: jsonObject(z.record(z.string(), z.number().int().min(0))).default({}),
     functionEnvironment: jsonObject(z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string())).default({}),
   })
@@ -139,6 +143,10 @@ export const settingDocs: Readonly<Record<SettingName, string>> = {
   wafRateLimit:
     'The AWS WAF rate-based rule on the stage: requests one client IP may send per 5 minutes before WAF answers it 429 (10 or more). Default 3000 (10 per second on average).',
   tracing: '`true` turns on X-Ray tracing for the functions and the API stage. Default `false`.',
+  batchMaxReceiveCount:
+    "Receives of a batch item's queue message before SQS moves it to the group's dead-letter queue (whose alarm then fires). Default 5.",
+  batchMaxConcurrency:
+    "Most consumer invocations at once per batch group's queue (the event source mapping's maximumConcurrency, 2 or more). Default 10.",
   reservedConcurrency:
     'JSON object of function name to reserved concurrency, e.g. `{"websites-text":10}`. Default `{}` (none: see docs/aws.md).',
   functionEnvironment:

@@ -8,7 +8,14 @@
 import type { FunctionKind } from '../schemas/functions.js';
 import type { OperationDefinition } from '../schemas/operation-definition.js';
 
-export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan';
+export type TableAction =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'Scan'
+  | 'BatchWriteItem';
 
 export interface TableGrant {
   /** Why the function needs it (kept next to the statement as its Sid-like label in tests and docs). */
@@ -108,6 +115,17 @@ const connections: TableGrant = {
 /** The consent page creates the connection it approves (its listing entry under the account is manageAccount's). */
 const connect: TableGrant = { purpose: 'connect', actions: ['PutItem'], leadingKeys: ['CONNECTION#*'] };
 
+/**
+ * Batch records (shared/store/dynamodb/dynamo-batches.ts): the record, items and webhook deliveries
+ * under the batch, the unfinished and pending-delivery markers, the idempotency keys; items are
+ * written 25 at a time (BatchWriteItem). The listing entry under the account is `bill`'s ACCOUNT#*.
+ */
+const batchRecords: TableGrant = {
+  purpose: 'batches',
+  actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchWriteItem'],
+  leadingKeys: ['BATCH#*', 'BATCHES#UNFINISHED', 'BATCHIDEM#*', 'WEBHOOKS#PENDING'],
+};
+
 /** The grants of a function running `operations` as a function of `kind`. */
 export function tableGrants(kind: FunctionKind, operations: readonly OperationDefinition[]): TableGrant[] {
   switch (kind) {
@@ -120,9 +138,14 @@ export function tableGrants(kind: FunctionKind, operations: readonly OperationDe
     case 'oauth':
       return [authorizationRecords, connections];
     case 'reconcile':
-      return [reconcileScan, bill, sweep];
+      // The batch sweep also checks holders (authenticate, their keys: readLedger's Query).
+      return [reconcileScan, bill, sweep, authenticate, readLedger, batchRecords];
+    case 'batches':
+      // Listing the account's batches and finding its keys is a Query on the account's partition.
+      return [authenticate, bill, readLedger, batchRecords, ping];
     case 'operation':
-    case 'tool-group': {
+    case 'tool-group':
+    case 'batch-consumer': {
       const needs = new Set(operations.flatMap((operation) => operation.runtime.needs));
       return [
         authenticate,
@@ -130,8 +153,10 @@ export function tableGrants(kind: FunctionKind, operations: readonly OperationDe
         ping,
         ...(operations.some((operation) => operation.paging === 'cursor') ? [page] : []),
         ...(operations.some((operation) => operation.metering === 'account') ? [readLedger] : []),
-        ...(needs.has('smtp') || needs.has('browser') ? [hostSlots] : []),
+        ...(needs.has('smtp') || needs.has('browser') || kind === 'batch-consumer' ? [hostSlots] : []),
         ...(needs.has('smtp') ? [domainFacts] : []),
+        // The item's batch, and its holder's keys (readLedger's Query) to check them at every run.
+        ...(kind === 'batch-consumer' ? [batchRecords, readLedger] : []),
       ];
     }
   }

@@ -3,7 +3,9 @@
  * operation (its v1 and /api/v2 paths), the /mcp endpoint, one per MCP tool group (invoked by /mcp
  * only), the service's own pages (OpenAPI, /docs, the Protected Resource Metadata, /healthz and the
  * not-found catch-all, and the console's assets), the console's pages (/console), the built-in OAuth
- * authorization server's endpoints (/oauth and its metadata), and the scheduled reconcile. `npm run build` writes each bundle to
+ * authorization server's endpoints (/oauth and its metadata), the scheduled reconcile (which also sweeps
+ * batches), the batch resource (/v1/batches, which enqueues each item on its group's SQS queue), and one
+ * batch consumer per group of batchable operations (fed by that queue; docs/batches.md). `npm run build` writes each bundle to
  * dist/functions/<name>/index.mjs (handler `index.handler`); infra/ wires each name to its routes.
  * Names are Lambda-safe (letters, digits, hyphens). Each directory is the function's whole code asset:
  * data functions carry the dataset database beside the bundle, website functions Chromium's files.
@@ -11,7 +13,16 @@
 import { catalog, type OperationId } from './catalog.js';
 import type { Family, OperationDefinition } from './operation-definition.js';
 
-export type FunctionKind = 'operation' | 'mcp' | 'tool-group' | 'pages' | 'console' | 'oauth' | 'reconcile';
+export type FunctionKind =
+  | 'operation'
+  | 'mcp'
+  | 'tool-group'
+  | 'pages'
+  | 'console'
+  | 'oauth'
+  | 'reconcile'
+  | 'batches'
+  | 'batch-consumer';
 
 export interface FunctionSpec {
   name: string;
@@ -70,6 +81,14 @@ export const toolGroupFunctionVariable = (group: string) =>
   `TOOL_GROUP_FUNCTION_${group.toUpperCase().replace(/-/g, '_')}`;
 
 /**
+ * The environment variable holding the URL of a batch group's SQS queue, for the functions that send
+ * to it (the batches function, the sweeping reconcile, the consumer deferring an item):
+ * `emails-smtp` → `BATCH_QUEUE_URL_EMAILS_SMTP`.
+ */
+export const batchQueueUrlVariable = (group: string) =>
+  `BATCH_QUEUE_URL_${group.toUpperCase().replace(/-/g, '_')}`;
+
+/**
  * The settings a deployed function reads from Secrets Manager rather than from its environment
  * (where anyone allowed to read the function's configuration would see them): the environment
  * carries the secret's ARN in `<SETTING>_SECRET_ARN`, and the function fetches the value at init.
@@ -93,6 +112,14 @@ export const PAGES_FUNCTION = 'pages';
 export const CONSOLE_FUNCTION = 'console';
 export const OAUTH_FUNCTION = 'oauth';
 export const RECONCILE_FUNCTION = 'reconcile';
+export const BATCHES_FUNCTION = 'batches';
+/**
+ * Time past an operation's deadline a batch item's lease runs, for the completion write to land
+ * (shared/batches/batch-runner.ts); a queue's visibility timeout outlasts the lease, so a message
+ * seen again after a consumer crashed finds the item's lease over.
+ */
+export const BATCH_LEASE_MARGIN_SECONDS = 30;
+export const batchConsumerFunctionName = (group: string) => `batch-${group}`;
 
 /** What a function carries beside its bundle, from the operations it runs. */
 function assets(definitions: readonly OperationDefinition[]): Pick<FunctionSpec, 'dataset' | 'browser'> {
@@ -135,6 +162,23 @@ export function toolGroups(operations: readonly OperationDefinition[] = catalog)
   );
 }
 
+/**
+ * The operations a batch may run (every one but the account reads, which answer about the caller and
+ * cost nothing), by group: one SQS queue and one consumer function per group. The groups already split
+ * operations by what they need at run time (SMTP egress, Chromium, the dataset), and unlike the MCP
+ * tool groups they include the operations without a tool.
+ */
+export function batchGroupMembers(
+  operations: readonly OperationDefinition[] = catalog,
+): Map<string, OperationDefinition[]> {
+  const groups = new Map<string, OperationDefinition[]>();
+  for (const operation of operations) {
+    if (operation.metering === 'account') continue;
+    groups.set(operation.group, [...(groups.get(operation.group) ?? []), operation]);
+  }
+  return groups;
+}
+
 export function deployedFunctions(operations: readonly OperationDefinition[] = catalog): FunctionSpec[] {
   return [
     ...operations.map((operation) => ({
@@ -154,5 +198,12 @@ export function deployedFunctions(operations: readonly OperationDefinition[] = c
     plain(CONSOLE_FUNCTION, 'console'),
     plain(OAUTH_FUNCTION, 'oauth'),
     plain(RECONCILE_FUNCTION, 'reconcile'),
+    plain(BATCHES_FUNCTION, 'batches'),
+    ...[...batchGroupMembers(operations)].map(([group, members]) => ({
+      name: batchConsumerFunctionName(group),
+      kind: 'batch-consumer' as const,
+      operations: members.map((member) => member.id as OperationId),
+      ...assets(members),
+    })),
   ];
 }

@@ -5,8 +5,8 @@
  * and what the function carries beside it: data functions the generated sample's database as
  * dataset.sqlite, website functions Chromium's brotli archives (chromium/), the pages function the
  * /docs assets (docs-assets/). Each directory is self-contained: no node_modules at run time.
- * Operation and tool-group entries are generated (.build/entries/<name>.ts) from the catalog; the
- * /mcp, pages and reconcile entries are modules of functions/lambda/. The build fails when a
+ * Operation, tool-group and batch-consumer entries are generated (.build/entries/<name>.ts) from the
+ * catalog; the others (/mcp, pages, reconcile, batches…) are modules of functions/lambda/. The build fails when a
  * local-only package, or Chromium/Puppeteer outside a website function, gets into a bundle, and
  * writes dist/functions/build-report.json (sizes; docs/benchmarks.md and the tests read it).
  */
@@ -56,7 +56,7 @@ const familyOf = (id: string) => byId.get(id)?.family ?? '';
 
 /** The entry module of a function: generated for operations and tool groups, a module otherwise. */
 async function entryOf(spec: FunctionSpec): Promise<string> {
-  if (spec.kind !== 'operation' && spec.kind !== 'tool-group') {
+  if (spec.kind !== 'operation' && spec.kind !== 'tool-group' && spec.kind !== 'batch-consumer') {
     return join(root, 'functions', 'lambda', `${spec.kind}-handler.ts`);
   }
   const families = [...new Set(spec.operations.map(familyOf))];
@@ -67,6 +67,8 @@ async function entryOf(spec: FunctionSpec): Promise<string> {
       `import { createImplementations as family${index} } from '../../shared/operations/${family}.js';`,
   );
   const factories = families.map((_, index) => `family${index}`).join(', ');
+  // A tool group's and a batch group's entries differ only by their handler's factory.
+  const factory = spec.kind === 'batch-consumer' ? 'createBatchConsumerHandler' : 'createToolGroupHandler';
   const body =
     spec.kind === 'operation'
       ? [
@@ -76,10 +78,10 @@ async function entryOf(spec: FunctionSpec): Promise<string> {
           `export const handler = await createOperationHandler('${spec.operations[0]}', ${factories});`,
         ]
       : [
-          "import { createToolGroupHandler } from '../../functions/lambda/tool-group-handler.js';",
+          `import { ${factory} } from '../../functions/lambda/${spec.kind}-handler.js';`,
           ...imports,
           '',
-          `export const handler = await createToolGroupHandler('${byId.get(spec.operations[0] ?? '')?.group}', [${factories}]);`,
+          `export const handler = await ${factory}('${byId.get(spec.operations[0] ?? '')?.group}', [${factories}]);`,
         ];
   const entry = join(entriesDir, `${spec.name}.ts`);
   await writeFile(

@@ -3,7 +3,7 @@
  * and a bad value fails start-up naming the variable. The README's configuration table mirrors this.
  */
 import { z } from 'zod';
-import { toolGroupFunctionVariable } from '../schemas/functions.js';
+import { batchQueueUrlVariable, toolGroupFunctionVariable } from '../schemas/functions.js';
 import { normalHostName } from './http/host-name.js';
 import { parseAllowHosts } from './net/address-policy.js';
 
@@ -129,6 +129,11 @@ const configSchema = z.object({
   STORE: z.enum(['sqlite', 'dynamodb']).default('sqlite'),
   /** With STORE=dynamodb: any DynamoDB-compatible endpoint; unset, the embedded one locally (AWS: DynamoDB). */
   DYNAMODB_ENDPOINT: z.url().optional(),
+  /**
+   * Any SQS-compatible endpoint for the batch queues (`npm run start:synth`'s emulation); unset: SQS of
+   * AWS_REGION. Only the Lambda functions send to or read from queues.
+   */
+  SQS_ENDPOINT: z.url().optional(),
   /** The single table holding every item. */
   DYNAMODB_TABLE: z.string().min(3).max(255).default('lookup-service'),
   /** Region for the AWS SDK; any value works against the embedded DynamoDB. */
@@ -392,6 +397,17 @@ function listeningAddress({ HOST, PORT }: { HOST: string; PORT: number }): strin
 }
 
 /**
+ * The batch queues' URLs, by group: `BATCH_QUEUE_URL_<GROUP>` holds each (infra sets them on the
+ * functions that send to the queues). One missing fails the init phase, naming it.
+ */
+export function batchQueueUrls(
+  groups: Iterable<string>,
+  env: Record<string, string | undefined> = process.env,
+): Map<string, string> {
+  return requiredPerGroup(groups, env, batchQueueUrlVariable, 'a function sending batch items');
+}
+
+/**
  * The /mcp Lambda function's tool-group functions, by group: `TOOL_GROUP_FUNCTION_<GROUP>` names each
  * group's function (name or ARN; infra sets them). One missing fails the init phase, naming it.
  */
@@ -399,14 +415,24 @@ export function toolGroupFunctions(
   groups: Iterable<string>,
   env: Record<string, string | undefined> = process.env,
 ): Map<string, string> {
-  const functions = new Map<string, string>();
+  return requiredPerGroup(groups, env, toolGroupFunctionVariable, 'the /mcp function');
+}
+
+/** One variable per group, each required: the missing ones fail together, each named. */
+function requiredPerGroup(
+  groups: Iterable<string>,
+  env: Record<string, string | undefined>,
+  variableOf: (group: string) => string,
+  requiredBy: string,
+): Map<string, string> {
+  const values = new Map<string, string>();
   const missing: string[] = [];
   for (const group of groups) {
-    const variable = toolGroupFunctionVariable(group);
-    const name = env[variable];
-    if (name) functions.set(group, name);
-    else missing.push(`${variable}: is required by the /mcp function`);
+    const variable = variableOf(group);
+    const value = env[variable];
+    if (value) values.set(group, value);
+    else missing.push(`${variable}: is required by ${requiredBy}`);
   }
   if (missing.length > 0) throw new ConfigError(`Invalid configuration: ${missing.join('; ')}`);
-  return functions;
+  return values;
 }

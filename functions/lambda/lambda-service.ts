@@ -26,6 +26,11 @@ export interface LambdaServiceOptions {
   /** The operations the function runs; none for /mcp, the pages and reconcile. */
   operations: readonly OperationDefinition[];
   implementations: ImplementationFactory;
+  /**
+   * False for a function that only checks the operations' inputs (the batches function): it reads no
+   * dataset, so it needs no DATASET.
+   */
+  runs?: boolean;
 }
 
 /** The config, with the secrets the environment names by ARN, refusing what cannot work on Lambda. */
@@ -54,16 +59,19 @@ export function lambdaStore(config: Config): Store {
   );
 }
 
+/** The service, and the store it runs on (the batch functions use its batch records directly). */
 export async function createLambdaService(options: LambdaServiceOptions) {
-  const config = await lambdaConfig(options.operations);
-  return createService({
+  const config = await lambdaConfig(options.runs === false ? [] : options.operations);
+  const store = lambdaStore(config);
+  const service = createService({
     config,
-    store: lambdaStore(config),
+    store,
     implementations: options.implementations,
     metrics: emfMetrics(),
     operations: options.operations,
     documentation: false,
   });
+  return Object.assign(service, { store });
 }
 
 /** A family module's `createImplementations`, with the dependencies it builds by default. */

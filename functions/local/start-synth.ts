@@ -65,6 +65,8 @@ export const PASSED_SETTINGS = [
   // Client ID Metadata Documents served on loopback by tests (the oauth and console functions fetch them).
   'UNSAFE_OAUTH_CLIENT_ALLOW_HOSTS',
   'UNSAFE_OAUTH_CLIENT_CA',
+  // Batch webhooks and items URLs served on loopback by tests.
+  'UNSAFE_BATCH_URL_ALLOW_HOSTS',
   'MCP_REJECTED_HOSTS',
   'GATEWAY_MCP_ENABLED',
   'RECONCILE_AFTER_SECONDS',

@@ -37,8 +37,12 @@ import { readUploadedItems, type UploadLimits } from './batch-upload.js';
 
 export interface BatchRoutesOptions {
   batches: BatchService;
-  /** Called after a batch is created, so the workers start on it at once. */
-  onCreated?: (batch: BatchRecord) => void;
+  /**
+   * Called after a batch is created (not on a replay), so the workers start on it at once; awaited
+   * before the answer (on AWS it enqueues the items: a function is frozen once it has answered).
+   * It must not throw: the batch exists whatever happens to its start.
+   */
+  onCreated?: (batch: BatchRecord) => void | Promise<void>;
   /**
    * The webhook URL as it will be called; refuses one the egress guard would not call (an
    * InvalidRequestError on `webhookUrl`).
@@ -136,7 +140,7 @@ export function mountBatchRoutes(service: Service, options: BatchRoutesOptions):
         },
         service.authenticator,
       );
-      if (!replayed) options.onCreated?.(batch);
+      if (!replayed) await options.onCreated?.(batch);
       return json(
         c,
         replayed ? 200 : 201,

@@ -14,6 +14,7 @@
  * - A revoked key or connection, or a suspended account (401, 403), fails the batch: its items would
  *   all be refused.
  */
+import { BATCH_LEASE_MARGIN_SECONDS } from '../../schemas/functions.js';
 import type { AccountRepository } from '../accounts/accounts.js';
 import type { ApiKeyRepository } from '../auth/api-keys.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
@@ -55,8 +56,25 @@ export interface BatchRunnerDependencies {
   announce?: (batch: BatchRecord, event: WebhookEventType) => Promise<void>;
 }
 
+/**
+ * How an item's run ended: `settled` (its result recorded, the batch paused or failed, or the item
+ * no longer this worker's), or `deferred`: handed back unrun (released) because a wait would have
+ * passed the run's `finishBy`, to be run again in `retryAfterMs`.
+ */
+export type ItemRunEnd = { kind: 'settled' } | { kind: 'deferred'; retryAfterMs: number };
+
+export interface ItemRunOptions {
+  /**
+   * Epoch ms by which the run must be over (a Lambda invocation's end, less a margin): a rate-limit
+   * or retry wait that, with the operation's deadline, would pass it hands the item back instead.
+   */
+  finishBy?: number;
+}
+
+const SETTLED: ItemRunEnd = { kind: 'settled' };
+
 /** Time past an operation's deadline an item's lease runs, for the completion write to land. */
-export const LEASE_MARGIN_MS = 30_000;
+export const LEASE_MARGIN_MS = BATCH_LEASE_MARGIN_SECONDS * 1000;
 /**
  * How long an item keeps retrying a retryable refusal that charged nothing (503: a mail server or
  * site at its limit, billing briefly unavailable) before that refusal is its result; the waits
@@ -90,32 +108,40 @@ export class BatchItemRunner {
     return (this.heldUntil.get(accountId) ?? 0) > this.deps.clock.now();
   }
 
-  async run(batch: BatchRecord, item: ClaimedItem): Promise<void> {
+  async run(batch: BatchRecord, item: ClaimedItem, options: ItemRunOptions = {}): Promise<ItemRunEnd> {
     const { store } = this.deps;
     const operation = this.operations.get(batch.operation) as RegisteredOperation;
     const principal = await this.holder(batch);
     if (!principal) {
       await store.release(batch.batchId, item.index, item.attempt);
       await this.move(batch, ['queued', 'running', 'paused'], 'failed', 'batch.failed');
-      return;
+      return SETTLED;
     }
     const host = this.hostOf(operation, item.input);
     const release = host ? await this.hosts.acquire(host.key, host.limit) : () => {};
     try {
-      await this.runHeld(batch, item, operation, principal);
+      return await this.runHeld(batch, item, operation, principal, options);
     } finally {
       release();
     }
   }
+
   /** Runs the item until it has an answer to record, waiting out the refusals that charged nothing. */
   private async runHeld(
     batch: BatchRecord,
     item: ClaimedItem,
     operation: RegisteredOperation,
     principal: Principal,
-  ): Promise<void> {
+    { finishBy = Number.POSITIVE_INFINITY }: ItemRunOptions,
+  ): Promise<ItemRunEnd> {
     const { store, pipeline, clock } = this.deps;
     const givesUpAt = clock.now() + TRANSIENT_PATIENCE_MS;
+    // A wait the run cannot afford: the item goes back unrun, to be taken again after the wait.
+    const deferred = async (waitMs: number): Promise<ItemRunEnd | undefined> => {
+      if (clock.now() + waitMs + operation.definition.runtime.timeoutMs <= finishBy) return undefined;
+      await store.release(batch.batchId, item.index, item.attempt);
+      return { kind: 'deferred', retryAfterMs: waitMs };
+    };
     for (let transient = 0; ; ) {
       const requestId = newRequestId();
       const outcome = await pipeline.run({
@@ -134,12 +160,12 @@ export class BatchItemRunner {
         const reason: PauseReason =
           error instanceof SpendCapReachedError ? 'spend_cap' : 'insufficient_credits';
         await this.move(batch, ['queued', 'running'], 'paused', 'batch.paused', reason);
-        return;
+        return SETTLED;
       }
       if (error instanceof InvalidApiKeyError || error instanceof InsufficientScopeError) {
         await store.release(batch.batchId, item.index, item.attempt);
         await this.move(batch, ['queued', 'running', 'paused'], 'failed', 'batch.failed');
-        return;
+        return SETTLED;
       }
       if (error instanceof RateLimitExceededError) {
         // The account's window is full: none of its items starts before it has room again.
@@ -148,13 +174,19 @@ export class BatchItemRunner {
           batch.accountId,
           Math.max(this.heldUntil.get(batch.accountId) ?? 0, clock.now() + waitMs),
         );
-        if (!(await this.waitOut(batch, item, operation, waitMs))) return;
+        const handedBack = await deferred(waitMs);
+        if (handedBack) return handedBack;
+        if (!(await this.waitOut(batch, item, operation, waitMs))) return SETTLED;
         continue;
       }
       // A busy mail server or site, or a store that is back in a moment: this item waits alone.
       if (isTransient(outcome) && clock.now() < givesUpAt) {
-        const waitMs = Math.min(TRANSIENT_FIRST_WAIT_MS * 2 ** transient++, TRANSIENT_MAX_WAIT_MS);
-        if (!(await this.waitOut(batch, item, operation, waitMs * (0.5 + Math.random() / 2)))) return;
+        const waitMs =
+          Math.min(TRANSIENT_FIRST_WAIT_MS * 2 ** transient++, TRANSIENT_MAX_WAIT_MS) *
+          (0.5 + Math.random() / 2);
+        const handedBack = await deferred(waitMs);
+        if (handedBack) return handedBack;
+        if (!(await this.waitOut(batch, item, operation, waitMs))) return SETTLED;
         continue;
       }
       await store.complete(
@@ -171,9 +203,10 @@ export class BatchItemRunner {
         },
         this.nowIso(),
       );
-      return;
+      return SETTLED;
     }
   }
+
   /**
    * Waits, keeping this item's lease; false when the item is no longer this worker's, or the batch
    * stopped meanwhile (the item is handed back).
@@ -193,6 +226,7 @@ export class BatchItemRunner {
     await store.release(batch.batchId, item.index, item.attempt);
     return false;
   }
+
   /**
    * The host an item's run holds a slot of (a mail domain, a site), and how many of this pool's
    * items may hold it at once: the per-host limits the operations obey across processes
@@ -217,11 +251,14 @@ export class BatchItemRunner {
     }
     return undefined;
   }
+
   /** Resumes a paused batch once its holder can pay for one more item. */
   async resumeIfFunded(batch: BatchRecord): Promise<void> {
     const operation = this.operations.get(batch.operation);
+    if (!operation) return;
     const principal = await this.holder(batch);
-    if (!operation || !principal) return;
+    // A holder revoked while the batch waited for credits: it could never run another item.
+    if (!principal) return this.move(batch, ['paused'], 'failed', 'batch.failed');
     const { ledger } = this.deps;
     const { balance } = await ledger.state(batch.accountId);
     const caps = spendCapsOf(principal);
@@ -230,6 +267,7 @@ export class BatchItemRunner {
     if (await this.deps.store.transition(batch.batchId, ['paused'], 'running', this.nowIso()))
       this.deps.logger.info({ batchId: batch.batchId }, 'batch resumed: credits available');
   }
+
   /** The batch holder as a caller, checked now (revoked, expired, suspended: undefined). */
   private async holder(batch: BatchRecord): Promise<Principal | undefined> {
     const { keys, authenticator } = this.deps;
@@ -243,10 +281,13 @@ export class BatchItemRunner {
     try {
       const principal = await authenticator.authenticateKeyHash(keyHash);
       return principal.account.status === 'active' ? principal : undefined;
-    } catch {
-      return undefined;
+    } catch (error) {
+      // Revoked or expired; a store that cannot answer is an outage, not a verdict on the batch.
+      if (error instanceof InvalidApiKeyError) return undefined;
+      throw error;
     }
   }
+
   /**
    * A connection holder as the /mcp adapter would see its token: the connection's scopes and daily
    * cap, refused once revoked, moved to another account, or its account suspended.
@@ -276,6 +317,7 @@ export class BatchItemRunner {
     this.connectionHolders.set(batch.holderId, { principal, readAt: clock.now() });
     return principal;
   }
+
   async move(
     batch: BatchRecord,
     from: readonly BatchRecord['state'][],
@@ -289,6 +331,7 @@ export class BatchItemRunner {
     const moved = await store.get(batch.batchId);
     if (moved && announce) await announce(moved, event);
   }
+
   /** Completes a batch whose every item is done. */
   async finishIfDone(batch: BatchRecord): Promise<boolean> {
     const { succeeded, failed, invalid } = batch.counts;

@@ -196,6 +196,19 @@ export interface BatchStore {
    */
   claimNext(batchId: string, limit: number, leaseUntil: number): Promise<ClaimedItem[]>;
   /**
+   * Hands out one item by its index (a queue message names it, on AWS): a never-run item (pending),
+   * or a running one whose lease ended by `now` with its attempt increased, `running` under a lease
+   * until `leaseUntil`. It does not move `nextIndex`; `claimNext` skips the items it took, as it
+   * skips every item no longer pending. Undefined when the item is done, leased, invalid, or the
+   * batch is not queued or running (or unknown).
+   */
+  claimItem(
+    batchId: string,
+    index: number,
+    now: number,
+    leaseUntil: number,
+  ): Promise<ClaimedItem | undefined>;
+  /**
    * Hands out again up to `limit` running items whose lease ended by `now` (a crashed worker's, or
    * ones released), each with its attempt increased, under a new lease.
    */

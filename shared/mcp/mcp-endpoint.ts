@@ -94,7 +94,7 @@ const LIST_CACHE_HINT = { ttlMs: 5 * 60_000, cacheScope: 'public' } as const;
 const instructions = (serviceDomain: string) =>
   [
     'Lookups of public professional data: profiles, companies, posts, jobs and searches.',
-    'Billing: every tools/call is one billed operation at the price in its description, charged to the account behind your credentials, and each result says what it cost and what remains;',
+    'Billing: every tools/call is one billed operation at the price in its description (the batches toolset starts batches for free and bills each item as it runs), charged to the account behind your credentials, and each result says what it cost and what remains;',
     'repeating a call (even with the same JSON-RPC id) is billed again, a lookup that matches nothing is refunded, and initialize, server/discover, tools/list and ping are free.',
     'Paging: a call returns one page; to continue, call again with meta.paging.nextStart, nextOffset or nextCursor as the tool describes. Nothing pages or retries on its own.',
     'Errors: a failed lookup is a tool result with isError true, structuredContent holding error.code, error.message, error.retryable and error.details, and text saying what to change.',

@@ -8,7 +8,12 @@ import { addressableName, findEmail } from '../emails/find-email.js';
 import { MxResolver } from '../emails/mx-resolver.js';
 import { type EmailCheckDependencies, verifyEmail } from '../emails/verify-email.js';
 import { HostSlots } from '../limits/host-slots.js';
-import { implement, type OperationImplementation, type RunnerRuntime } from '../pipeline/operation.js';
+import {
+  type InputChecks,
+  implement,
+  type OperationImplementation,
+  type RunnerRuntime,
+} from '../pipeline/operation.js';
 
 export interface EmailDependencies {
   disposableDomains: DisposableDomains;
@@ -46,6 +51,11 @@ export function defaultEmailDependencies({ store, clock, config, logger }: Runne
   };
 }
 
+/** The email operations' own input checks, beyond their schemas (before admission: they cost nothing). */
+export const emailInputChecks: InputChecks<typeof emailFind> = {
+  'emails.find': (input) => void addressableName(input),
+};
+
 export function createImplementations(
   runtime: RunnerRuntime,
   deps: EmailDependencies = defaultEmailDependencies(runtime),
@@ -63,7 +73,7 @@ export function createImplementations(
         data: counted(runtime, 'emails.find', await findEmail(deps.checks, input, signal)),
       }),
     },
-    { 'emails.find': (input) => void addressableName(input) },
+    emailInputChecks,
   );
 }
 

@@ -21,6 +21,7 @@ describe('deployment settings', () => {
     const fns = Object.values(emails.findResources('AWS::Lambda::Function')).map((r) => r.Properties as Json);
     const inVpc = fns.filter((fn) => fn.VpcConfig).map((fn) => fn.FunctionName);
     expect(inVpc.sort()).toEqual([
+      physicalFunctionName('dev', 'batch-emails-smtp'),
       physicalFunctionName('dev', 'emails-find'),
       physicalFunctionName('dev', 'emails-verify'),
     ]);

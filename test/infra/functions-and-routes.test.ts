@@ -172,20 +172,21 @@ describe('routes', () => {
     expect(routes.get('ANY /console/{proxy+}')).toBe(name(CONSOLE_FUNCTION));
   });
 
-  it('gives no route to a tool-group or the reconcile function', () => {
+  it('gives no route to a tool-group, a batch consumer or the reconcile function', () => {
     const routed = new Set(routes.values());
     for (const spec of deployedFunctions())
       expect(routed.has(name(spec.name)), spec.name).toBe(
-        spec.kind !== 'tool-group' && spec.kind !== 'reconcile',
+        spec.kind !== 'tool-group' && spec.kind !== 'reconcile' && spec.kind !== 'batch-consumer',
       );
     expect(routes.size).toBe(
-      // /mcp, the pages function's 11, the console's 2 and the authorization server's 3.
+      // /mcp, the pages function's 11, the console's 2, the authorization server's 3, the batches 5.
       catalog.reduce((sum, operation) => sum + operation.variants.length, 0) +
         v2Routes.length +
         1 +
         11 +
         2 +
-        3,
+        3 +
+        5,
     );
   });
 

@@ -436,6 +436,64 @@ describe.each(storeKinds)('batch records on the %s store', (kind: StoreKind) => 
     });
   });
 
+  describe('claims by index (queue messages)', () => {
+    it('hands out a pending item once, and claimNext then skips it', async () => {
+      const batch = await created(4);
+      expect(await store.batches.claimItem(batch.batchId, 1, NOW, LEASE)).toStrictEqual({
+        index: 1,
+        input: inputOf(1),
+        attempt: 1,
+      });
+      expect(await store.batches.claimItem(batch.batchId, 1, NOW, LEASE)).toBeUndefined();
+      expect(indexes(await store.batches.claimNext(batch.batchId, 10, LEASE))).toStrictEqual([0, 2, 3]);
+      expect((await store.batches.items(batch.batchId, 0, 4)).map((item) => item.attempt)).toStrictEqual([
+        1, 1, 1, 1,
+      ]);
+    });
+
+    it('hands out a running item only once its lease ended, with the next attempt', async () => {
+      const batch = await created(2);
+      await store.batches.claimItem(batch.batchId, 0, NOW, NOW + 1_000);
+      expect(await store.batches.claimItem(batch.batchId, 0, NOW + 999, LEASE)).toBeUndefined();
+      expect(await store.batches.claimItem(batch.batchId, 0, NOW + 1_000, LEASE)).toStrictEqual({
+        index: 0,
+        input: inputOf(0),
+        attempt: 2,
+      });
+      expect(await store.batches.complete(batch.batchId, 0, 1, 'succeeded', succeeded(0), AT)).toBe(false);
+      expect(await store.batches.complete(batch.batchId, 0, 2, 'succeeded', succeeded(0), AT)).toBe(true);
+      expect(await store.batches.claimItem(batch.batchId, 0, NOW + 120_000, LEASE)).toBeUndefined();
+    });
+
+    it('hands out nothing invalid, out of range, unknown, paused or finished', async () => {
+      const batch = await created(4, [0]);
+      expect(await store.batches.claimItem(batch.batchId, 0, NOW, LEASE)).toBeUndefined();
+      expect(await store.batches.claimItem(batch.batchId, 4, NOW, LEASE)).toBeUndefined();
+      expect(await store.batches.claimItem('bat_unknown0000000000000', 1, NOW, LEASE)).toBeUndefined();
+      await store.batches.transition(batch.batchId, ['queued'], 'paused', AT, 'insufficient_credits');
+      expect(await store.batches.claimItem(batch.batchId, 1, NOW, LEASE)).toBeUndefined();
+      await store.batches.transition(batch.batchId, ['paused'], 'running', AT);
+      expect((await store.batches.claimItem(batch.batchId, 1, NOW, LEASE))?.index).toBe(1);
+      await store.batches.transition(batch.batchId, ['running'], 'cancelled', LATER);
+      expect(await store.batches.claimItem(batch.batchId, 2, NOW, LEASE)).toBeUndefined();
+    });
+
+    it('hands an item to one of many duplicate messages racing each other and claimNext', async () => {
+      const batch = await created(6);
+      const [fresh, ...duplicates] = await Promise.all([
+        store.batches.claimNext(batch.batchId, 6, LEASE),
+        ...range(0, 6).flatMap((index) =>
+          range(0, 3).map(() => store.batches.claimItem(batch.batchId, index, NOW, LEASE)),
+        ),
+      ]);
+      const handedOut = [
+        ...indexes(fresh as ClaimedItem[]),
+        ...duplicates.flatMap((item) => (item && 'index' in item ? [item.index] : [])),
+      ].sort((a, b) => a - b);
+      expect(handedOut).toStrictEqual(range(0, 6));
+    });
+  });
+
   describe('leases', () => {
     it('hands out again only running items whose lease ended, with the next attempt', async () => {
       const batch = await created(6);

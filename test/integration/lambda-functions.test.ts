@@ -2,7 +2,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
-import { deployedFunctions, toolGroupFunctionVariable, toolGroups } from '../../schemas/functions.js';
+import {
+  batchGroupMembers,
+  batchQueueUrlVariable,
+  deployedFunctions,
+  toolGroupFunctionVariable,
+  toolGroups,
+} from '../../schemas/functions.js';
 import { defaultToolNames, type OperationDefinition } from '../../schemas/operation-definition.js';
 import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import { Authenticator } from '../../shared/auth/authenticator.js';
@@ -30,7 +36,12 @@ beforeAll(async () => {
   functionsDir = await builtFunctions();
   lambdaTable = await openLambdaTable('functions-test', 100);
   ({ store, apiKey } = lambdaTable);
-  env = { ...lambdaTable.env };
+  // The reconcile function sweeps batches: it needs every queue's URL (sent to only for stalled batches).
+  const queueUrls = [...batchGroupMembers().keys()].map((group) => [
+    batchQueueUrlVariable(group),
+    `http://127.0.0.1:9/queue/batch-${group}`,
+  ]);
+  env = { ...lambdaTable.env, ...Object.fromEntries(queueUrls) };
 }, 300_000);
 
 afterAll(async () => {

@@ -284,6 +284,33 @@ export class DynamoBatchStore implements BatchStore {
     return reclaimed.filter((item): item is ClaimedItem => item !== undefined);
   }
 
+  async claimItem(
+    batchId: string,
+    index: number,
+    now: number,
+    leaseUntil: number,
+  ): Promise<ClaimedItem | undefined> {
+    const record = await this.get(batchId);
+    if (!record || !CLAIMABLE_STATES.includes(record.state)) return undefined;
+    const key = itemKeys.batchItem(batchId, index);
+    const { Item } = await this.table.doc.send(
+      new GetCommand({
+        TableName: this.table.table,
+        Key: key,
+        ProjectionExpression: SEEN_PROJECTION,
+        ExpressionAttributeNames: { '#state': 'state', '#index': 'index' },
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item) return undefined;
+    const seen = claimSeen.decode(Item, itemName(this.table.table, key));
+    // The conditional hand-out settles races with claimNext, reclaims and duplicate messages.
+    if (seen.state === 'pending') return this.handOut(batchId, seen, leaseUntil);
+    if (seen.state === 'running' && (seen.leaseUntil ?? 0) <= now)
+      return this.handOut(batchId, seen, leaseUntil, now);
+    return undefined;
+  }
+
   async extendLease(batchId: string, index: number, attempt: number, leaseUntil: number): Promise<boolean> {
     const update = new UpdateExpression();
     update.set(`leaseUntil = ${update.value(leaseUntil)}`);

@@ -170,6 +170,26 @@ export class SqliteBatchStore implements BatchStore {
     return rows.map((row) => toClaimed(batchId, row)).sort(byIndex);
   }
 
+  async claimItem(
+    batchId: string,
+    index: number,
+    now: number,
+    leaseUntil: number,
+  ): Promise<ClaimedItem | undefined> {
+    const row = await this.database.write(() =>
+      this.database
+        .statement(
+          `UPDATE batch_items SET state = 'running', attempt = attempt + 1, lease_until = ?1
+           WHERE batch_id = ?2 AND item_index = ?3
+             AND (state = 'pending' OR (state = 'running' AND lease_until <= ?4))
+             AND EXISTS (SELECT 1 FROM batches WHERE batch_id = ?2 AND state IN ('queued', 'running'))
+           RETURNING item_index, input, attempt`,
+        )
+        .get(leaseUntil, batchId, index, now),
+    );
+    return row ? toClaimed(batchId, row) : undefined;
+  }
+
   async extendLease(batchId: string, index: number, attempt: number, leaseUntil: number): Promise<boolean> {
     return this.setLease(batchId, index, attempt, leaseUntil);
   }
