@@ -10,10 +10,12 @@ import { getCookie } from 'hono/cookie';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { PasskeyCeremonies } from '../auth/passkey-ceremonies.js';
 import type { PasskeyStore } from '../auth/passkeys.js';
+import type { BatchService } from '../batches/batch-service.js';
 import { ApiError } from '../errors.js';
 import { AuthFailureThrottle, type AuthFailureThrottleSettings } from '../http/auth-failure-throttle.js';
 import type { BuiltInOAuth } from '../oauth/built-in-oauth.js';
 import { accountRoutes } from './account-routes.js';
+import { batchPageRoutes } from './batch-page-routes.js';
 import { connectionRoutes } from './connection-routes.js';
 import { ASSETS_PATH, assetResponse, type ConsoleAssets } from './console-assets.js';
 import type { ConsoleEnv, ConsoleServices } from './console-env.js';
@@ -53,6 +55,8 @@ export interface ConsoleAppOptions extends ConsoleServices {
   passkeys: { store: PasskeyStore; ceremonies?: PasskeyCeremonies };
   /** The built-in OAuth authorization server, whose consent step is the connect page. */
   oauth?: BuiltInOAuth;
+  /** The account's bulk lookups, read as GET /v1/batches reads them. */
+  batches: BatchService;
 }
 
 export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
@@ -124,6 +128,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
 
   signOutRoute(app, { sessions: options.sessions, cookie });
   accountRoutes(app, options);
+  batchPageRoutes(app, options);
   keyRoutes(app, options);
   infoRoutes(app, options);
   passkeyRoutes(app, { ...passkeys, ceremonies });

@@ -4,6 +4,7 @@
  */
 
 import { PasskeyCeremonies, relyingPartyOf } from '../auth/passkey-ceremonies.js';
+import { BatchService } from '../batches/batch-service.js';
 import { builtInOAuth } from '../oauth/built-in-oauth.js';
 import { noMetrics } from '../observability/metrics.js';
 import { accountViewDependencies } from '../operations/account.js';
@@ -40,6 +41,8 @@ export function mountConsole(service: Service, store: Store): void {
     },
     assets: consoleAssets(),
     ...(config.OAUTH_ISSUER ? {} : { oauth: builtInOAuth(service) }),
+    // Reads only: the batches' workers (and webhooks) belong to whoever runs them (mount-batches.ts).
+    batches: new BatchService(store.batches, service.operations, clock),
     sessionSeconds: config.CONSOLE_SESSION_SECONDS,
     signInFailures: {
       limit: config.AUTH_FAILURE_LIMIT,

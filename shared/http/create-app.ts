@@ -12,6 +12,7 @@ import type { LookupPipeline } from '../pipeline/run-lookup.js';
 import { SERVICE_VERSION } from '../version.js';
 import { type ApiBinding, mountApi, type RestEnv } from './api-binding.js';
 import { AuthFailureThrottle, type AuthFailureThrottleSettings } from './auth-failure-throttle.js';
+import { documentBatchPaths } from './batch-openapi.js';
 import { clientAddress } from './client-address.js';
 import { compression } from './compression.js';
 import { serveDocumentation } from './openapi.js';
@@ -66,11 +67,11 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
 
   for (const api of options.apis) mountApi(app, api, options.operations, pipeline);
 
-  if (options.documentation)
-    serveDocumentation(app, {
-      publicBaseUrl: options.publicBaseUrl,
-      operations: options.operations.map((operation) => operation.definition),
-    });
+  if (options.documentation) {
+    const operations = options.operations.map((operation) => operation.definition);
+    documentBatchPaths(app.openAPIRegistry, operations);
+    serveDocumentation(app, { publicBaseUrl: options.publicBaseUrl, operations });
+  }
   if (options.storeProbe) serveHealth(app, options.storeProbe);
 
   app.notFound((c) =>

@@ -114,16 +114,22 @@ export function errorResponses(registry: Registry, context: ErrorExampleContext)
   return Object.fromEntries(
     context.definition.statuses
       .filter((status) => status !== 200)
-      .map((status) => {
-        const examples = sharedExamples(registry, errorExamples(status, context));
-        const response = {
-          description: `Error: ${Object.keys(examples).join(' or ')}.`,
-          content: { 'application/json': { schema: errorBodySchema, examples } },
-        };
-        // The schema is the same on every error: the examples tell the responses apart.
-        return [String(status), shared(registry, 'responses', `error-${status}`, response, examples)];
-      }),
+      .map((status) => [String(status), errorResponseOf(registry, status, errorExamples(status, context))]),
   );
+}
+
+/**
+ * A reference to the shared error response of `status` showing these examples (one per code):
+ * paths that answer the same errors share one component.
+ */
+export function errorResponseOf(registry: Registry, status: number, examples: NamedExamples) {
+  const references = sharedExamples(registry, examples);
+  const response = {
+    description: `Error: ${Object.keys(references).join(' or ')}.`,
+    content: { 'application/json': { schema: errorBodySchema, examples: references } },
+  };
+  // The schema is the same on every error: the examples tell the responses apart.
+  return shared(registry, 'responses', `error-${status}`, response, references);
 }
 
 /** The 200 example of an operation, shared by its paths: what the service answers to its example input. */

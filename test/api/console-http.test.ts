@@ -64,6 +64,7 @@ describe('every console answer', () => {
     await console.signIn(apiKey);
     for (const path of [
       '/console',
+      '/console/batches',
       '/console/keys',
       '/console/prices',
       '/console/connect',

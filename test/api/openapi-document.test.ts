@@ -5,16 +5,27 @@
  * assets it has.
  */
 
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import { successEnvelopeSchema, v2EnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema, errorTable } from '../../schemas/errors.js';
-import type { OperationDefinition } from '../../schemas/operation-definition.js';
+import { exampleInput, type OperationDefinition } from '../../schemas/operation-definition.js';
 import { v2Routes } from '../../schemas/v2-routes.js';
 import { RESPONSE_EXAMPLES_FILE, recordResponseExamples } from '../../scripts/response-examples.js';
+import type { BatchWorkerPool } from '../../shared/batches/batch-worker.js';
+import { mountBatches } from '../../shared/batches/mount-batches.js';
 import { loadConfig } from '../../shared/config.js';
+import {
+  batchEnvelopeSchema,
+  batchListSchema,
+  batchResultsPageSchema,
+  webhookDeliveriesSchema,
+} from '../../shared/http/batch-openapi.js';
 import { renderedRegExp } from '../../shared/http/json-schema-pattern.js';
 import { SERVICE_VERSION } from '../../shared/version.js';
 import { expectError } from '../support/assertions.js';
@@ -29,22 +40,22 @@ interface Parameter {
 }
 type Reference = { $ref: string };
 interface MediaType {
+  schema?: unknown;
+  example?: unknown;
   examples?: Record<string, Reference>;
+}
+interface DocumentedOperation {
+  operationId: string;
+  tags?: string[];
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content: Record<string, MediaType> };
+  responses: Record<string, { content?: Record<string, MediaType> } | Reference>;
 }
 interface OpenApiDocument {
   openapi: string;
   info: { version: string };
   servers?: { url: string }[];
-  paths: Record<
-    string,
-    {
-      get: {
-        operationId: string;
-        parameters?: Parameter[];
-        responses: Record<string, { content?: Record<string, MediaType> } | Reference>;
-      };
-    }
-  >;
+  paths: Record<string, Partial<Record<'get' | 'post', DocumentedOperation>>>;
   components: {
     examples: Record<string, { summary: string; value: unknown }>;
     responses: Record<string, { content: Record<string, MediaType> }>;
@@ -52,16 +63,35 @@ interface OpenApiDocument {
 }
 
 let harness: Harness;
+let batchWorkers: BatchWorkerPool;
+let webhookReceiver: Server;
+let webhookHost: string;
 let document: OpenApiDocument;
+/** Where the batch resource's paths start (issue 28); every other path runs a catalog operation. */
+const BATCHES = '/v1/batches';
 
 beforeAll(async () => {
   // The service's own operations: the test-only priced operation is no part of its document.
-  harness = await startHarness({ operations: catalog });
+  // A webhook receiver on loopback (allowed by name), so a batch's deliveries are real ones.
+  webhookReceiver = createServer((_request, response) => response.writeHead(204).end());
+  webhookReceiver.listen(0, '127.0.0.1');
+  await once(webhookReceiver, 'listening');
+  webhookHost = `127.0.0.1:${(webhookReceiver.address() as AddressInfo).port}`;
+  harness = await startHarness({
+    operations: catalog,
+    env: { BATCH_POLL_MS: '20', UNSAFE_BATCH_URL_ALLOW_HOSTS: webhookHost },
+  });
+  // The batch routes and workers as `npm start` mounts them, to hold their answers to the document.
+  batchWorkers = mountBatches(harness, harness.store).pool;
   const response = await harness.app.request('/openapi.json');
   expect(response.status).toBe(200);
   document = (await response.json()) as OpenApiDocument;
 });
-afterAll(() => harness.close());
+afterAll(async () => {
+  await batchWorkers?.stop();
+  await harness?.close();
+  webhookReceiver?.close();
+});
 
 const operations: readonly OperationDefinition[] = catalog;
 const variants = operations.flatMap((definition) =>
@@ -195,6 +225,214 @@ describe('a request built from the examples', () => {
   });
 });
 
+describe('the batch paths', () => {
+  const operationOf = (path: string, method: 'get' | 'post') => {
+    const operation = document.paths[path]?.[method];
+    if (!operation) throw new Error(`The document has no ${method.toUpperCase()} ${path}.`);
+    return operation;
+  };
+  /** The codes the document lists for a status of a path, from its shared error response. */
+  const documentedCodes = (path: string, method: 'get' | 'post', status: number) => {
+    const response = operationOf(path, method).responses[String(status)] as Reference | undefined;
+    if (!response) return [];
+    return examplesOf(
+      resolved<{ content: Record<string, MediaType> }>(response).content['application/json'],
+    ).map((example) => example.name);
+  };
+  const call = (apiKey: string, path: string, init: RequestInit = {}) => harness.get(path, apiKey, init);
+  const profiles = catalog.find((definition) => definition.id === 'profiles.details') as OperationDefinition;
+  const item = Object.fromEntries(
+    exampleInput(profiles, profiles.variants[0] as OperationDefinition['variants'][0]),
+  );
+
+  it('list the resource: create and list, read, results, deliveries and cancel, under the batches tag with the bearer key', () => {
+    const documented = Object.entries(document.paths)
+      .filter(([path]) => path.startsWith(BATCHES))
+      .flatMap(([path, methods]) =>
+        Object.entries(methods).map(
+          ([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`,
+        ),
+      )
+      .sort();
+    expect(documented).toEqual([
+      'GET /v1/batches batches.list',
+      'GET /v1/batches/{id} batches.get',
+      'GET /v1/batches/{id}/deliveries batches.deliveries',
+      'GET /v1/batches/{id}/results batches.results',
+      'POST /v1/batches batches.create',
+      'POST /v1/batches/{id}/cancel batches.cancel',
+    ]);
+    for (const [, methods] of Object.entries(document.paths).filter(([path]) => path.startsWith(BATCHES)))
+      for (const operation of Object.values(methods)) {
+        expect(operation.tags).toEqual(['batches']);
+        expect((operation as { security?: unknown }).security).toEqual([{ bearerAuth: [] }]);
+      }
+  });
+
+  it('take the items as a JSON array, JSON Lines or CSV, with the create parameters and the Idempotency-Key header', () => {
+    const create = operationOf(BATCHES, 'post');
+    // Optional: itemsUrl may name the items instead.
+    expect(create.requestBody?.required).toBe(false);
+    expect(Object.keys(create.requestBody?.content ?? {}).sort()).toEqual([
+      'application/json',
+      'application/jsonl',
+      'text/csv',
+    ]);
+    expect(create.requestBody?.content['application/json']?.example).toEqual([item, item]);
+    expect((create.parameters ?? []).map(({ name, in: where }) => `${where} ${name}`).sort()).toEqual([
+      'header Idempotency-Key',
+      'query invalidItems',
+      'query itemsUrl',
+      'query operation',
+      'query webhookUrl',
+    ]);
+    expect(Object.keys(operationOf(`${BATCHES}/{id}/results`, 'get').responses['200'] as object)).toContain(
+      'content',
+    );
+    const results = operationOf(`${BATCHES}/{id}/results`, 'get').responses['200'] as {
+      content: Record<string, MediaType>;
+    };
+    expect(Object.keys(results.content).sort()).toEqual([
+      'application/json',
+      'application/jsonl',
+      'text/csv',
+    ]);
+  });
+
+  it('show examples the schemas of the real answers accept', () => {
+    const create = operationOf(BATCHES, 'post').responses['201'] as { content: Record<string, MediaType> };
+    expect(batchEnvelopeSchema.safeParse(create.content['application/json']?.example).error).toBeUndefined();
+    const list = operationOf(BATCHES, 'get').responses['200'] as { content: Record<string, MediaType> };
+    expect(batchListSchema.safeParse(list.content['application/json']?.example).error).toBeUndefined();
+    const page = operationOf(`${BATCHES}/{id}/results`, 'get').responses['200'] as {
+      content: Record<string, MediaType>;
+    };
+    expect(batchResultsPageSchema.safeParse(page.content['application/json']?.example).error).toBeUndefined();
+  });
+
+  it('show example bodies the route accepts, in each media type', async () => {
+    const { apiKey } = await harness.provision({ credits: 100 });
+    const content = operationOf(BATCHES, 'post').requestBody?.content ?? {};
+    for (const [type, media] of Object.entries(content)) {
+      const body = typeof media.example === 'string' ? media.example : JSON.stringify(media.example);
+      const response = await call(apiKey, `${BATCHES}?operation=profiles.details`, {
+        method: 'POST',
+        headers: { 'Content-Type': type },
+        body,
+      });
+      expect(response.status, `${type}: ${await response.clone().text()}`).toBe(201);
+      const { data } = batchEnvelopeSchema.parse(await response.json());
+      expect(data.items.total, type).toBe(2);
+    }
+  });
+
+  it('describe what the routes answer: a batch run to the end, read, listed, its results and deliveries', {
+    timeout: 30_000,
+  }, async () => {
+    const { apiKey } = await harness.provision({
+      credits: 1_000,
+      rateLimit: { limit: 100_000, windowSeconds: 60 },
+    });
+    const lines = `${JSON.stringify(item)}\n${JSON.stringify({ ...item, username: 'nobody-here-at-all' })}\n`;
+    const created = await call(
+      apiKey,
+      `${BATCHES}?operation=profiles.details&webhookUrl=http://${webhookHost}/in`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/jsonl' },
+        body: lines,
+      },
+    );
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { data: batch } = batchEnvelopeSchema.strict().parse(await created.json());
+    let state = batch.state;
+    for (let tries = 0; tries < 300 && state !== 'completed'; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const read = batchEnvelopeSchema.parse(await (await call(apiKey, `${BATCHES}/${batch.id}`)).json());
+      state = read.data.state;
+    }
+    expect(state).toBe('completed');
+    batchListSchema.parse(await (await call(apiKey, BATCHES)).json());
+    const page = await call(apiKey, `${BATCHES}/${batch.id}/results?limit=1`, {
+      headers: { Accept: 'application/json' },
+    });
+    const results = batchResultsPageSchema.parse(await page.json());
+    expect(results.meta.nextStart).toBe(1);
+    const deliveries = await call(apiKey, `${BATCHES}/${batch.id}/deliveries`);
+    expect(webhookDeliveriesSchema.parse(await deliveries.json()).data[0]?.type).toBe('batch.completed');
+    const jsonl = await (await call(apiKey, `${BATCHES}/${batch.id}/results`)).text();
+    for (const line of jsonl.trim().split('\n'))
+      expect(batchResultsPageSchema.shape.data.element.safeParse(JSON.parse(line)).error).toBeUndefined();
+    const csv = await (
+      await call(apiKey, `${BATCHES}/${batch.id}/results`, { headers: { Accept: 'text/csv' } })
+    ).text();
+    const example = (
+      operationOf(`${BATCHES}/{id}/results`, 'get').responses['200'] as {
+        content: Record<string, MediaType>;
+      }
+    ).content['text/csv']?.example as string;
+    expect(csv.startsWith(example)).toBe(true);
+
+    // Each refusal a route really answers is documented on its path, with its status and code.
+    const refusals: [path: string, method: 'get' | 'post', Response][] = [
+      [
+        BATCHES,
+        'post',
+        await call(apiKey, `${BATCHES}?operation=profiles.details`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'text/plain' },
+          body: 'x',
+        }),
+      ],
+      [
+        BATCHES,
+        'post',
+        await call(apiKey, BATCHES, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '[{}]',
+        }),
+      ],
+      [BATCHES, 'post', await call(apiKey, BATCHES, { method: 'PUT' })],
+      [BATCHES, 'get', await call(apiKey, `${BATCHES}?limit=0`)],
+      [BATCHES, 'get', await call('wrong', BATCHES)],
+      [`${BATCHES}/{id}`, 'get', await call(apiKey, `${BATCHES}/bat_1`)],
+      [`${BATCHES}/{id}`, 'get', await call(apiKey, `${BATCHES}/bat_00000000000000000000`)],
+      [
+        `${BATCHES}/{id}/results`,
+        'get',
+        await call(apiKey, `${BATCHES}/${batch.id}/results`, { headers: { Accept: 'image/png' } }),
+      ],
+      [
+        `${BATCHES}/{id}/cancel`,
+        'post',
+        await call(apiKey, `${BATCHES}/${batch.id}/cancel`, { method: 'POST' }),
+      ],
+    ];
+    const answered = await Promise.all(
+      refusals.map(async ([path, method, response]) => {
+        const body = (await response.json()) as { error: { code: string } };
+        return `${method} ${path} ${response.status} ${body.error.code}`;
+      }),
+    );
+    expect(answered).toEqual([
+      'post /v1/batches 415 unsupported_media_type',
+      'post /v1/batches 400 invalid_request',
+      'post /v1/batches 405 method_not_allowed',
+      'get /v1/batches 400 invalid_request',
+      'get /v1/batches 401 invalid_api_key',
+      'get /v1/batches/{id} 400 invalid_request',
+      'get /v1/batches/{id} 404 resource_not_found',
+      'get /v1/batches/{id}/results 406 not_acceptable',
+      'post /v1/batches/{id}/cancel 409 batch_finished',
+    ]);
+    for (const line of answered) {
+      const [method, path, status, code] = line.split(' ') as [string, string, string, string];
+      expect(documentedCodes(path, method as 'get' | 'post', Number(status)), line).toContain(code);
+    }
+  });
+});
+
 describe('servers', () => {
   const served = async (env: Record<string, string>) => {
     const service = await startHarness({ env });
@@ -252,12 +490,12 @@ describe('examples', () => {
     return { definition: definitions.get(definition.id) as OperationDefinition, v2: route !== undefined };
   };
 
-  it('show on every path a 200 answer that its response schema accepts', () => {
-    const paths = Object.entries(document.paths);
+  it('show on every lookup path a 200 answer that its response schema accepts', () => {
+    const paths = Object.entries(document.paths).filter(([path]) => !path.startsWith(BATCHES));
     expect(paths.length).toBeGreaterThan(110);
     for (const [path, { get }] of paths) {
       const { definition, v2 } = operationAt(path);
-      const ok = get.responses['200'] as { content: Record<string, MediaType> };
+      const ok = (get as DocumentedOperation).responses['200'] as { content: Record<string, MediaType> };
       const [example, ...others] = examplesOf(ok.content['application/json']);
       expect(others, path).toEqual([]);
       const envelope = (v2 ? v2EnvelopeSchema : successEnvelopeSchema)(
@@ -272,10 +510,13 @@ describe('examples', () => {
   });
 
   it('show every error status with its own codes, each body valid, a 400 naming a parameter of the path', () => {
-    for (const [path, { get }] of Object.entries(document.paths)) {
-      const names = new Set((get.parameters ?? []).map((parameter) => parameter.name));
-      for (const [status, response] of Object.entries(get.responses)) {
-        if (status === '200') continue;
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.values(methods).map((operation) => [path, operation] as const),
+    );
+    for (const [path, operation] of operations) {
+      const names = new Set((operation.parameters ?? []).map((parameter) => parameter.name));
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status.startsWith('2')) continue;
         const media = resolved<{ content: Record<string, MediaType> }>(response as Reference).content[
           'application/json'
         ];

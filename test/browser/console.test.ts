@@ -1,7 +1,8 @@
 /**
  * The console in real Chromium against the real app on loopback, one browser and one server for the
  * file, steps in order: sign in with a key; the overview's figures and chart against the API; the
- * usage CSV against the usage endpoint; a call found by its request id; issue
+ * usage CSV against the usage endpoint; a call found by its request id; the Batches page against
+ * GET /v1/batches, its CSV download against the results endpoint; issue
  * a key with a scope and use it; revoke it and see 401 after KEY_CACHE_SECONDS; a cross-site form
  * post refused; sign-out ending the session; axe-core on every page, at phone width too; no CSP
  * violation. Screenshots of each page go to test-output/console/, the overview's also to
@@ -11,6 +12,8 @@ import { mkdir } from 'node:fs/promises';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
+import type { BatchWorkerPool } from '../../shared/batches/batch-worker.js';
+import { mountBatches } from '../../shared/batches/mount-batches.js';
 import { systemClock } from '../../shared/clock.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
 import { seriousViolations } from '../support/accessibility.js';
@@ -22,10 +25,14 @@ const SCREENSHOTS = new URL('../../test-output/console/', import.meta.url);
 const README_SCREENSHOT = new URL('../../docs/console-overview.png', import.meta.url);
 const KEY_CACHE_SECONDS = 1;
 const PROFILE = 'amelia-hartmann';
+const PROFILE_DETAILS_PRICE = catalog.find((operation) => operation.id === 'profiles.details')?.price ?? 0;
 const PROFILE_PRICE = catalog.find((operation) => operation.id === 'profiles.experience')?.price ?? 0;
 
 let harness: Harness;
 let served: ServedHarness;
+let batchWorkers: BatchWorkerPool;
+/** A batch the setup ran to the end: a profile found, one not. */
+let batchId: string;
 let origin: string;
 let fixtures: FixtureBrowser;
 let page: Page;
@@ -53,6 +60,7 @@ beforeAll(async () => {
   served = await serveHarness({ clock: systemClock, env: { KEY_CACHE_SECONDS: String(KEY_CACHE_SECONDS) } });
   ({ harness, origin } = served);
   mountConsole(harness, harness.store);
+  batchWorkers = mountBatches(harness, harness.store).pool;
   ({ apiKey } = await harness.provision({ name: 'Acme Research', credits: 500 }));
   // Some history: charged lookups, a refunded 404, a free check.
   for (const path of [
@@ -65,6 +73,17 @@ beforeAll(async () => {
     await response.arrayBuffer();
     if (response.status === 404) refundedRequestId = response.headers.get('x-request-id') as string;
   }
+  const created = await fetch(`${origin}/v1/batches?operation=profiles.details`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/jsonl' },
+    body: `{"username":"${PROFILE}"}\n{"username":"nobody-at-all"}\n`,
+  });
+  batchId = ((await created.json()) as { data: { id: string } }).data.id;
+  for (let state = ''; state !== 'completed'; ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    state = ((await (await api(`/v1/batches/${batchId}`, apiKey)).json()) as { data: { state: string } }).data
+      .state;
+  }
   fixtures = await startFixtureBrowser();
   page = await fixtures.browser.newPage();
   page.on('console', (message) => {
@@ -75,6 +94,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await batchWorkers?.stop();
   await fixtures?.close();
   await served?.close();
 });
@@ -183,6 +203,46 @@ describe('the console in Chromium', () => {
     expect(rows).toEqual([
       { id: refundedRequestId, why: expect.stringMatching(/^Refunded 1 credit: resource_not_found/) },
     ]);
+  });
+
+  it('lists the batches GET /v1/batches lists, and downloads a batch’s results as the results endpoint answers them', async () => {
+    await page.goto(`${origin}/console/batches`);
+    await checkPage('batches');
+    const listed = (await (await api('/v1/batches', apiKey)).json()) as {
+      data: { id: string; state: string; items: { succeeded: number; failed: number } }[];
+    };
+    const rows = await page.$$eval('#batches tbody tr', (each) =>
+      each.map((row) => ({
+        id: row.getAttribute('data-batch-id'),
+        state: row.getAttribute('data-state'),
+        cells: [...row.children].map((cell) => cell.textContent?.trim()),
+      })),
+    );
+    expect(rows.map(({ id, state }) => ({ id, state }))).toEqual(
+      listed.data.map(({ id, state }) => ({ id, state })),
+    );
+    expect(rows[0]?.cells.slice(0, 6)).toEqual([
+      batchId,
+      'profiles.details',
+      'completed',
+      '2',
+      '1 succeeded, 1 failed, 0 invalid, 0 pending',
+      `${PROFILE_DETAILS_PRICE} charged, ${PROFILE_DETAILS_PRICE} refunded`,
+    ]);
+    const href = await page.$eval(
+      `a[href$="/${batchId}/results.csv"]`,
+      (link) => (link as HTMLAnchorElement).href,
+    );
+    const csv = await page.evaluate(async (url) => (await fetch(url)).text(), href);
+    const fromApi = await (
+      await fetch(`${origin}/v1/batches/${batchId}/results`, {
+        headers: { Authorization: `Bearer ${apiKey}`, Accept: 'text/csv' },
+      })
+    ).text();
+    expect(csv).toBe(fromApi);
+    expect(csv.split('\r\n')[0]).toBe(
+      'index,outcome,status,username,url,publicId,error_code,credit_cost,body',
+    );
   });
 
   it('issues a key with a scope and a daily cap, shown once with a copy button; the key works within both', async () => {

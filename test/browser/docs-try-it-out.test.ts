@@ -44,11 +44,10 @@ beforeAll(async () => {
   const document = (await (await harness.app.request('/openapi.json')).json()) as {
     paths: Record<string, { get: { operationId: string; tags: string[] } }>;
   };
-  operations = Object.entries(document.paths).map(([path, { get }]) => ({
-    path,
-    operationId: get.operationId,
-    tag: get.tags[0] as string,
-  }));
+  // The lookups; the batch resource (POST, a body, no example batch id) is documented, not tried here.
+  operations = Object.entries(document.paths)
+    .filter(([path]) => !path.startsWith('/v1/batches'))
+    .map(([path, { get }]) => ({ path, operationId: get.operationId, tag: get.tags[0] as string }));
   // The browser is only the reader's client here: without a GPU, Chromium composites in software
   // instead of through SwiftShader's emulated GL, which took over half its CPU time on this tall page.
   fixtures = await startFixtureBrowser(['--disable-gpu']);

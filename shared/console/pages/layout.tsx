@@ -10,6 +10,7 @@ export const consolePages = [
   { id: 'overview', path: '/console', title: 'Overview' },
   { id: 'usage', path: '/console/usage', title: 'Usage' },
   { id: 'activity', path: '/console/activity', title: 'Activity' },
+  { id: 'batches', path: '/console/batches', title: 'Batches' },
   { id: 'keys', path: '/console/keys', title: 'Keys' },
   { id: 'passkeys', path: '/console/passkeys', title: 'Passkeys' },
   { id: 'connections', path: '/console/connections', title: 'Connections' },
