@@ -385,9 +385,12 @@ describe('timeouts, crashes and restarts', () => {
         index % 10 === 9 ? `nobody-${index}` : (knownUsernames[index % knownUsernames.length] as string),
       );
       const unknown = usernames.filter((username) => username.startsWith('nobody-')).length;
+      const started = Date.now();
       const created = await createProfileBatch(service, account.apiKey, usernames);
       expect(created).toMatchObject({ state: 'queued', items: { total: 50, pending: 50 } });
       const finished = await completed(service, account.apiKey, created.id);
+      // 50 lookups at 20 per 2 s take 4 s at least, unless the rate limit was ignored.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
       expect(finished.items).toEqual({
         total: 50,
         succeeded: 50 - unknown,
