@@ -2,7 +2,8 @@
  * DynamoDB for the functions of start:synth: the embedded DynamoDB behind a loopback proxy that
  * enforces each caller's role as the templates grant it, per request: the action
  * (`dynamodb:GetItem`, ...), the table's ARN, and the partition keys the request touches as
- * `dynamodb:LeadingKeys` (infra scopes every grant to key prefixes). A refusal is DynamoDB's own
+ * `dynamodb:LeadingKeys` (infra scopes every grant to key prefixes); a BatchWriteItem or BatchGetItem
+ * is checked on each table it names, with the keys of all its requests there, as IAM does. A refusal is DynamoDB's own
  * AccessDeniedException (400), so a grant the templates forgot or scoped too narrowly fails here,
  * not on AWS. Callers are known by their SigV4 access key id, as in lambda-and-secrets-api.ts
  * (signatures are not verified: every caller is a process of this machine): a function's role, or the
@@ -20,9 +21,14 @@ import { isAllowed } from './iam.js';
 import { type LoopbackEndpoint, listenOnLoopback, signingKeyId } from './loopback.js';
 
 type AttributeValue = Record<string, unknown>;
+type Key = Record<string, AttributeValue>;
+
+/** BatchWriteItem's requests of one table, or BatchGetItem's. */
+type BatchedRequests = { PutRequest?: { Item?: Key }; DeleteRequest?: { Key?: Key } }[] | { Keys?: Key[] };
 
 interface DynamoRequest {
   TableName?: string;
+  RequestItems?: Record<string, BatchedRequests>;
   Key?: Record<string, AttributeValue>;
   Item?: Record<string, AttributeValue>;
   KeyConditionExpression?: string;
@@ -81,20 +87,22 @@ export async function startLocalDynamo(options: {
     }
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
     const parsed = JSON.parse(body.toString('utf8') || '{}') as DynamoRequest;
-    const table = options.deployment.tables.find((candidate) => candidate.name === parsed.TableName);
-    const resource =
-      table?.arn ??
-      `arn:aws:dynamodb:${options.deployment.region}:${options.deployment.accountId}:table/${parsed.TableName}`;
     const action = `dynamodb:${operation}`;
-    const leadingKeys = table ? partitionKeysOf(parsed, table) : [];
-    if (!isAllowed(caller.policy, action, resource, new Map([['dynamodb:LeadingKeys', leadingKeys]]))) {
-      options.logger.warn({ function: caller.name, action, resource, leadingKeys }, 'access denied');
-      refuse(
-        res,
-        'AccessDeniedException',
-        `User: ${caller.roleArn} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`,
-      );
-      return;
+    for (const tableName of tableNamesOf(parsed)) {
+      const table = options.deployment.tables.find((candidate) => candidate.name === tableName);
+      const resource =
+        table?.arn ??
+        `arn:aws:dynamodb:${options.deployment.region}:${options.deployment.accountId}:table/${tableName}`;
+      const leadingKeys = table ? partitionKeysOf(parsed, table) : [];
+      if (!isAllowed(caller.policy, action, resource, new Map([['dynamodb:LeadingKeys', leadingKeys]]))) {
+        options.logger.warn({ function: caller.name, action, resource, leadingKeys }, 'access denied');
+        refuse(
+          res,
+          'AccessDeniedException',
+          `User: ${caller.roleArn} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`,
+        );
+        return;
+      }
     }
     const forwarded = httpRequest({
       host: upstream.hostname,
@@ -119,14 +127,29 @@ function refuse(res: ServerResponse, type: string, message: string): void {
     .end(JSON.stringify({ __type: `com.amazon.coral.service#${type}`, message }));
 }
 
+/** The tables a request names: its TableName, or each table of a batch operation's RequestItems. */
+export function tableNamesOf(request: DynamoRequest): string[] {
+  return request.RequestItems ? Object.keys(request.RequestItems) : [String(request.TableName)];
+}
+
 /**
- * The partition key values a request touches: its Key or Item, or, for a Query, the value the key
- * condition sets the partition key equal to. None for a Scan (IAM's ForAllValues then holds).
+ * The partition key values a request touches in `table`: its Key or Item, every Item and Key of a
+ * batch operation's requests on the table, or, for a Query, the value the key condition sets the
+ * partition key equal to. None for a Scan (IAM's ForAllValues then holds).
  */
 export function partitionKeysOf(request: DynamoRequest, table: DeployedTable): string[] {
   const hashKey = table.keySchema.find((key) => key.KeyType === 'HASH')?.AttributeName as string;
   const scalar = (value: AttributeValue | undefined) =>
     value === undefined ? [] : [String(value.S ?? value.N ?? value.B ?? JSON.stringify(value))];
+  if (request.RequestItems) {
+    const batched = Object.hasOwn(request.RequestItems, table.name)
+      ? request.RequestItems[table.name]
+      : undefined;
+    const records = Array.isArray(batched)
+      ? batched.map((write) => write.PutRequest?.Item ?? write.DeleteRequest?.Key)
+      : (batched?.Keys ?? []);
+    return [...new Set(records.flatMap((record) => scalar(record?.[hashKey])))];
+  }
   const record = request.Key ?? request.Item;
   if (record) return scalar(record[hashKey]);
   if (request.KeyConditionExpression) {

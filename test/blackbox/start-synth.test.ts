@@ -8,12 +8,25 @@
  * servers must answer alike. And the operator CLI on the DATA_DIR start:synth serves writes to
  * start:synth's own table (through its local DynamoDB, as the operator), not to the SQLite store
  * beside it: the keys it creates work at once.
+ *
+ * Batches (issue 28) take the AWS path here: the batches function sends each item to its group's SQS
+ * queue, the group's consumer function runs it from the event source mapping, and the results and
+ * the ledger come out as a single call's; a poisoned message sent to the profiles queue with the real
+ * SQS client lands in its dead-letter queue (on the edited template, whose redrive comes sooner).
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteMessageCommand,
+  GetQueueUrlCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
@@ -29,7 +42,7 @@ import {
   runFailingServer,
   startServer,
 } from '../support/processes.js';
-import { identifierValues } from '../support/sample-inputs.js';
+import { identifierValues, knownUsernames } from '../support/sample-inputs.js';
 import { startWebServer, type WebServer } from '../support/web-servers.js';
 
 const SCRIPT = 'functions/local/start-synth.ts';
@@ -81,6 +94,96 @@ async function eventually(check: () => Promise<boolean>, withinMs: number): Prom
     if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+interface CreatedAccount {
+  accountId: string;
+  apiKey: string;
+}
+
+interface BatchState {
+  id: string;
+  state: string;
+  items: { total: number; succeeded: number; failed: number; invalid: number; pending: number };
+  credits: { charged: number; refunded: number };
+}
+
+interface ResultLine {
+  index: number;
+  input: Record<string, unknown>;
+  outcome: string;
+  status: number | null;
+  body: { data?: unknown; meta?: Record<string, unknown>; error?: { code: string } } | null;
+}
+
+const PROFILE_PRICE = 2;
+const withKey = (apiKey: string) => ({ Authorization: `Bearer ${apiKey}` });
+
+/** Creates a batch of profile lookups by username over HTTP; answers its state. */
+async function createProfileBatch(service: RunningServer, apiKey: string, usernames: readonly string[]) {
+  const response = await fetch(`${service.url}/v1/batches?operation=profiles.details`, {
+    method: 'POST',
+    headers: { ...withKey(apiKey), 'Content-Type': 'application/json' },
+    body: JSON.stringify(usernames.map((username) => ({ username }))),
+  });
+  const body = (await response.json()) as { data: BatchState };
+  expect(response.status, JSON.stringify(body)).toBe(201);
+  return body.data;
+}
+
+/** Polls the batch once a second (its reads count in the account reads' window) until it completed. */
+async function completed(service: RunningServer, apiKey: string, batchId: string): Promise<BatchState> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const response = await fetch(`${service.url}/v1/batches/${batchId}`, { headers: withKey(apiKey) });
+    expect(response.status).toBe(200);
+    const state = ((await response.json()) as { data: BatchState }).data;
+    if (state.state === 'completed') return state;
+    if (Date.now() > deadline) throw new Error(`Batch ${batchId} did not complete: ${JSON.stringify(state)}`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+async function resultsOf(service: RunningServer, apiKey: string, batchId: string): Promise<ResultLine[]> {
+  const response = await fetch(`${service.url}/v1/batches/${batchId}/results`, { headers: withKey(apiKey) });
+  expect(response.status).toBe(200);
+  return (await response.text())
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as ResultLine);
+}
+
+/** What a single call answers, without the parts that differ per request. */
+function comparable(body: ResultLine['body']) {
+  if (!body) return body;
+  const { requestId: _requestId, ...meta } = body.meta ?? {};
+  return body.error ? { error: body.error } : { data: body.data, meta };
+}
+
+/** An SQS client as the operator (the key start:synth records in DATA_DIR), on the banner's endpoint. */
+function operatorSqs(service: RunningServer, dataDir: string): SQSClient {
+  const endpoint = /\d+ queues on (http:\/\/\S+)/.exec(service.output())?.[1];
+  expect(endpoint, 'the banner names the queue endpoint').toBeDefined();
+  const { credentials, region } = JSON.parse(
+    readFileSync(join(dataDir, 'synth', 'dynamodb-endpoint'), 'utf8'),
+  ) as { credentials: { accessKeyId: string; secretAccessKey: string }; region: string };
+  return new SQSClient({ endpoint, region, credentials, maxAttempts: 1 });
+}
+
+/** Receives (and deletes) from a queue until `count` messages came or the time is up. */
+async function drain(sqs: SQSClient, queueUrl: string, count: number, withinMs: number): Promise<Message[]> {
+  const received: Message[] = [];
+  const deadline = Date.now() + withinMs;
+  while (received.length < count && Date.now() < deadline) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+    for (const message of Messages) {
+      received.push(message);
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+    }
+  }
+  return received;
 }
 
 /** The pids of the Node processes running `functionName` (their environment names it). */
@@ -182,11 +285,6 @@ describe('timeouts, crashes and restarts', () => {
   }, 60_000);
 
   describe('the operator CLI on the same DATA_DIR', () => {
-    interface CreatedAccount {
-      accountId: string;
-      apiKey: string;
-    }
-
     it("writes to start:synth's table, not the SQLite store beside it: the key it prints works at once", async () => {
       const created = await cli<CreatedAccount>(
         dataDir,
@@ -265,16 +363,99 @@ describe('timeouts, crashes and restarts', () => {
       });
     });
   });
+
+  describe('a batch of profile lookups through the SQS queues', () => {
+    interface LedgerEntry {
+      status: 'pending' | 'charged' | 'refunded';
+      cost: number;
+      transport?: string;
+      batchItem?: { batchId: string; index: number };
+    }
+
+    it('answers each item as its single call, bills what the ledger says and waits out the rate limit', async () => {
+      // 20 lookups per 2 s: the consumers cannot run 50 items at once, and send an item back to its
+      // queue with a delay rather than answer it 429.
+      const account = await cli<CreatedAccount>(
+        dataDir,
+        ...['accounts', 'create', '--name', 'Batches on SQS', '--credits', '1000'],
+        ...['--rate-limit', '20', '--rate-window-seconds', '2'],
+      );
+      // One in ten names nobody: a 404, refunded.
+      const usernames = Array.from({ length: 50 }, (_, index) =>
+        index % 10 === 9 ? `nobody-${index}` : (knownUsernames[index % knownUsernames.length] as string),
+      );
+      const unknown = usernames.filter((username) => username.startsWith('nobody-')).length;
+      const started = Date.now();
+      const created = await createProfileBatch(service, account.apiKey, usernames);
+      expect(created).toMatchObject({ state: 'queued', items: { total: 50, pending: 50 } });
+      const finished = await completed(service, account.apiKey, created.id);
+      // 50 lookups at 20 per 2 s take 4 s at least, unless the rate limit was ignored.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
+      expect(finished.items).toEqual({
+        total: 50,
+        succeeded: 50 - unknown,
+        failed: unknown,
+        invalid: 0,
+        pending: 0,
+      });
+      expect(finished.credits).toEqual({
+        charged: (50 - unknown) * PROFILE_PRICE,
+        refunded: unknown * PROFILE_PRICE,
+      });
+      const lines = await resultsOf(service, account.apiKey, created.id);
+      expect(lines.map((line) => line.index)).toEqual(usernames.map((_, index) => index));
+      expect(lines.filter((line) => line.status === 429)).toEqual([]);
+
+      // The ledger in start:synth's table, read as the operator: each item once, naming its batch.
+      const usage = await cli<{ balance: number; recent: LedgerEntry[] }>(
+        dataDir,
+        ...['usage', account.accountId, '--recent', '100'],
+      );
+      const entries = usage.recent.filter((entry) => entry.batchItem?.batchId === created.id);
+      expect(entries.map((entry) => entry.batchItem?.index).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(
+        usernames.map((_, index) => index),
+      );
+      expect(entries.every((entry) => entry.transport === 'batch')).toBe(true);
+      const creditsOf = (status: LedgerEntry['status']) =>
+        entries.filter((entry) => entry.status === status).reduce((sum, entry) => sum + entry.cost, 0);
+      expect({ charged: creditsOf('charged'), refunded: creditsOf('refunded') }).toEqual(finished.credits);
+      expect(creditsOf('pending')).toBe(0);
+      expect(usage.balance).toBe(1000 - finished.credits.charged);
+
+      // Item by item, the single call's answer (one single call per distinct username, after the batch;
+      // they share the account's rate limit, so a 429 is waited out as the batch does).
+      const singles = new Map<string, ResultLine['body']>();
+      for (const username of new Set(usernames)) {
+        const path = `${service.url}/v1/profiles/details/by-username?username=${encodeURIComponent(username)}`;
+        let response = await fetch(path, { headers: withKey(account.apiKey) });
+        for (let tries = 0; response.status === 429 && tries < 10; tries += 1) {
+          await new Promise((resolve) =>
+            setTimeout(resolve, Number(response.headers.get('retry-after')) * 1000),
+          );
+          response = await fetch(path, { headers: withKey(account.apiKey) });
+        }
+        singles.set(username, (await response.json()) as ResultLine['body']);
+      }
+      for (const line of lines) {
+        const single = singles.get(line.input.username as string) ?? null;
+        expect(comparable(line.body), `item ${line.index}`).toEqual(comparable(single));
+        expect(line.outcome, `item ${line.index}`).toBe(line.body?.error ? 'failed' : 'succeeded');
+      }
+    }, 120_000);
+  });
 });
 
-describe('a template edited to drop a route and three permissions', () => {
+describe('a template edited to drop a route and three permissions, and to redrive batch items sooner', () => {
   let service: RunningServer;
+  let dataDir: string;
   let assembly: string;
   beforeAll(async () => {
     assembly = editedAssembly();
+    dataDir = await freshDataDir();
+    // Info: the queue pollers log each batch of messages they hand to a consumer.
     service = await startServer(
-      await freshDataDir(),
-      { LOG_LEVEL: 'warn', START_SYNTH_CDK_OUT: assembly },
+      dataDir,
+      { LOG_LEVEL: 'info', START_SYNTH_CDK_OUT: assembly },
       SCRIPT,
       300_000,
     );
@@ -283,6 +464,43 @@ describe('a template edited to drop a route and three permissions', () => {
     await service?.stop();
     rmSync(assembly, { recursive: true, force: true });
   });
+
+  it("moves a poisoned message on the profiles batch queue to its dead-letter queue after the redrive policy's receives", async () => {
+    const sqs = operatorSqs(service, dataDir);
+    try {
+      const urlOf = async (QueueName: string) =>
+        (await sqs.send(new GetQueueUrlCommand({ QueueName }))).QueueUrl as string;
+      const poisoned = await sqs.send(
+        new SendMessageCommand({ QueueUrl: await urlOf(PROFILES_BATCH_QUEUE), MessageBody: 'not json' }),
+      );
+      // A good batch on the same queue meanwhile: unaffected.
+      const usernames = knownUsernames.slice(0, 10);
+      const created = await createProfileBatch(service, service.demoKey, usernames);
+      const finished = await completed(service, service.demoKey, created.id);
+      expect(finished.items).toMatchObject({
+        total: usernames.length,
+        succeeded: usernames.length,
+        failed: 0,
+      });
+      const lines = await resultsOf(service, service.demoKey, created.id);
+      expect(lines.map((line) => line.status)).toEqual(usernames.map(() => 200));
+
+      const dead = await drain(sqs, await urlOf(`${PROFILES_BATCH_QUEUE}-dlq`), 1, 60_000);
+      expect(dead.map(({ MessageId, Body }) => ({ MessageId, Body }))).toEqual([
+        { MessageId: poisoned.MessageId, Body: 'not json' },
+      ]);
+      // The consumer was handed it once per allowed receive, and reported it failed each time.
+      const failedBatches = service
+        .output()
+        .split('\n')
+        .filter((line) =>
+          new RegExp(`"queue":"${PROFILES_BATCH_QUEUE}"[^\n]*"failed":1[^\n]*queue batch`).test(line),
+        );
+      expect(failedBatches).toHaveLength(PROFILES_MAX_RECEIVE_COUNT);
+    } finally {
+      sqs.destroy();
+    }
+  }, 120_000);
 
   it('answers the dropped route with the catch-all 404, not the operation', async () => {
     const dropped = await fetch(`${service.url}/v1/jobs/search?keywords=engineer`, {
@@ -351,11 +569,18 @@ describe('a template edited to drop a route and three permissions', () => {
   });
 });
 
+/** The name the edited template gives the profiles batch queue (its dead-letter queue: `<name>-dlq`). */
+const PROFILES_BATCH_QUEUE = 'edited-batch-profiles';
+const PROFILES_MAX_RECEIVE_COUNT = 2;
+
 /**
  * A copy of cdk.out (templates copied, code assets linked) without the ANY method of /v1/jobs/search
  * (and with /api/v2/jobs/search/filters' streamed integration marked buffered),
  * API Gateway's invoke permission on companies-details, posts-details' billing grant on the table,
- * and /mcp's invoke grant on the jobs group.
+ * and /mcp's invoke grant on the jobs group; and with the profiles batch queue and its dead-letter
+ * queue named (a client asks for their URLs by name), redriven after 2 receives, visible again after
+ * its consumer's timeout (the least Lambda accepts): a poisoned message reaches the dead-letter queue
+ * in seconds, not the minutes of the deployed defaults.
  */
 function editedAssembly(): string {
   const source = join(ROOT, 'cdk.out');
@@ -364,11 +589,12 @@ function editedAssembly(): string {
     if (entry.startsWith('asset.')) symlinkSync(join(source, entry), join(copy, entry));
     else cpSync(join(source, entry), join(copy, entry), { recursive: true });
   }
+  const fileOf = (pattern: RegExp) => readdirSync(copy).find((entry) => pattern.test(entry)) as string;
+  const templateOf = (file: string) =>
+    JSON.parse(readFileSync(join(copy, file), 'utf8')) as { Resources: Record<string, Resource> };
   const edit = (pattern: RegExp, change: (resources: Record<string, Resource>) => number) => {
-    const file = readdirSync(copy).find((entry) => pattern.test(entry)) as string;
-    const template = JSON.parse(readFileSync(join(copy, file), 'utf8')) as {
-      Resources: Record<string, Resource>;
-    };
+    const file = fileOf(pattern);
+    const template = templateOf(file);
     expect(change(template.Resources), file).toBe(1);
     writeFileSync(join(copy, file), JSON.stringify(template));
   };
@@ -429,6 +655,27 @@ function editedAssembly(): string {
       document.Statement = kept;
     }
     return removed;
+  });
+  const consumer = Object.entries(
+    templateOf(fileOf(/Functionsprofiles.*\.nested\.template\.json$/)).Resources,
+  ).find(
+    ([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id.startsWith('batchprofiles'),
+  )?.[1];
+  const consumerTimeout = consumer?.Properties.Timeout as number;
+  expect(consumerTimeout).toBeGreaterThan(0);
+  edit(/^LookupService-[a-z0-9-]+\.template\.json$/, (resources) => {
+    const queues = Object.entries(resources).filter(
+      ([id, resource]) => resource.Type === 'AWS::SQS::Queue' && /^BatchQueuesprofiles[0-9A-F]{8}$/.test(id),
+    );
+    for (const [, queue] of queues) {
+      const redrive = queue.Properties.RedrivePolicy as { deadLetterTargetArn: { 'Fn::GetAtt': [string] } };
+      const deadLetters = resources[redrive.deadLetterTargetArn['Fn::GetAtt'][0]] as Resource;
+      queue.Properties.QueueName = PROFILES_BATCH_QUEUE;
+      queue.Properties.VisibilityTimeout = consumerTimeout;
+      queue.Properties.RedrivePolicy = { ...redrive, maxReceiveCount: PROFILES_MAX_RECEIVE_COUNT };
+      deadLetters.Properties.QueueName = `${PROFILES_BATCH_QUEUE}-dlq`;
+    }
+    return queues.length;
   });
   return copy;
 }

@@ -5,13 +5,16 @@
  * operation an authenticated request without parameters, 400 from its own validation, so no mail
  * server or browser is involved), a tool-group function a ToolCall of one of its tools, /mcp an
  * initialize, pages /healthz, the console its sign-in page, oauth its metadata and a client
- * registration, reconcile a scheduled event. lambda-functions.test.ts goes deeper on
- * one function of each kind.
+ * registration, reconcile a scheduled event, batches a list of the caller's batches, and each batch
+ * consumer an SQS event (a message naming no batch acknowledged, a malformed one reported failed).
+ * lambda-functions.test.ts goes deeper on one function of each kind.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
 import {
+  batchGroupMembers,
+  batchQueueUrlVariable,
   DATA_FAMILIES,
   deployedFunctions,
   type FunctionSpec,
@@ -52,11 +55,21 @@ const operations = new Map(
 );
 const operationOf = (spec: FunctionSpec) => operations.get(spec.operations[0] as OperationDefinition['id']);
 
+/** The kinds infra gives every batch queue's URL: they send items (sent to only when needed here). */
+const SENDS_BATCH_ITEMS: readonly FunctionSpec['kind'][] = ['batches', 'batch-consumer', 'reconcile'];
+const batchQueueUrls = Object.fromEntries(
+  [...batchGroupMembers().keys()].map((group) => [
+    batchQueueUrlVariable(group),
+    `http://127.0.0.1:9/queue/batch-${group}`,
+  ]),
+);
+
 /** Starts `spec`'s bundle as infra configures it, hands it to `use`, and stops it. */
 async function withFunction<T>(spec: FunctionSpec, use: (lambda: LambdaProcess) => Promise<T>): Promise<T> {
   const lambda = await startLambda(spec.name, (taskRoot) => ({
     ...table.env,
     ...(spec.dataset ? { DATASET: join(taskRoot, 'dataset.sqlite') } : {}),
+    ...(SENDS_BATCH_ITEMS.includes(spec.kind) ? batchQueueUrls : {}),
     // /mcp is configured with its group functions' names, as infra sets them (initialize calls none).
     ...(spec.kind === 'mcp'
       ? Object.fromEntries(
@@ -126,6 +139,26 @@ describe.each(deployedFunctions().filter((spec) => spec.kind === 'tool-group'))(
     // No arguments: the tool's own validation answers (or a search without required input runs).
     expect([200, 400]).toContain(outcome.response.status);
     expect(outcome.response.body).toHaveProperty(outcome.response.status === 200 ? 'data' : 'error');
+  }, 60_000);
+});
+
+describe.each(deployedFunctions().filter((spec) => spec.kind === 'batch-consumer'))('$name', (spec) => {
+  it('answers an SQS event: a message naming no batch acknowledged, a malformed one failed', async () => {
+    const record = (messageId: string, body: string) => ({
+      messageId,
+      receiptHandle: `handle-${messageId}`,
+      body,
+      eventSource: 'aws:sqs',
+    });
+    const { result } = await withFunction(spec, (lambda) =>
+      lambda.invoke({
+        Records: [
+          record('no-such-batch', JSON.stringify({ batchId: 'bat_00000000000000000000', index: 0 })),
+          record('malformed', 'not json'),
+        ],
+      }),
+    );
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'malformed' }] });
   }, 60_000);
 });
 
@@ -218,9 +251,21 @@ describe('the other functions', () => {
     expect(summary.settled).toEqual(expect.any(Number));
   }, 60_000);
 
+  it("batches answers the caller's list of batches", async () => {
+    const { status, body } = await rest(byKind('batches'), {
+      method: 'GET',
+      path: '/v1/batches',
+      headers: withKey(),
+    });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data).toEqual([]);
+  }, 60_000);
+
   it('covers every deployed function', () => {
     const kinds = new Set(deployedFunctions().map((spec) => spec.kind));
     expect([...kinds].sort()).toEqual([
+      'batch-consumer',
+      'batches',
       'console',
       'mcp',
       'oauth',

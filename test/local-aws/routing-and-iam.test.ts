@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { RouteTable } from '../../local-aws/api-gateway.js';
 import type { ApiMethod, DeployedTable, PolicyStatement } from '../../local-aws/deployment-model.js';
 import { isAllowed } from '../../local-aws/iam.js';
-import { partitionKeysOf } from '../../local-aws/local-dynamodb.js';
+import { partitionKeysOf, tableNamesOf } from '../../local-aws/local-dynamodb.js';
 import { proxyEvent } from '../../local-aws/proxy-event.js';
 
 const method = (httpMethod: string, resourcePath: string): ApiMethod => ({
@@ -178,8 +178,32 @@ describe('partitionKeysOf', () => {
       ['APIKEY#h'],
     ],
     ['a Scan', { TableName: 'lookup' }, []],
+    [
+      "a BatchWriteItem's puts and deletes on the table (each key once, other tables' left out)",
+      {
+        RequestItems: {
+          lookup: [
+            { PutRequest: { Item: { pk: { S: 'BATCH#b1' }, sk: { S: 'ITEM#0' } } } },
+            { PutRequest: { Item: { pk: { S: 'BATCH#b1' }, sk: { S: 'ITEM#1' } } } },
+            { DeleteRequest: { Key: { pk: { S: 'ACCOUNT#1' }, sk: { S: 'BATCH#b1' } } } },
+          ],
+          other: [{ PutRequest: { Item: { pk: { S: 'ELSEWHERE#1' }, sk: { S: 'X' } } } }],
+        },
+      },
+      ['BATCH#b1', 'ACCOUNT#1'],
+    ],
+    [
+      "a BatchGetItem's keys",
+      { RequestItems: { lookup: { Keys: [{ pk: { S: 'APIKEY#a' }, sk: { S: 'KEY' } }] } } },
+      ['APIKEY#a'],
+    ],
   ])('%s', (_, request, expected) => {
     expect(partitionKeysOf(request, table)).toEqual(expected);
+  });
+
+  it('checks every table a batch operation names, and the one a single request names', () => {
+    expect(tableNamesOf({ RequestItems: { lookup: [], other: { Keys: [] } } })).toEqual(['lookup', 'other']);
+    expect(tableNamesOf({ TableName: 'lookup', Key: {} })).toEqual(['lookup']);
   });
 });
 
