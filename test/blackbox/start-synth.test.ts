@@ -30,6 +30,7 @@ import {
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
+import type { BatchState, ResultLine } from '../support/batch-answers.js';
 import { builtFunctions } from '../support/built-functions.js';
 import { connectClient } from '../support/mcp-server.js';
 import { ROOT } from '../support/process-group.js';
@@ -99,21 +100,6 @@ async function eventually(check: () => Promise<boolean>, withinMs: number): Prom
 interface CreatedAccount {
   accountId: string;
   apiKey: string;
-}
-
-interface BatchState {
-  id: string;
-  state: string;
-  items: { total: number; succeeded: number; failed: number; invalid: number; pending: number };
-  credits: { charged: number; refunded: number };
-}
-
-interface ResultLine {
-  index: number;
-  input: Record<string, unknown>;
-  outcome: string;
-  status: number | null;
-  body: { data?: unknown; meta?: Record<string, unknown>; error?: { code: string } } | null;
 }
 
 const PROFILE_PRICE = 2;

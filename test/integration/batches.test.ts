@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
 import { sqlitePath } from '../../shared/store/open-store.js';
 import { createSqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
+import type { BatchState, ResultLine } from '../support/batch-answers.js';
 import { type DnsServerHandle, startDnsServer } from '../support/dns-server.js';
 import { ADDRESSES, type MailServers, startMailServers } from '../support/mail-servers.js';
 import {
@@ -28,22 +29,6 @@ import { knownUsernames } from '../support/sample-inputs.js';
 interface Account {
   accountId: string;
   apiKey: string;
-}
-
-interface BatchState {
-  id: string;
-  state: string;
-  pauseReason: string | null;
-  items: { total: number; succeeded: number; failed: number; invalid: number; pending: number };
-  credits: { charged: number; refunded: number };
-}
-
-interface ResultLine {
-  index: number;
-  input: Record<string, unknown>;
-  outcome: string;
-  status: number | null;
-  body: { data?: unknown; meta?: Record<string, unknown>; error?: { code: string } } | null;
 }
 
 const PROFILE_PRICE = 2;

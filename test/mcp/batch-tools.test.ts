@@ -10,6 +10,7 @@ import { resultChars } from '../../shared/mcp/tool-results.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
 import { sqlitePath } from '../../shared/store/open-store.js';
 import { createSqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
+import type { BatchState as BatchView } from '../support/batch-answers.js';
 import { connectEraClient, ERAS, type EraClient } from '../support/mcp-server.js';
 import { signedAccessToken } from '../support/oauth-agent.js';
 import {
@@ -23,13 +24,6 @@ import {
 interface Account {
   accountId: string;
   apiKey: string;
-}
-
-interface BatchView {
-  id: string;
-  state: string;
-  items: { total: number; succeeded: number; failed: number; invalid: number; pending: number };
-  credits: { charged: number; refunded: number };
 }
 
 interface GetBatchBody {
