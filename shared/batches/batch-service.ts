@@ -7,6 +7,7 @@
  * caller and render what this module returns.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import type { ErrorDetail } from '../../schemas/errors.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { Clock } from '../clock.js';
@@ -111,6 +112,7 @@ export class BatchService {
         `No batchable operation ${JSON.stringify(request.operationId).slice(0, 80)}; use an operation id such as profiles.details (GET /openapi.json lists them).`,
       );
     authenticator.authorize(request.principal, operation.definition);
+    this.refuseOversizedAnswers(operation);
     if (request.idempotency && !IDEMPOTENCY_KEY_PATTERN.test(request.idempotency.key))
       throw InvalidRequestError.single(
         'Idempotency-Key',
@@ -150,6 +152,22 @@ export class BatchService {
     const outcome = await this.store.create(batch, items, claim, now);
     if (outcome.kind === 'conflict') throw new IdempotencyConflictError(outcome.batchId);
     return { batch: outcome.batch, replayed: outcome.kind === 'replayed' };
+  }
+
+  /**
+   * Refuses an operation whose answer may hold a text longer than this store keeps per item (a page's
+   * HTML or text on DynamoDB): its items would be charged for results that could not be kept.
+   */
+  private refuseOversizedAnswers(operation: RegisteredOperation): void {
+    const { maxResultBytes } = this.store;
+    if (maxResultBytes === null) return;
+    // UTF-8 takes up to 3 bytes for a UTF-16 unit, and JSON escapes may take 6.
+    if (longestDeclaredText(operation.definition) * 3 <= maxResultBytes) return;
+    throw InvalidRequestError.single(
+      'operation',
+      'invalid_value',
+      `${operation.definition.id} answers can be larger than a batch result holds in this deployment (${maxResultBytes} bytes); call it one by one.`,
+    );
   }
 
   /** The caller's batch; 404 for another account's, as for one that does not exist. */
@@ -264,6 +282,21 @@ function refuseInvalid(items: readonly NewItem[]): void {
       details,
       `${invalid} of ${items.length} items are invalid; see error.details (the first 16), or send invalidItems=mark to run the others.`,
     );
+}
+
+/** The longest `maxLength` any text of the operation's answer declares (0: none declares one). */
+function longestDeclaredText(definition: RegisteredOperation['definition']): number {
+  let longest = 0;
+  const visit = (node: unknown): void => {
+    // Arrays too: their entries are the items.
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'maxLength' && typeof value === 'number') longest = Math.max(longest, value);
+      else visit(value);
+    }
+  };
+  visit(z.toJSONSchema(definition.data, { unrepresentable: 'any', io: 'output' }));
+  return longest;
 }
 
 /** Who holds the batch: its key, or the OAuth connection (`cnx_…`); caps and revocation follow it. */

@@ -174,6 +174,12 @@ export type CreateOutcome =
 
 export interface BatchStore {
   /**
+   * The largest item result (its JSON) the store keeps, in bytes; null when it keeps any size. A
+   * DynamoDB item is at most 400 KB, so an operation whose answer may be larger cannot be batched
+   * there (batch-service.ts refuses it at creation, before anything is charged).
+   */
+  readonly maxResultBytes: number | null;
+  /**
    * Stores the batch (state `queued`, `nextIndex` 0, counts and credits as the invalid items make
    * them) and its items in index order. With `idempotency`, an unexpired use of the same key by the
    * same account answers instead, and nothing is written.

@@ -117,6 +117,9 @@ export class BatchCreateInProgressError extends Error {
 }
 
 export class DynamoBatchStore implements BatchStore {
+  /** DynamoDB's 400 KB item, less the rest of the item record (its input, keys and state). */
+  readonly maxResultBytes = 300_000;
+
   constructor(private readonly table: DynamoTable) {}
 
   async create(

@@ -37,6 +37,8 @@ import { jsonColumn, rowName } from './rows.js';
 type Row = Record<string, unknown>;
 
 export class SqliteBatchStore implements BatchStore {
+  readonly maxResultBytes = null;
+
   constructor(private readonly database: Database) {}
 
   async create(
