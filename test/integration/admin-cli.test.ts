@@ -901,6 +901,8 @@ describe.each(['sqlite', 'dynamodb'] satisfies Store['kind'][])(
         transport: 'batch',
         batchItem: { batchId: 'bat_cli', index: 1 },
       });
+      // Settled, so the store-wide reconcile test below finds only its own debit in flight.
+      if (admitted.outcome === 'admitted' && admitted.entry) await ledger.charge(admitted.entry, 200);
     });
 
     it.concurrent('a rate-limit change and a negative adjustment apply to the next request', async () => {
