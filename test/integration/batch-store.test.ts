@@ -19,6 +19,7 @@ import type {
   WebhookDelivery,
 } from '../../shared/batches/batch-store.js';
 import type { Store } from '../../shared/store/store.js';
+import { batchRecord as newBatchRecord } from '../support/batch-records.js';
 import { openTestStore, type StoreKind, storeKinds } from '../support/harness.js';
 
 const NOW = Date.parse('2026-11-26T12:00:00.000Z');
@@ -26,28 +27,8 @@ const AT = new Date(NOW).toISOString();
 const LATER = new Date(NOW + 60_000).toISOString();
 const LEASE = NOW + 30_000;
 
-const newBatchId = () => `bat_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
-
 /** A batch as a caller builds it before `create`: nothing counted yet. */
-const batchRecord = (overrides: Partial<BatchRecord> = {}): BatchRecord => ({
-  batchId: newBatchId(),
-  accountId: 'acct_1',
-  holderId: 'key_1',
-  operation: 'profiles.lookup',
-  state: 'queued',
-  pauseReason: null,
-  itemCount: 0,
-  nextIndex: 0,
-  counts: { succeeded: 0, failed: 0, invalid: 0 },
-  creditsCharged: 0,
-  creditsRefunded: 0,
-  webhookUrl: null,
-  webhookSecret: null,
-  createdAt: AT,
-  updatedAt: AT,
-  finishedAt: null,
-  ...overrides,
-});
+const batchRecord = (overrides: Partial<BatchRecord> = {}) => newBatchRecord(AT, overrides);
 
 const inputOf = (index: number) => ({ email: `person${index}@example.com`, index });
 

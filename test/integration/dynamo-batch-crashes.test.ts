@@ -15,6 +15,7 @@ import type {
   NewItem,
 } from '../../shared/batches/batch-store.js';
 import type { Store } from '../../shared/store/store.js';
+import { batchRecord as newBatchRecord } from '../support/batch-records.js';
 import { openTestStore } from '../support/harness.js';
 import { CrashedWrite, injectWriteFaults, type WriteFaults } from '../support/write-faults.js';
 
@@ -24,25 +25,8 @@ const LEASE = NOW + 30_000;
 /** Past any create's own duration: a key claimed this long ago with no batch was abandoned. */
 const RETRY_AFTER_CRASH = NOW + 16 * 60_000;
 
-const batchRecord = (overrides: Partial<BatchRecord> = {}): BatchRecord => ({
-  batchId: `bat_${randomUUID().replaceAll('-', '').slice(0, 20)}`,
-  accountId: `acct_${randomUUID().slice(0, 8)}`,
-  holderId: 'key_1',
-  operation: 'profiles.lookup',
-  state: 'queued',
-  pauseReason: null,
-  itemCount: 3,
-  nextIndex: 0,
-  counts: { succeeded: 0, failed: 0, invalid: 0 },
-  creditsCharged: 0,
-  creditsRefunded: 0,
-  webhookUrl: null,
-  webhookSecret: null,
-  createdAt: AT,
-  updatedAt: AT,
-  finishedAt: null,
-  ...overrides,
-});
+const batchRecord = (overrides: Partial<BatchRecord> = {}) =>
+  newBatchRecord(AT, { accountId: `acct_${randomUUID().slice(0, 8)}`, itemCount: 3, ...overrides });
 
 const newItems = (count: number): NewItem[] =>
   Array.from({ length: count }, (_, index) => ({ input: { email: `person${index}@example.com` } }));
