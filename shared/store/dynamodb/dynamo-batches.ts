@@ -67,7 +67,7 @@ import {
 } from '../records/batches.js';
 import { parsedJsonText, recordCodec } from '../records/stored-record.js';
 import { type ItemKey, itemKeys, itemName, itemTypes, ttlSeconds } from './keys.js';
-import { type DynamoTable, isConditionFailure, queryAll } from './table.js';
+import { type DynamoTable, isConditionFailure, queryAll, writtenIfCondition } from './table.js';
 import { UpdateExpression } from './update-expression.js';
 
 type Item = Record<string, unknown>;
@@ -377,12 +377,10 @@ export class DynamoBatchStore implements BatchStore {
         `finishedAt = ${update.value(finished ? at : null)}`,
       )
       .when('attribute_exists(pk)', `${state} IN (${from.map((value) => update.value(value)).join(', ')})`);
-    try {
-      await this.table.doc.send(update.command(this.table.table, itemKeys.batch(batchId)));
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    const moved = await writtenIfCondition(
+      this.table.doc.send(update.command(this.table.table, itemKeys.batch(batchId))),
+    );
+    if (!moved) return false;
     if (finished) await this.table.doc.send(new DeleteCommand({ TableName: this.table.table, Key: marker }));
     return true;
   }
@@ -512,15 +510,9 @@ export class DynamoBatchStore implements BatchStore {
       `${update.name('state')} = ${update.value('pending')}`,
       `size(attempts) = ${update.value(attemptCount)}`,
     );
-    try {
-      await this.table.doc.send(
-        update.command(this.table.table, itemKeys.webhookDelivery(batchId, deliveryId)),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return writtenIfCondition(
+      this.table.doc.send(update.command(this.table.table, itemKeys.webhookDelivery(batchId, deliveryId))),
+    );
   }
 
   /**
@@ -585,13 +577,7 @@ export class DynamoBatchStore implements BatchStore {
     update
       .set(`claimedAt = ${update.value(now)}`)
       .when(`batchId = ${update.value(earlier.batchId)}`, `claimedAt = ${update.value(earlier.claimedAt)}`);
-    try {
-      await this.table.doc.send(update.command(this.table.table, key));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return writtenIfCondition(this.table.doc.send(update.command(this.table.table, key)));
   }
 
   /** The batch once its create has written the record, or undefined after CREATE_WAIT_MS. */
@@ -712,13 +698,9 @@ export class DynamoBatchStore implements BatchStore {
   ): Promise<boolean> {
     const state = update.name('state');
     update.when(`${state} = ${update.value('running')}`, `attempt = ${update.value(attempt)}`);
-    try {
-      await this.table.doc.send(update.command(this.table.table, itemKeys.batchItem(batchId, index)));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return writtenIfCondition(
+      this.table.doc.send(update.command(this.table.table, itemKeys.batchItem(batchId, index))),
+    );
   }
 
   private async mustGet(batchId: string): Promise<BatchRecord> {

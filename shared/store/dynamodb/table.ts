@@ -112,6 +112,17 @@ export function isConditionFailure(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
 }
 
+/** Sends a conditional write: true when it was applied, false when its condition did not hold. */
+export async function writtenIfCondition(send: Promise<unknown>): Promise<boolean> {
+  try {
+    await send;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 /** Every item of one `type`, across all pages of a consistent scan (operator commands, not requests). */
 export function scanAll(
   store: DynamoTable,
