@@ -691,13 +691,17 @@ describe('items in CSV, and items at a URL', () => {
   });
 
   it('fetches the items from itemsUrl through the egress guard', { timeout: 30_000 }, async () => {
-    const created = await createBatch(
-      account,
-      `operation=profiles.details&itemsUrl=${encodeURIComponent(`${receiverBase}/items.csv`)}`,
-      [],
-    ).catch(() => undefined);
-    // createBatch sends a body; itemsUrl takes none.
-    expect(created).toBeUndefined();
+    const itemsAt = `operation=profiles.details&itemsUrl=${encodeURIComponent(`${receiverBase}/items.csv`)}`;
+    // Items come from the URL or the body, never both.
+    const both = await call(account, `/v1/batches?${itemsAt}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '[{"username":"wei-zhang"}]',
+    });
+    expect(both.status).toBe(400);
+    expect(((await both.json()) as { error: { details: { field: string }[] } }).error.details[0]?.field).toBe(
+      'itemsUrl',
+    );
     const response = await call(
       account,
       `/v1/batches?operation=profiles.details&itemsUrl=${encodeURIComponent(`${receiverBase}/items.csv`)}`,
