@@ -5,12 +5,8 @@
  */
 import type { Config } from './config.js';
 import { ConfigError, loadConfig } from './config.js';
-import {
-  AmbiguousDataDirError,
-  type OpenedStore,
-  openStore,
-  UnmigratedDataError,
-} from './store/open-store.js';
+import type { OpenedStore } from './store/local-store.js';
+import { AmbiguousDataDirError, openStore, UnmigratedDataError } from './store/open-store.js';
 import { DataDirInUseError } from './store/sqlite/server-lock.js';
 
 export type StartUpFailureCode =

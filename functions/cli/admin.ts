@@ -7,7 +7,6 @@
  */
 import { Command } from 'commander';
 import type { Attribution } from '../../shared/accounts/accounts.js';
-import { migrateEmbeddedDynamo } from '../../shared/store/migrate-embedded-dynamo.js';
 import {
   actor,
   checkRange,
@@ -350,6 +349,11 @@ program
   .description(
     'Copy the embedded DynamoDB under DATA_DIR (the default store before SQLite) into DATA_DIR/lookup.sqlite.',
   )
-  .action(() => runStandalone((config) => migrateEmbeddedDynamo(config)));
+  // Loaded on use: it reads DynamoDB, which no other command on SQLite loads.
+  .action(() =>
+    runStandalone(async (config) =>
+      (await import('../../shared/store/migrate-embedded-dynamo.js')).migrateEmbeddedDynamo(config),
+    ),
+  );
 
 await program.parseAsync().catch(reportFailure);

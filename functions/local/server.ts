@@ -26,7 +26,7 @@ import {
   openStoreOrExplain,
   StartUpFailure,
 } from '../../shared/start-up-failure.js';
-import type { OpenedStore } from '../../shared/store/open-store.js';
+import type { OpenedStore } from '../../shared/store/local-store.js';
 import { banner, baseUrlOf, issueDemoKey } from './demo-key.js';
 import { reconcileOnSchedule } from './reconcile-schedule.js';
 

@@ -43,9 +43,10 @@ import {
   StartUpFailure,
 } from '../../shared/start-up-failure.js';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
-import { endpointFile, startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
+import { startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
+import { endpointFile } from '../../shared/store/dynamodb/endpoint-file.js';
 import { createDynamoTable, ensureTable } from '../../shared/store/dynamodb/table.js';
-import { synthStatePath } from '../../shared/store/open-store.js';
+import { synthStatePath } from '../../shared/store/local-store.js';
 import { DataDirInUseError, holdServerLock } from '../../shared/store/sqlite/server-lock.js';
 import { banner, baseUrlOf, issueDemoKey } from './demo-key.js';
 

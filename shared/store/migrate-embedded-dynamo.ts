@@ -6,8 +6,10 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.js';
 import { exportSnapshot } from './dynamodb/export-snapshot.js';
+import { embeddedDynamoPath } from './local-store.js';
 import { type MigrationReport, summarize } from './migration.js';
-import { embeddedDynamoPath, openDynamo, openSqlite } from './open-store.js';
+import { openDynamo } from './open-dynamo.js';
+import { openSqlite } from './open-store.js';
 import { importSnapshot } from './sqlite/import-snapshot.js';
 
 export async function migrateEmbeddedDynamo(

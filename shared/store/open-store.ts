@@ -17,33 +17,21 @@
  * under `sqlite` until `npm run admin -- migrate` has copied it, so nothing is silently left behind.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { Config } from '../config.js';
-import { createDynamoStore, type DynamoStore } from './dynamodb/dynamodb-store.js';
-import { endpointFile, startEmbeddedDynamo } from './dynamodb/embedded-dynamodb.js';
-import { createDynamoTable, type DynamoTable, ensureTable, isAwsEndpoint } from './dynamodb/table.js';
+import { endpointFile } from './dynamodb/endpoint-file.js';
+import {
+  embeddedDynamoPath,
+  type OpenedStore,
+  type Role,
+  sqlitePath,
+  synthStatePath,
+} from './local-store.js';
 import { MIGRATION_SETTING } from './migration.js';
 import { holdServerLock } from './sqlite/server-lock.js';
 import { createSqliteStore, type SqliteStore } from './sqlite/sqlite-store.js';
-import type { Store } from './store.js';
-
-export interface OpenedStore<S extends Store = Store> {
-  store: S;
-  /** Where the data lives, for the start-up banner and the CLI. */
-  location: string;
-  close(): Promise<void>;
-}
-
-type Role = 'server' | 'cli';
 
 /** Expired cursors, domain facts and slot leases: SQLite and dynalite have no TTL of their own. */
 const SWEEP_INTERVAL_MS = 10 * 60_000;
-
-export const sqlitePath = (config: Config) => join(config.DATA_DIR, 'lookup.sqlite');
-export const embeddedDynamoPath = (config: Config) => join(config.DATA_DIR, 'dynamodb');
-/** `npm run start:synth`'s state: its embedded DynamoDB, secrets and the record of its table. */
-export const synthStatePath = (config: Config) => join(config.DATA_DIR, 'synth');
 
 export class UnmigratedDataError extends Error {
   constructor(config: Config) {
@@ -69,7 +57,9 @@ export async function openStore(config: Config, role: Role): Promise<OpenedStore
   const running = role === 'cli' && !config.DYNAMODB_ENDPOINT ? await openRunningServer(config) : undefined;
   if (running) return running;
   const opened =
-    config.STORE === 'dynamodb' ? await openDynamo(config, role) : await openSqliteFor(config, role);
+    config.STORE === 'dynamodb'
+      ? await (await import('./open-dynamo.js')).openDynamo(config, role)
+      : await openSqliteFor(config, role);
   if (role !== 'server') return opened;
   const sweep = setInterval(() => {
     opened.store.sweepExpired(Date.now()).catch(() => undefined);
@@ -126,54 +116,14 @@ export async function openSqlite(config: Config, options: { migrating?: boolean;
   } satisfies OpenedStore<SqliteStore>;
 }
 
-export async function openDynamo(config: Config, role: Role): Promise<OpenedStore<DynamoStore>> {
-  const open = (endpoint: string) =>
-    createDynamoTable({ endpoint, region: config.AWS_REGION, table: config.DYNAMODB_TABLE });
-
-  if (config.DYNAMODB_ENDPOINT) {
-    const table = open(config.DYNAMODB_ENDPOINT);
-    if (isAwsEndpoint(config.DYNAMODB_ENDPOINT)) await requireTable(table, config);
-    else await ensureTable(table);
-    const store = createDynamoStore(table);
-    return {
-      store,
-      location: `${config.DYNAMODB_ENDPOINT}, table ${config.DYNAMODB_TABLE}`,
-      close: () => store.close(),
-    };
-  }
-
-  if (role === 'cli') {
-    const running = await openRecorded(config.DATA_DIR);
-    if (running) return running;
-  }
-
-  const embedded = await startEmbeddedDynamo({ path: embeddedDynamoPath(config) });
-  const table = open(embedded.endpoint);
-  await ensureTable(table);
-  if (role === 'server') {
-    await endpointFile.write(config.DATA_DIR, {
-      server: 'npm start',
-      endpoint: embedded.endpoint,
-      table: config.DYNAMODB_TABLE,
-      region: config.AWS_REGION,
-    });
-  }
-  const store = createDynamoStore(table, async () => {
-    if (role === 'server') await endpointFile.remove(config.DATA_DIR);
-    await embedded.close();
-  });
-  return {
-    store,
-    location: `${embeddedDynamoPath(config)} (embedded DynamoDB, ${embedded.endpoint})`,
-    close: () => store.close(),
-  };
-}
-
 /** The table a server running on DATA_DIR serves: start:synth's or npm start's embedded DynamoDB. */
 async function openRunningServer(config: Config): Promise<OpenedStore | undefined> {
-  const running = (
-    await Promise.all([openRecorded(config.DATA_DIR), openRecorded(synthStatePath(config))])
-  ).filter((opened) => opened !== undefined);
+  const records = (
+    await Promise.all([endpointFile.read(config.DATA_DIR), endpointFile.read(synthStatePath(config))])
+  ).filter((served) => served !== undefined);
+  if (records.length === 0) return undefined;
+  const { openServedTable } = await import('./open-dynamo.js');
+  const running = (await Promise.all(records.map(openServedTable))).filter((opened) => opened !== undefined);
   if (running.length > 1) {
     await Promise.all(running.map((opened) => opened.close()));
     throw new AmbiguousDataDirError(
@@ -182,53 +132,4 @@ async function openRunningServer(config: Config): Promise<OpenedStore | undefine
     );
   }
   return running[0];
-}
-
-/** The table recorded in `folder` by the server running there, if that server still answers. */
-async function openRecorded(
-  folder: string,
-): Promise<(OpenedStore<DynamoStore> & { server: string }) | undefined> {
-  const served = await endpointFile.read(folder);
-  if (!served) return undefined;
-  const store = createDynamoStore(
-    createDynamoTable({
-      endpoint: served.endpoint,
-      region: served.region,
-      table: served.table,
-      signAs: served.credentials ?? 'placeholder',
-    }),
-  );
-  if (!(await answers(store))) {
-    // A record left by a server that ended without removing it (killed): nothing serves there.
-    await store.close();
-    return undefined;
-  }
-  return {
-    store,
-    server: served.server,
-    location: `${served.endpoint}, table ${served.table} (served by the running ${served.server})`,
-    close: () => store.close(),
-  };
-}
-
-/** On AWS the stack owns the table: a missing one is a wrong DYNAMODB_TABLE or region, never created here. */
-async function requireTable(table: DynamoTable, config: Config): Promise<void> {
-  try {
-    await table.doc.send(new DescribeTableCommand({ TableName: table.table }));
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
-    throw new Error(
-      `no table ${config.DYNAMODB_TABLE} in ${config.AWS_REGION}: set DYNAMODB_TABLE to the stack's TableName output and AWS_REGION to its region`,
-      { cause: error },
-    );
-  }
-}
-
-async function answers(store: Store): Promise<boolean> {
-  try {
-    await store.ping();
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -11,7 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config.js';
 import { deriveSigningKey } from '../../shared/oauth/signing-keys.js';
-import { openStore, synthStatePath } from '../../shared/store/open-store.js';
+import { synthStatePath } from '../../shared/store/local-store.js';
+import { openStore } from '../../shared/store/open-store.js';
 import { builtFunctions } from '../support/built-functions.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
 import {

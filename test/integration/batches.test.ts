@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
-import { sqlitePath } from '../../shared/store/open-store.js';
+import { sqlitePath } from '../../shared/store/local-store.js';
 import { createSqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
 import type { BatchState, ResultLine } from '../support/batch-answers.js';
 import { type DnsServerHandle, startDnsServer } from '../support/dns-server.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LedgerEntry } from '../../shared/billing/credit-ledger.js';
-import { sqlitePath } from '../../shared/store/open-store.js';
+import { sqlitePath } from '../../shared/store/local-store.js';
 import { createSqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
 import {
   cleanUpProcesses,

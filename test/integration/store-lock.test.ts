@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlitePath } from '../../shared/store/open-store.js';
+import { sqlitePath } from '../../shared/store/local-store.js';
 import {
   cleanUpProcesses,
   cli,

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultChars } from '../../shared/mcp/tool-results.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
-import { sqlitePath } from '../../shared/store/open-store.js';
+import { sqlitePath } from '../../shared/store/local-store.js';
 import { createSqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
 import type { BatchState as BatchView } from '../support/batch-answers.js';
 import { connectEraClient, ERAS, type EraClient } from '../support/mcp-server.js';
