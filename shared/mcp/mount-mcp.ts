@@ -63,7 +63,10 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
       ? outsideIssuer.authenticate(token)
       : (await (builtIn as BuiltInOAuth).tokens()).authenticate(token);
   serveProtectedResourceMetadata(app, mcpProtectedResource(config));
-  serveServerCard(app, () => buildServerCard(config, tools, { batches: options.batches !== undefined }));
+  // A card is a promise that the endpoint answers: with the endpoint switched off there is none (404).
+  if (config.GATEWAY_MCP_ENABLED) {
+    serveServerCard(app, () => buildServerCard(config, tools, { batches: options.batches !== undefined }));
+  }
 
   /** API keys keep their own format; any other bearer token is an OAuth access token. */
   const authenticate = (authorization: string | undefined): Promise<Principal> => {

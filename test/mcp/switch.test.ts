@@ -1,8 +1,10 @@
 /**
  * GATEWAY_MCP_ENABLED=false: every /mcp request is answered 503 service_unavailable, not retryable,
- * before anything else is looked at (method, credentials, body); REST is unaffected.
+ * before anything else is looked at (method, credentials, body); no server card advertises it; REST is
+ * unaffected.
  */
 import { expect, it } from 'vitest';
+import { SERVER_CARD_PATHS } from '../../shared/mcp/server-card.js';
 import { expectError } from '../support/assertions.js';
 import { harnessForFile } from '../support/harness.js';
 
@@ -25,6 +27,10 @@ it.each([
   const body = await expectError(response, 503, 'service_unavailable');
   expect(body.error.retryable).toBe(false);
   expect(response.headers.get('retry-after')).toBeNull();
+});
+
+it.each(SERVER_CARD_PATHS)('serves no server card at %s (404 resource_not_found)', async (path) => {
+  await expectError(await file.harness.app.request(path), 404, 'resource_not_found');
 });
 
 it('keeps serving REST', async () => {
