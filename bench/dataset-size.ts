@@ -18,6 +18,7 @@ import { createRandom } from '../shared/sources/dataset/random.js';
 import { DatabaseSync } from '../shared/store/sqlite/node-sqlite.js';
 import { buildDataset } from './dataset-build.js';
 import { describeMachine } from './measure.js';
+import { smallMultiplesSvg } from './svg-chart.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
@@ -162,63 +163,32 @@ function measureSize(profiles: number, base: string): SizeResult {
 
 // ---- The plot -------------------------------------------------------------------------------------
 
-interface Panel {
-  title: string;
-  series: { name: string; values: number[] }[];
-}
-
 /** Small multiples, profiles on a log axis, each panel its own linear y axis. */
 function plot(results: SizeResult[]): string {
-  const panels: Panel[] = [
-    { title: 'Import time (s)', series: [{ name: 'import', values: results.map((r) => r.importSeconds) }] },
-    { title: 'Database size (MB)', series: [{ name: 'file', values: results.map((r) => r.databaseMb) }] },
-    {
-      title: 'Start-up to first answer (ms), resident memory (MB)',
-      series: [
-        { name: 'start-up ms', values: results.map((r) => r.startUpMs) },
-        { name: 'RSS MB', values: results.map((r) => r.rssMb) },
-      ],
-    },
-    {
-      title: 'p99 latency in-process (ms)',
-      series: [
-        { name: 'details', values: results.map((r) => r.latency.details.p99Ms) },
-        { name: 'company search', values: results.map((r) => r.latency.companySearch.p99Ms) },
-        { name: 'people search', values: results.map((r) => r.latency.peopleSearch.p99Ms) },
-        { name: 'similar', values: results.map((r) => r.latency.similarProfiles.p99Ms) },
-      ],
-    },
-  ];
-  const colors = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
-  const [width, height, pad] = [360, 220, 44];
-  const xs = results.map((r) => Math.log10(r.profiles));
-  const [xMin, xMax] = [Math.min(...xs), Math.max(...xs, Math.min(...xs) + 1)];
-  const panelSvg = (panel: Panel, index: number) => {
-    const ox = (index % 2) * (width + 20);
-    const oy = Math.floor(index / 2) * (height + 20);
-    const yMax = Math.max(...panel.series.flatMap((s) => s.values), 1) * 1.1;
-    const x = (value: number) => ox + pad + ((value - xMin) / (xMax - xMin)) * (width - pad - 16);
-    const y = (value: number) => oy + height - 30 - (value / yMax) * (height - 60);
-    const lines = panel.series.map((series, s) => {
-      const points = series.values.map((value, i) => `${x(xs[i] as number)},${y(value)}`).join(' ');
-      const labels = series.values
-        .map(
-          (value, i) =>
-            `<text x="${x(xs[i] as number) + 3}" y="${y(value) - 4}" font-size="9">${value}</text>`,
-        )
-        .join('');
-      return `<polyline fill="none" stroke="${colors[s]}" stroke-width="2" points="${points}"/>${labels}<text x="${ox + pad + s * 80}" y="${oy + height - 6}" font-size="10" fill="${colors[s]}">${series.name}</text>`;
-    });
-    const ticks = results
-      .map(
-        (r, i) =>
-          `<text x="${x(xs[i] as number) - 12}" y="${oy + height - 18}" font-size="9">${r.profiles.toLocaleString('en')}</text>`,
-      )
-      .join('');
-    return `<g><rect x="${ox}" y="${oy}" width="${width}" height="${height}" fill="#fff" stroke="#ccc"/><text x="${ox + 8}" y="${oy + 16}" font-size="12" font-weight="bold">${panel.title}</text><line x1="${ox + pad}" y1="${oy + height - 30}" x2="${ox + width - 16}" y2="${oy + height - 30}" stroke="#999"/><text x="${ox + 6}" y="${oy + 34}" font-size="9">${round(yMax, 1)}</text>${ticks}${lines.join('')}</g>`;
-  };
-  const total = [2 * width + 20, 2 * height + 20];
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${total[0]}" height="${total[1]}" font-family="sans-serif" role="img"><title>The dataset database by size: import time, file size, start-up and memory, p99 latency</title>${panels.map(panelSvg).join('')}</svg>\n`;
+  return smallMultiplesSvg({
+    title: 'The dataset database by size: import time, file size, start-up and memory, p99 latency',
+    x: results.map((r) => r.profiles),
+    panels: [
+      { title: 'Import time (s)', series: [{ name: 'import', values: results.map((r) => r.importSeconds) }] },
+      { title: 'Database size (MB)', series: [{ name: 'file', values: results.map((r) => r.databaseMb) }] },
+      {
+        title: 'Start-up to first answer (ms), resident memory (MB)',
+        series: [
+          { name: 'start-up ms', values: results.map((r) => r.startUpMs) },
+          { name: 'RSS MB', values: results.map((r) => r.rssMb) },
+        ],
+      },
+      {
+        title: 'p99 latency in-process (ms)',
+        series: [
+          { name: 'details', values: results.map((r) => r.latency.details.p99Ms) },
+          { name: 'company search', values: results.map((r) => r.latency.companySearch.p99Ms) },
+          { name: 'people search', values: results.map((r) => r.latency.peopleSearch.p99Ms) },
+          { name: 'similar', values: results.map((r) => r.latency.similarProfiles.p99Ms) },
+        ],
+      },
+    ],
+  });
 }
 
 async function main(): Promise<void> {

@@ -6,59 +6,22 @@
  * under `--cpu-prof`, summarized by where the server's CPU time went. Prints a table and a one-line
  * JSON summary. Results: docs/benchmarks.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { join } from 'node:path';
+import {
+  BARE_PATH,
+  BILLED_PATH,
+  FREE_PATH,
+  loadWithAutocannon,
+  ROOT,
+  startBareRoute,
+  startService,
+} from './http-servers.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'node_modules', '.bin');
-const SERVICE = 'functions/local/server.ts';
 const CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = 3;
-const FREE_PATH = '/v1/emails/disposable?email=someone%40example.com';
-const BILLED_PATH = '/v1/profiles/details/by-username?username=amelia-hartmann';
-
-interface Started {
-  url: string;
-  key?: string;
-  stop(): Promise<void>;
-}
-
-/** Starts a script with tsx in its own process group and waits for its banner. */
-async function start(script: string, env: Record<string, string>): Promise<Started> {
-  const child: ChildProcess = spawn(join(BIN, 'tsx'), [script], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, PATH: `${BIN}${delimiter}${process.env.PATH ?? ''}`, LOG_LEVEL: 'silent', ...env },
-  });
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const deadline = Date.now() + 60_000;
-  // The service's banner ends with its demo key; the bare route's with its address.
-  const ready = script === SERVICE ? /lk_live_\S+/ : /listening on http:\/\/\S+\n/;
-  while (!ready.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`${script} did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const url = /listening on (http:\/\/\S+)/.exec(output) as RegExpExecArray;
-  return {
-    url: url[1] as string,
-    key: /lk_live_[A-Za-z0-9_-]+/.exec(output)?.[0],
-    async stop() {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.pid && process.kill(-child.pid, 'SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
 
 interface Row {
   name: string;
@@ -70,9 +33,8 @@ interface Row {
 }
 
 async function load(name: string, url: string, key?: string, seconds = SECONDS): Promise<Row> {
-  const headers = key ? { Authorization: `Bearer ${key}` } : undefined;
-  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_SECONDS, headers });
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
+  await loadWithAutocannon({ url, key }, CONNECTIONS, WARMUP_SECONDS);
+  const result = await loadWithAutocannon({ url, key }, CONNECTIONS, seconds);
   return {
     name,
     requestsPerSecond: result.requests.average,
@@ -80,30 +42,6 @@ async function load(name: string, url: string, key?: string, seconds = SECONDS):
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
-  };
-}
-
-/** The service as `npm start` builds it, on a fresh DATA_DIR, with room for the whole run. */
-async function startService(
-  store: 'sqlite' | 'dynamodb',
-  nodeOptions = '',
-): Promise<Started & { dataDir: string }> {
-  const dataDir = await mkdtemp(join(tmpdir(), `bench-${store}-`));
-  const started = await start(SERVICE, {
-    DATA_DIR: dataDir,
-    STORE: store,
-    PORT: '0',
-    DEMO_ACCOUNT_CREDITS: '1000000000',
-    DEFAULT_RATE_LIMIT: '1000000',
-    NODE_OPTIONS: nodeOptions,
-  });
-  return {
-    ...started,
-    dataDir,
-    async stop() {
-      await started.stop();
-      await rm(dataDir, { recursive: true, force: true });
-    },
   };
 }
 
@@ -154,14 +92,14 @@ function placeOf(url: string, functionName: string): string {
 
 async function main(): Promise<void> {
   const rows: Row[] = [];
-  const bare = await start('bench/bare-server.ts', {});
+  const bare = await startBareRoute(ROOT);
   try {
-    rows.push(await load('bare Hono route', `${bare.url}/bare`));
+    rows.push(await load('bare Hono route', `${bare.url}${BARE_PATH}`));
   } finally {
     await bare.stop();
   }
   for (const store of ['sqlite', 'dynamodb'] as const) {
-    const service = await startService(store);
+    const service = await startService(ROOT, store);
     try {
       rows.push(await load(`free check (${store})`, `${service.url}${FREE_PATH}`, service.key));
       rows.push(await load(`billed lookup (${store})`, `${service.url}${BILLED_PATH}`, service.key));
@@ -171,7 +109,7 @@ async function main(): Promise<void> {
   }
 
   const profileDir = await mkdtemp(join(tmpdir(), 'bench-profile-'));
-  const profiled = await startService('sqlite', `--cpu-prof --cpu-prof-dir=${profileDir}`);
+  const profiled = await startService(ROOT, 'sqlite', `--cpu-prof --cpu-prof-dir=${profileDir}`);
   try {
     await load('profiled billed lookup', `${profiled.url}${BILLED_PATH}`, profiled.key);
   } finally {

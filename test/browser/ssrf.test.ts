@@ -672,6 +672,26 @@ describe('bounds', () => {
     expect(handle.signal.aborted).toBe(true);
   });
 
+  it("closes the page's browser context exactly once, however often close() is called", async () => {
+    const handle = await openPage();
+    await handle.goto(`${site.origin}/`);
+    // The context object Puppeteer hands back is the one the runtime closes; count what it is asked.
+    const context = handle.page.browserContext();
+    const closeContext = context.close.bind(context);
+    let closes = 0;
+    context.close = () => {
+      closes += 1;
+      return closeContext();
+    };
+
+    await Promise.all([handle.close(), handle.close()]);
+    await handle.close();
+
+    expect(closes).toBe(1);
+    expect(handle.page.isClosed()).toBe(true);
+    expect(handle.signal.aborted).toBe(true);
+  });
+
   it('sends no more than maxRequests requests for a page', async () => {
     const handle = await openPage({ maxRequests: 3 });
     const before = site.requests.length;
