@@ -37,6 +37,8 @@ const BILLED_PATH = '/v1/profiles/details/by-username?username=amelia-hartmann';
 interface Started {
   url: string;
   key?: string;
+  /** The server's process group (tsx and the node process it runs). */
+  group: number;
   stop(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ async function start(root: string, script: string, env: Record<string, string>):
   return {
     url: url[1] as string,
     key: /lk_live_[A-Za-z0-9_-]+/.exec(output)?.[0],
+    group: child.pid as number,
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.pid && process.kill(-child.pid, 'SIGKILL'), 15_000);
@@ -102,6 +105,8 @@ interface Target {
   name: string;
   url: string;
   key?: string;
+  /** The process group serving it, whose CPU time is counted. */
+  group: number;
 }
 
 /** What a target served over all its rounds. */
@@ -111,6 +116,8 @@ interface Totals {
   p50Ms: number[];
   p99Ms: number[];
   failures: number;
+  /** CPU time the serving processes used, ms. */
+  cpuMs: number;
 }
 
 async function load(target: Target, seconds: number): Promise<autocannon.Result> {
@@ -122,13 +129,18 @@ async function load(target: Target, seconds: number): Promise<autocannon.Result>
 async function runRounds(targets: readonly Target[]): Promise<Map<string, Totals>> {
   for (const target of targets) await load(target, WARMUP_SECONDS);
   const totals = new Map<string, Totals>(
-    targets.map((target) => [target.name, { requests: 0, seconds: 0, p50Ms: [], p99Ms: [], failures: 0 }]),
+    targets.map((target) => [
+      target.name,
+      { requests: 0, seconds: 0, p50Ms: [], p99Ms: [], failures: 0, cpuMs: 0 },
+    ]),
   );
   for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
     for (let index = 0; index < targets.length; index += 1) {
       const target = targets[(roundIndex + index) % targets.length] as Target;
+      const cpuBefore = await groupCpuMs(target.group);
       const result = await load(target, SECONDS);
       const total = totals.get(target.name) as Totals;
+      total.cpuMs += (await groupCpuMs(target.group)) - cpuBefore;
       total.requests += result.requests.total;
       total.seconds += result.duration;
       total.p50Ms.push(result.latency.p50);
@@ -137,6 +149,26 @@ async function runRounds(targets: readonly Target[]): Promise<Map<string, Totals
     }
   }
   return totals;
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user and system) of the processes of a group so far, in ms, from /proc: on a machine
+ * shared with other work, a server's CPU time per request tells its cost apart from how much of
+ * the CPU it was given.
+ */
+async function groupCpuMs(group: number): Promise<number> {
+  let ticks = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // The fields after the command name (in parentheses): state, ppid, pgrp, … utime (14), stime (15).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === group) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
 }
 
 /** Self time of a profile's samples taken within `window` (µs of the monotonic clock), by place. */
@@ -231,7 +263,7 @@ async function profilePaths(): Promise<Record<string, ProfileSummary>> {
       ['free', FREE_PATH],
       ['billed', BILLED_PATH],
     ] as const) {
-      const target = { name, url: `${profiled.url}${path}`, key: profiled.key };
+      const target = { name, url: `${profiled.url}${path}`, key: profiled.key, group: profiled.group };
       await load(target, WARMUP_SECONDS);
       const from = monotonicMicros();
       await load(target, PROFILE_SECONDS);
@@ -255,7 +287,7 @@ async function main(): Promise<void> {
   try {
     const bare = await start(ROOT, 'bench/bare-server.ts', {});
     started.push(bare);
-    targets.push({ name: 'bare Hono route', url: `${bare.url}/bare` });
+    targets.push({ name: 'bare Hono route', url: `${bare.url}/bare`, group: bare.group });
     const checkouts = COMPARE_ROOT
       ? [
           { root: ROOT, label: 'this checkout' },
@@ -267,12 +299,9 @@ async function main(): Promise<void> {
         const service = await startService(root, store);
         started.push(service);
         const suffix = label ? `${store}, ${label}` : store;
-        targets.push({ name: `free check (${suffix})`, url: `${service.url}${FREE_PATH}`, key: service.key });
-        targets.push({
-          name: `billed lookup (${suffix})`,
-          url: `${service.url}${BILLED_PATH}`,
-          key: service.key,
-        });
+        const { url, key, group } = service;
+        targets.push({ name: `free check (${suffix})`, url: `${url}${FREE_PATH}`, key, group });
+        targets.push({ name: `billed lookup (${suffix})`, url: `${url}${BILLED_PATH}`, key, group });
       }
     }
     totals = await runRounds(targets);
@@ -287,12 +316,21 @@ async function main(): Promise<void> {
     return total ? total.requests / total.seconds : Number.NaN;
   };
   const bareRate = rate('bare Hono route');
+  /** Server CPU time per request, µs. */
+  const cpuPerRequest = (name: string) => {
+    const total = totals.get(name);
+    return total ? (1000 * total.cpuMs) / total.requests : Number.NaN;
+  };
+  const bareCpu = cpuPerRequest('bare Hono route');
   const rows = targets.map(({ name }) => {
     const total = totals.get(name) as Totals;
     return {
       name,
       requestsPerSecond: round(rate(name), 0),
       vsBare: round(rate(name) / bareRate, 3),
+      cpuMicrosPerRequest: round(cpuPerRequest(name), 0),
+      /** The bare route's CPU time per request over this target's: the throughput ratio of an idle machine. */
+      vsBareByCpu: round(bareCpu / cpuPerRequest(name), 3),
       /** Per round, in the order run. */
       p50Ms: total.p50Ms,
       p99Ms: total.p99Ms,
@@ -304,11 +342,14 @@ async function main(): Promise<void> {
       `of ${SECONDS} s per target; load average ${machineBefore.loadAverage.join(' ')} before, ` +
       `${machineAfter.loadAverage.join(' ')} after; node ${process.version}, ${machineBefore.nproc} CPUs ${machineBefore.cpuModel}\n`,
   );
-  console.log('target                                  req/s  vs bare  p50 ms (max)  p99 ms (max)  failures');
+  console.log(
+    'target                                  req/s  vs bare  CPU µs/req  by CPU  p50 ms (max)  p99 ms (max)  failures',
+  );
   for (const row of rows) {
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     console.log(
       `${row.name.padEnd(36)} ${String(row.requestsPerSecond).padStart(8)} ${row.vsBare.toFixed(3).padStart(8)} ` +
+        `${String(row.cpuMicrosPerRequest).padStart(11)} ${row.vsBareByCpu.toFixed(3).padStart(7)} ` +
         `${`${median(row.p50Ms)} (${Math.max(...row.p50Ms)})`.padStart(13)} ` +
         `${`${median(row.p99Ms)} (${Math.max(...row.p99Ms)})`.padStart(13)} ${String(row.failures).padStart(9)}`,
     );
@@ -323,7 +364,8 @@ async function main(): Promise<void> {
         console.log(`  ${String(share).padStart(5)}  ${place}`);
     }
   }
-  // The issue's table: subject, baseline of the same run, ratio.
+  // The issue's table: subject, baseline of the same run, ratio; by throughput, and by CPU time per
+  // request (the server's cost, whatever share of a busy machine it was given).
   const subject = (kind: 'free check' | 'billed lookup') =>
     `${kind} (${COMPARE_ROOT ? 'sqlite, this checkout' : 'sqlite'})`;
   console.log('');
@@ -334,6 +376,9 @@ async function main(): Promise<void> {
     if (!totals.has(name)) continue;
     console.log(
       `ROW ${row} | ${rate(name).toFixed(0)} req/s | ${bareRate.toFixed(0)} req/s | ${(rate(name) / bareRate).toFixed(3)}`,
+    );
+    console.log(
+      `ROW ${row}, by server CPU per request | ${cpuPerRequest(name).toFixed(0)} µs | ${bareCpu.toFixed(0)} µs | ${(bareCpu / cpuPerRequest(name)).toFixed(3)}`,
     );
   }
   console.log(
