@@ -1,78 +1,174 @@
 /**
  * Benchmark (`npm run bench`, first part): the service over real HTTP as `npm start` runs it, beside
  * a bare Hono route served the same way, loaded by autocannon at 16 connections from this process.
- * Rows: the bare route; the free disposable check and a billed profile lookup on the SQLite store
- * (the default) and on the DynamoDB adapter over the embedded dynalite. Then one more SQLite run
- * under `--cpu-prof`, summarized by where the server's CPU time went. Prints a table and a one-line
- * JSON summary. Results: docs/benchmarks.md.
+ * Targets: the bare route; the free disposable check and a billed profile lookup on the SQLite store
+ * (the default) and on the DynamoDB adapter over the embedded dynalite. Every target runs in each of
+ * several rounds, their order rotating, so a machine shared with other work disturbs them alike; the
+ * figures to compare are ratios to the bare route of the same run. Then one more SQLite server under
+ * `--cpu-prof`, loaded with each path in turn, summarized by where its main thread's time went
+ * during each load. Prints a table, the issue-29 `ROW ` lines and a one-line JSON summary.
+ * Results: docs/benchmarks.md.
+ *
+ * Settings (environment): BENCH_ROUNDS (4), BENCH_SECONDS per target and round (3), BENCH_STORES
+ * (`sqlite,dynamodb`), BENCH_PROFILE=0 to skip the profile, and BENCH_COMPARE=<another checkout>
+ * to add that checkout's `npm start` (its node_modules installed) as a second subject, for before
+ * and after figures of one run.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type autocannon from 'autocannon';
 import {
   BARE_PATH,
   BILLED_PATH,
   FREE_PATH,
   loadWithAutocannon,
   ROOT,
+  type Started,
   startBareRoute,
   startService,
 } from './http-servers.js';
+import { describeMachine, round } from './measure.js';
 
 const CONNECTIONS = 16;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP_SECONDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const WARMUP_SECONDS = 2;
+const PROFILE_SECONDS = 5;
+const STORES = (process.env.BENCH_STORES ?? 'sqlite,dynamodb').split(',') as Array<'sqlite' | 'dynamodb'>;
+const COMPARE_ROOT = process.env.BENCH_COMPARE ? resolve(process.env.BENCH_COMPARE) : undefined;
 
-interface Row {
+interface Target {
   name: string;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
-  errors: number;
+  url: string;
+  key?: string;
+  /** The process group serving it, whose CPU time is counted. */
+  group: number;
 }
 
-async function load(name: string, url: string, key?: string, seconds = SECONDS): Promise<Row> {
-  await loadWithAutocannon({ url, key }, CONNECTIONS, WARMUP_SECONDS);
-  const result = await loadWithAutocannon({ url, key }, CONNECTIONS, seconds);
-  return {
-    name,
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
+/** What a target served over all its rounds. */
+interface Totals {
+  requests: number;
+  seconds: number;
+  p50Ms: number[];
+  p99Ms: number[];
+  failures: number;
+  /** CPU time the serving processes used, ms. */
+  cpuMs: number;
 }
 
-/** Busy self time of CPU profiles by where the code lives (a package, Node, this project), in %. */
-async function profileSummary(dir: string): Promise<Record<string, number>> {
-  const files = (await readdir(dir)).filter((file) => file.endsWith('.cpuprofile'));
-  const byPlace = new Map<string, number>();
-  let total = 0;
-  for (const file of files) {
-    const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as {
-      nodes: { id: number; callFrame: { url: string; functionName: string } }[];
-      samples: number[];
-      timeDeltas: number[];
-    };
-    const nodes = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
-    profile.samples.forEach((id, index) => {
-      const frame = nodes.get(id);
-      const place = placeOf(frame?.url ?? '', frame?.functionName ?? '');
-      // Idle time is the process waiting (start-up, between loads), not work.
-      if (place === '(idle)') return;
-      const delta = profile.timeDeltas[index] ?? 0;
-      total += delta;
-      byPlace.set(place, (byPlace.get(place) ?? 0) + delta);
-    });
-  }
-  return Object.fromEntries(
-    [...byPlace.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 12)
-      .map(([place, time]) => [place, Math.round((1000 * time) / total) / 10]),
+function load(target: Target, seconds: number): Promise<autocannon.Result> {
+  return loadWithAutocannon(target, CONNECTIONS, seconds);
+}
+
+/** Warms every target up, then runs them in rounds, rotating their order each round. */
+async function runRounds(targets: readonly Target[]): Promise<Map<string, Totals>> {
+  for (const target of targets) await load(target, WARMUP_SECONDS);
+  const totals = new Map<string, Totals>(
+    targets.map((target) => [
+      target.name,
+      { requests: 0, seconds: 0, p50Ms: [], p99Ms: [], failures: 0, cpuMs: 0 },
+    ]),
   );
+  for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
+    for (let index = 0; index < targets.length; index += 1) {
+      const target = targets[(roundIndex + index) % targets.length] as Target;
+      const cpuBefore = await groupCpuMs(target.group);
+      const result = await load(target, SECONDS);
+      const total = totals.get(target.name) as Totals;
+      total.cpuMs += (await groupCpuMs(target.group)) - cpuBefore;
+      total.requests += result.requests.total;
+      total.seconds += result.duration;
+      total.p50Ms.push(result.latency.p50);
+      total.p99Ms.push(result.latency.p99);
+      total.failures += result.non2xx + result.errors;
+    }
+  }
+  return totals;
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user and system) of the processes of a group so far, in ms, from /proc: on a machine
+ * shared with other work, a server's CPU time per request tells its cost apart from how much of
+ * the CPU it was given.
+ */
+async function groupCpuMs(group: number): Promise<number> {
+  let ticks = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // The fields after the command name (in parentheses): state, ppid, pgrp, … utime (14), stime (15).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === group) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** Self time of a profile's samples taken within `window` (µs of the monotonic clock), by place. */
+function timeByPlace(
+  profile: CpuProfile,
+  window: { from: number; to: number },
+): { busyMs: number; byPlace: Map<string, number> } {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const byPlace = new Map<string, number>();
+  let busy = 0;
+  let at = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (at < window.from || at > window.to) return;
+    const frame = nodes.get(id);
+    const place = placeOf(frame?.url ?? '', frame?.functionName ?? '');
+    // Idle time is the thread waiting, not work.
+    if (place === '(idle)') return;
+    busy += delta;
+    byPlace.set(place, (byPlace.get(place) ?? 0) + delta);
+  });
+  return { busyMs: busy / 1000, byPlace };
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { url: string; functionName: string } }[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+interface ProfileSummary {
+  /** Busy time of the main thread during the load, ms. */
+  mainBusyMs: number;
+  /** Busy time of the other threads (the dataset readers) in the same window, ms. */
+  otherThreadsBusyMs: number;
+  /** The main thread's busy self time by place, %. */
+  mainByPlace: Record<string, number>;
+}
+
+/** The profiles Node wrote (one per thread; the main thread's has thread id 0), read over one window. */
+async function summarizeProfiles(dir: string, window: { from: number; to: number }): Promise<ProfileSummary> {
+  const files = (await readdir(dir)).filter((file) => file.endsWith('.cpuprofile'));
+  let main = { busyMs: 0, byPlace: new Map<string, number>() };
+  let otherThreadsBusyMs = 0;
+  for (const file of files) {
+    const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as CpuProfile;
+    const summary = timeByPlace(profile, window);
+    // CPU.<date>.<time>.<pid>.<thread id>.<sequence>.cpuprofile
+    if (file.split('.')[4] === '0') main = summary;
+    else otherThreadsBusyMs += summary.busyMs;
+  }
+  const total = main.busyMs * 1000;
+  return {
+    mainBusyMs: Math.round(main.busyMs),
+    otherThreadsBusyMs: Math.round(otherThreadsBusyMs),
+    mainByPlace: Object.fromEntries(
+      [...main.byPlace.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 14)
+        .map(([place, time]) => [place, Math.round((1000 * time) / total) / 10]),
+    ),
+  };
 }
 
 function placeOf(url: string, functionName: string): string {
@@ -90,51 +186,141 @@ function placeOf(url: string, functionName: string): string {
   return url === '' ? `native ${functionName || '(anonymous)'}` : url;
 }
 
-async function main(): Promise<void> {
-  const rows: Row[] = [];
-  const bare = await startBareRoute(ROOT);
-  try {
-    rows.push(await load('bare Hono route', `${bare.url}${BARE_PATH}`));
-  } finally {
-    await bare.stop();
-  }
-  for (const store of ['sqlite', 'dynamodb'] as const) {
-    const service = await startService(ROOT, store);
-    try {
-      rows.push(await load(`free check (${store})`, `${service.url}${FREE_PATH}`, service.key));
-      rows.push(await load(`billed lookup (${store})`, `${service.url}${BILLED_PATH}`, service.key));
-    } finally {
-      await service.stop();
-    }
-  }
+/** The monotonic clock V8 stamps profile samples with, in µs. */
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 
+/** One SQLite server under --cpu-prof, loaded with each path in turn; a summary per path. */
+async function profilePaths(): Promise<Record<string, ProfileSummary>> {
   const profileDir = await mkdtemp(join(tmpdir(), 'bench-profile-'));
   const profiled = await startService(ROOT, 'sqlite', `--cpu-prof --cpu-prof-dir=${profileDir}`);
+  const windows: Record<string, { from: number; to: number }> = {};
   try {
-    await load('profiled billed lookup', `${profiled.url}${BILLED_PATH}`, profiled.key);
+    for (const [name, path] of [
+      ['free', FREE_PATH],
+      ['billed', BILLED_PATH],
+    ] as const) {
+      const target = { name, url: `${profiled.url}${path}`, key: profiled.key, group: profiled.group };
+      await load(target, WARMUP_SECONDS);
+      const from = monotonicMicros();
+      await load(target, PROFILE_SECONDS);
+      windows[name] = { from, to: monotonicMicros() };
+    }
   } finally {
     await profiled.stop();
   }
-  const profile = await profileSummary(profileDir);
+  const summaries: Record<string, ProfileSummary> = {};
+  for (const [name, window] of Object.entries(windows))
+    summaries[name] = await summarizeProfiles(profileDir, window);
   await rm(profileDir, { recursive: true, force: true });
+  return summaries;
+}
 
-  const bareRate = rows[0]?.requestsPerSecond ?? Number.NaN;
+async function main(): Promise<void> {
+  const machineBefore = describeMachine();
+  const started: Started[] = [];
+  const targets: Target[] = [];
+  let totals: Map<string, Totals>;
+  try {
+    const bare = await startBareRoute(ROOT);
+    started.push(bare);
+    targets.push({ name: 'bare Hono route', url: `${bare.url}${BARE_PATH}`, group: bare.group });
+    const checkouts = COMPARE_ROOT
+      ? [
+          { root: ROOT, label: 'this checkout' },
+          { root: COMPARE_ROOT, label: 'compared' },
+        ]
+      : [{ root: ROOT, label: '' }];
+    for (const { root, label } of checkouts) {
+      for (const store of STORES) {
+        const service = await startService(root, store);
+        started.push(service);
+        const suffix = label ? `${store}, ${label}` : store;
+        const { url, key, group } = service;
+        targets.push({ name: `free check (${suffix})`, url: `${url}${FREE_PATH}`, key, group });
+        targets.push({ name: `billed lookup (${suffix})`, url: `${url}${BILLED_PATH}`, key, group });
+      }
+    }
+    totals = await runRounds(targets);
+  } finally {
+    for (const service of started) await service.stop();
+  }
+  const machineAfter = describeMachine();
+  const profile = process.env.BENCH_PROFILE === '0' ? undefined : await profilePaths();
+
+  const rate = (name: string) => {
+    const total = totals.get(name);
+    return total ? total.requests / total.seconds : Number.NaN;
+  };
+  const bareRate = rate('bare Hono route');
+  /** Server CPU time per request, µs. */
+  const cpuPerRequest = (name: string) => {
+    const total = totals.get(name);
+    return total ? (1000 * total.cpuMs) / total.requests : Number.NaN;
+  };
+  const bareCpu = cpuPerRequest('bare Hono route');
+  const rows = targets.map(({ name }) => {
+    const total = totals.get(name) as Totals;
+    return {
+      name,
+      requestsPerSecond: round(rate(name), 0),
+      vsBare: round(rate(name) / bareRate, 3),
+      cpuMicrosPerRequest: round(cpuPerRequest(name), 0),
+      /** The bare route's CPU time per request over this target's: the throughput ratio of an idle machine. */
+      vsBareByCpu: round(bareCpu / cpuPerRequest(name), 3),
+      /** Per round, in the order run. */
+      p50Ms: total.p50Ms,
+      p99Ms: total.p99Ms,
+      failures: total.failures,
+    };
+  });
   console.log(
-    `HTTP load: autocannon, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per row, ` +
-      `node ${process.version}, ${cpus().length} CPUs ${cpus()[0]?.model ?? ''}\n`,
+    `HTTP load: autocannon, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up, then ${ROUNDS} rounds ` +
+      `of ${SECONDS} s per target; load average ${machineBefore.loadAverage.join(' ')} before, ` +
+      `${machineAfter.loadAverage.join(' ')} after; node ${process.version}, ${machineBefore.nproc} CPUs ${machineBefore.cpuModel}\n`,
   );
-  console.log('row                        req/s    p50 ms  p99 ms  vs bare  non-2xx');
+  console.log(
+    'target                                  req/s  vs bare  CPU µs/req  by CPU  p50 ms (max)  p99 ms (max)  failures',
+  );
   for (const row of rows) {
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     console.log(
-      `${row.name.padEnd(26)} ${row.requestsPerSecond.toFixed(0).padStart(7)} ${String(row.p50Ms).padStart(8)} ` +
-        `${String(row.p99Ms).padStart(7)} ${(row.requestsPerSecond / bareRate).toFixed(3).padStart(8)} ${String(row.non2xx + row.errors).padStart(8)}`,
+      `${row.name.padEnd(36)} ${String(row.requestsPerSecond).padStart(8)} ${row.vsBare.toFixed(3).padStart(8)} ` +
+        `${String(row.cpuMicrosPerRequest).padStart(11)} ${row.vsBareByCpu.toFixed(3).padStart(7)} ` +
+        `${`${median(row.p50Ms)} (${Math.max(...row.p50Ms)})`.padStart(13)} ` +
+        `${`${median(row.p99Ms)} (${Math.max(...row.p99Ms)})`.padStart(13)} ${String(row.failures).padStart(9)}`,
     );
   }
-  console.log('\nServer CPU profile under the billed lookup (SQLite), share of busy self time by place, %:');
-  for (const [place, share] of Object.entries(profile))
-    console.log(`  ${String(share).padStart(5)}  ${place}`);
-  console.log(`\n${JSON.stringify({ rows, profile })}`);
-  if (rows.some((row) => row.non2xx + row.errors > 0)) process.exitCode = 1;
+  if (profile) {
+    for (const [name, summary] of Object.entries(profile)) {
+      console.log(
+        `\nServer CPU profile under the ${name} path (SQLite), main thread ${summary.mainBusyMs} ms busy ` +
+          `in ${PROFILE_SECONDS} s (other threads ${summary.otherThreadsBusyMs} ms); share of its busy self time by place, %:`,
+      );
+      for (const [place, share] of Object.entries(summary.mainByPlace))
+        console.log(`  ${String(share).padStart(5)}  ${place}`);
+    }
+  }
+  // The issue's table: subject, baseline of the same run, ratio; by throughput, and by CPU time per
+  // request (the server's cost, whatever share of a busy machine it was given).
+  const subject = (kind: 'free check' | 'billed lookup') =>
+    `${kind} (${COMPARE_ROOT ? 'sqlite, this checkout' : 'sqlite'})`;
+  console.log('');
+  for (const [row, name] of [
+    ['npm start free disposable check / bare Hono, 16 connections', subject('free check')],
+    ['npm start billed profile lookup / bare Hono, 16 connections', subject('billed lookup')],
+  ] as const) {
+    if (!totals.has(name)) continue;
+    console.log(
+      `ROW ${row} | ${rate(name).toFixed(0)} req/s | ${bareRate.toFixed(0)} req/s | ${(rate(name) / bareRate).toFixed(3)}`,
+    );
+    console.log(
+      `ROW ${row}, by server CPU per request | ${cpuPerRequest(name).toFixed(0)} µs | ${bareCpu.toFixed(0)} µs | ${(bareCpu / cpuPerRequest(name)).toFixed(3)}`,
+    );
+  }
+  console.log(
+    `\n${JSON.stringify({ machine: machineBefore, loadAfter: machineAfter.loadAverage, rows, profile })}`,
+  );
+  if (rows.some((row) => row.failures > 0)) process.exitCode = 1;
 }
 
 await main();

@@ -24,6 +24,8 @@ export interface Started {
   url: string;
   /** The demo account's key, from the service's banner. */
   key?: string;
+  /** The server's process group (tsx and the node process it runs), whose CPU time a bench may count. */
+  group: number;
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startScript(
   return {
     url: url[1] as string,
     key: /lk_live_[A-Za-z0-9_-]+/.exec(output)?.[0],
+    group: child.pid as number,
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.pid && process.kill(-child.pid, 'SIGKILL'), 15_000);

@@ -90,6 +90,11 @@ export interface AdmissionRequest {
   batchItem?: BatchItemRef;
   /** The calling key's spend caps, checked in the same step as the balance (none: not capped). */
   caps?: SpendCaps;
+  /**
+   * A free call's usage entry: an adapter that can write it in the admission's own atomic step does
+   * so when it admits (saying so with `usageRecorded`), and the caller records it otherwise.
+   */
+  usage?: LedgerEntry;
 }
 
 /** The in-flight entry an admitted billed request leaves, the same in every adapter. */
@@ -116,9 +121,17 @@ export function settledEntryOf(entry: InflightEntry, settlement: Settlement): Le
 export type Admission =
   /**
    * Counted, and for a cost the debit taken (`balance` after it) and `entry` in flight; `window`
-   * includes this request; `spend` the capped key's spend with it.
+   * includes this request; `spend` the capped key's spend with it; `usageRecorded` when the request's
+   * `usage` entry was written with the admission.
    */
-  | { outcome: 'admitted'; window: WindowState; balance?: number; entry?: InflightEntry; spend?: KeySpend }
+  | {
+      outcome: 'admitted';
+      window: WindowState;
+      balance?: number;
+      entry?: InflightEntry;
+      spend?: KeySpend;
+      usageRecorded?: boolean;
+    }
   | { outcome: 'rate_limited'; window: WindowState }
   /**
    * Nothing written: the window had room, and the balance or (`cap`) one of the key's spend caps did

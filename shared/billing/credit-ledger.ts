@@ -61,11 +61,23 @@ export interface AdmissionInput {
   /** The batch item the call runs for (see `InflightEntry.batchItem`). */
   batchItem?: BatchItemRef;
   caps?: SpendCaps;
+  /** A free call's usage entry (`freeEntry`), written with the admission where the store can. */
+  usage?: LedgerEntry;
 }
 
-/** `spend`: a capped key's spend after the admission (or as it refused); `cap`: the cap that refused. */
+/**
+ * `spend`: a capped key's spend after the admission (or as it refused); `cap`: the cap that refused;
+ * `usageRecorded`: the input's `usage` entry was written with the admission (else the caller writes it).
+ */
 export type AdmissionDecision =
-  | { outcome: 'admitted'; rate: RateDecision; balance?: number; entry?: InflightEntry; spend?: KeySpend }
+  | {
+      outcome: 'admitted';
+      rate: RateDecision;
+      balance?: number;
+      entry?: InflightEntry;
+      spend?: KeySpend;
+      usageRecorded?: boolean;
+    }
   | { outcome: 'rate_limited'; rate: RateDecision }
   | {
       outcome: 'insufficient_credits';
@@ -222,7 +234,11 @@ export class CreditLedger {
     try {
       const admission = await this.store.admit(request);
       if (admission.outcome === 'rate_limited') return this.limited(request, admission.window);
-      return { outcome: 'admitted', rate: admitted(admission.window) };
+      return {
+        outcome: 'admitted',
+        rate: admitted(admission.window),
+        ...(admission.outcome === 'admitted' && admission.usageRecorded ? { usageRecorded: true } : {}),
+      };
     } catch (error) {
       this.logger.warn(
         { err: error, accountId: request.accountId, reason: 'limiter_unavailable' },

@@ -29,6 +29,8 @@ export class AuthFailureThrottle {
 
   /** Seconds the address must wait, or undefined when it may try. */
   retryAfterSeconds(address: string | undefined): number | undefined {
+    // Every request asks; parsing its address is only worth it once some address has failed.
+    if (this.failures.size === 0) return undefined;
     const key = this.keyOf(address);
     const times = key === undefined ? undefined : this.failures.get(key);
     if (!times || times.length < this.settings.limit) return undefined;

@@ -16,7 +16,7 @@ import { documentBatchPaths } from './batch-openapi.js';
 import { clientAddress } from './client-address.js';
 import { compression } from './compression.js';
 import { serveDocumentation } from './openapi.js';
-import { toHttpResponse } from './render.js';
+import { carriesRequestId, toHttpResponse } from './render.js';
 
 export interface RestAppOptions {
   operations: readonly RegisteredOperation[];
@@ -45,11 +45,14 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
     const started = performance.now();
     c.set('requestId', newRequestId());
     await next();
-    c.res.headers.set('X-Request-Id', c.get('requestId'));
+    const requestId = c.get('requestId');
+    if (!carriesRequestId(c.res, requestId)) c.res.headers.set('X-Request-Id', requestId);
+    // The line's fields cost time to gather even when the level drops it.
+    if (!logger.isLevelEnabled('info')) return;
     const lookup = c.get('lookup');
     logger.info(
       {
-        requestId: c.get('requestId'),
+        requestId,
         method: c.req.method,
         path: c.req.path,
         operation: lookup?.operation,

@@ -10,6 +10,9 @@ import { quoteInput } from '../pipeline/public-response.js';
 /** RFC 3986 `host [ ":" port ]`: an IP literal in brackets or a reg-name without percent-encoding. */
 const AUTHORITY = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=-]+)(?::[0-9]{1,5})?$/;
 
+/** Nearly every request names the same host: the last one found valid is not parsed again. */
+let lastValidHost: string | undefined;
+
 /**
  * The refusal of a request whose Host or framing is unusable, or undefined. `rawHeaders` is Node's
  * flat list of names and values as received.
@@ -29,11 +32,14 @@ export function checkRequestHead(rawHeaders: readonly string[]): InvalidRequestE
       `The request has ${hosts.length} Host headers; send exactly one, naming the host (and port) of the service.`,
     );
   }
-  if (!isValidAuthority(host.trim())) {
-    return new InvalidRequestError(
-      [],
-      `The Host header ${quoteInput(host, 64)} is not a valid host name; send the host name (and port) of the service.`,
-    );
+  if (host !== lastValidHost) {
+    if (!isValidAuthority(host.trim())) {
+      return new InvalidRequestError(
+        [],
+        `The Host header ${quoteInput(host, 64)} is not a valid host name; send the host name (and port) of the service.`,
+      );
+    }
+    lastValidHost = host;
   }
   const codings = valuesOf(rawHeaders, 'transfer-encoding').flatMap((value) => value.split(','));
   const last = codings.at(-1)?.trim().toLowerCase();

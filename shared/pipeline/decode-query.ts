@@ -88,6 +88,7 @@ function codePointName(codePoint: number): string {
 }
 
 const HEX_PAIR = /^[0-9A-Fa-f]{2}$/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 /** `fatal`: invalid UTF-8 throws instead of becoming U+FFFD. `ignoreBOM`: a BOM is kept as text, as URLSearchParams keeps it. */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
@@ -96,6 +97,14 @@ function decodeComponent(raw: string, plusIsSpace: boolean): DecodedText {
   // Text between escapes is taken as it is; a client's URL library has already encoded the rest.
   const unescaped = (text: string) => (plusIsSpace ? text.replaceAll('+', ' ') : text);
   if (!raw.includes('%')) return checked(unescaped(raw));
+  if (PRINTABLE_ASCII.test(raw)) {
+    // Literal text of printable ASCII holds nothing to report, so the strict decoding below comes to
+    // what the platform's decoder gives; where it throws (a broken escape, bytes that are not UTF-8),
+    // the loop below finds out which problem to report.
+    try {
+      return checked(decodeURIComponent(unescaped(raw)));
+    } catch {}
+  }
   const bytes: number[] = [];
   for (let index = 0; index < raw.length; ) {
     if (raw[index] === '%') {

@@ -13,6 +13,7 @@ import type {
   BatchItemRef,
   CreditLedger,
   InflightEntry,
+  LedgerEntry,
   Transport,
 } from '../billing/credit-ledger.js';
 import { isCapped, type SpendCaps, spendable } from '../billing/spend-caps.js';
@@ -125,9 +126,10 @@ export class LookupPipeline {
 
       const caps = spendCapsOf(principal);
       const accountRead = operation.definition.metering === 'account';
+      const usage = billed || accountRead ? undefined : this.usageEntry(request, principal);
       const admission = accountRead
         ? await this.admitAccountRead(principal)
-        : await this.admit(request, principal, caps);
+        : await this.admit(request, principal, caps, usage);
       const policy: RatePolicy = accountRead
         ? { name: 'account', windowSeconds: this.deps.accountReads.windowSeconds }
         : { name: 'lookups', windowSeconds: principal.account.rateLimit.windowSeconds };
@@ -156,9 +158,12 @@ export class LookupPipeline {
             principal,
             caps,
           )
-        : accountRead
-          ? await this.execute(operation, run, requestId, principal, apiFamily(request.transport))
-          : await this.runFree(request, run, principal);
+        : usage
+          ? await this.runFree(request, run, principal, {
+              entry: usage,
+              recorded: admission.outcome === 'admitted' && admission.usageRecorded === true,
+            })
+          : await this.execute(operation, run, requestId, principal, apiFamily(request.transport));
       return {
         outcome: {
           response: {
@@ -204,6 +209,7 @@ export class LookupPipeline {
     request: LookupRequest,
     principal: Principal,
     caps: SpendCaps | undefined,
+    usage: LedgerEntry | undefined,
   ): Promise<AdmissionDecision> {
     const { operation, requestId, transport, batchItem } = request;
     try {
@@ -218,6 +224,7 @@ export class LookupPipeline {
         keyId: callerId(principal),
         ...(batchItem ? { batchItem } : {}),
         ...(caps ? { caps } : {}),
+        ...(usage ? { usage } : {}),
       });
     } catch (error) {
       // Only billed admissions throw: no free lookups while credits cannot be counted.
@@ -235,10 +242,10 @@ export class LookupPipeline {
     return rate.allowed ? { outcome: 'admitted', rate } : { outcome: 'rate_limited', rate };
   }
 
-  private async runFree(request: LookupRequest, run: AcceptedRun, principal: Principal): Promise<RunResult> {
+  /** The usage entry of a free call, as its ledger keeps it if the call succeeds. */
+  private usageEntry(request: LookupRequest, principal: Principal): LedgerEntry {
     const { operation, requestId, transport, batchItem } = request;
-    const { ledger, logger } = this.deps;
-    const entry = ledger.freeEntry({
+    return this.deps.ledger.freeEntry({
       requestId,
       accountId: principal.account.accountId,
       operation: operation.definition.id,
@@ -246,13 +253,28 @@ export class LookupPipeline {
       keyId: callerId(principal),
       ...(batchItem ? { batchItem } : {}),
     });
-    // The usage record is written while the lookup runs, and awaited (a frozen Lambda would lose
-    // it); a failure still answers, since a lost usage record of a free call costs nobody a credit.
-    const record = (settled: typeof entry) =>
+  }
+
+  /**
+   * A free call, whose usage entry the admission may have written already (`recorded`); if not, it
+   * is written while the lookup runs. Either way a failed lookup writes it again with its status.
+   */
+  private async runFree(
+    request: LookupRequest,
+    run: AcceptedRun,
+    principal: Principal,
+    usage: { entry: LedgerEntry; recorded: boolean },
+  ): Promise<RunResult> {
+    const { operation, requestId, transport } = request;
+    const { ledger, logger } = this.deps;
+    const { entry } = usage;
+    // The usage record is awaited (a frozen Lambda would lose it); a failure still answers, since a
+    // lost usage record of a free call costs nobody a credit.
+    const record = (settled: LedgerEntry) =>
       ledger.recordUsage(settled).catch((error: unknown) => {
         logger.warn({ err: error, requestId }, 'could not record a free call');
       });
-    const recorded = record(entry);
+    const recorded = usage.recorded ? undefined : record(entry);
     try {
       return await this.execute(operation, run, requestId, principal, apiFamily(transport));
     } catch (error) {

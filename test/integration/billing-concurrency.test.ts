@@ -1,8 +1,8 @@
 /**
  * Exactness under concurrency, through the real app and each store adapter (SQLite, and DynamoDB on
  * dynalite): a balance worth 50 admits exactly 50 of 100 racing billed calls, a rate limit of N
- * admits exactly N, the ledger explains the balance afterwards, and the rate-limit headers keep
- * their meaning.
+ * admits exactly N (and ledgers exactly those N free calls), the ledger explains the balance
+ * afterwards, and the rate-limit headers keep their meaning.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, storeKinds } from '../support/harness.js';
@@ -64,6 +64,27 @@ describe.each(storeKinds)('on the %s store', (kind) => {
         expect(response.headers.get('x-ratelimit-remaining')).toBe('0');
         expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       }
+    });
+
+    it('ledgers exactly the N admitted free calls, each once with its status, and none of the refused', async () => {
+      const limit = 10;
+      const { account, apiKey } = await harness.provision({ rateLimit: { limit, windowSeconds: 60 } });
+      const responses = await Promise.all(
+        Array.from({ length: 40 }, () => harness.get('/v1/emails/disposable?email=a%40b.com', apiKey)),
+      );
+      const admitted = responses.filter((response) => response.status === 200);
+      expect(admitted).toHaveLength(limit);
+      const entries = await harness.repositories.ledger.entries(account.accountId);
+      expect(entries.map((entry) => entry.requestId).sort()).toEqual(
+        admitted.map((response) => response.headers.get('x-request-id')).sort(),
+      );
+      for (const entry of entries)
+        expect(entry).toMatchObject({
+          operation: 'emails.disposable',
+          cost: 0,
+          status: 'charged',
+          httpStatus: 200,
+        });
     });
 
     it('counts the previous window by its weight as the window rolls', async () => {

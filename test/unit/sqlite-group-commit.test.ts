@@ -20,6 +20,19 @@ const put = (name: string, value: string) =>
   database.statement('INSERT INTO settings (name, value) VALUES (?, ?)').run(name, value);
 
 describe('Database.write', () => {
+  it('keeps nothing of a lone write that fails, and commits the next one', async () => {
+    database = new Database(':memory:');
+    await expect(
+      database.write(() => {
+        put('lone', '1');
+        throw new Error('the lone write fails after changing a row');
+      }),
+    ).rejects.toThrow('the lone write fails');
+    expect(setting('lone')).toBeUndefined();
+    await database.write(() => put('next', '2'));
+    expect(setting('next')).toBe('2');
+  });
+
   it('commits the writes of one turn together, and a failing one rolls back only itself', async () => {
     database = new Database(':memory:');
     const outcomes = await Promise.allSettled([

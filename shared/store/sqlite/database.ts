@@ -444,9 +444,14 @@ export class Database {
     if (batch.length === 0) return;
     let outcomes: Array<() => void>;
     try {
-      outcomes = this.transaction(() => batch.map((queued) => this.runQueued(queued)));
+      outcomes = this.transaction(() =>
+        // A lone write needs no savepoint of its own: if it fails, the transaction rolls back.
+        batch.length === 1
+          ? [this.runAlone(batch[0] as QueuedWrite)]
+          : batch.map((queued) => this.runQueued(queued)),
+      );
     } catch (error) {
-      // BEGIN or COMMIT failed, so none of the batch happened.
+      // BEGIN or COMMIT (or a lone write) failed, so none of the batch happened.
       if (isLocked(error) && !closing) {
         this.waitForLock(batch, error);
         return;
@@ -458,6 +463,12 @@ export class Database {
     }
     this.retryDelayMs = RETRY_FIRST_DELAY_MS;
     for (const settle of outcomes) settle();
+  }
+
+  /** The only write of a commit, which is its transaction; how to settle its promise after the COMMIT. */
+  private runAlone({ work, resolve }: QueuedWrite): () => void {
+    const result = work();
+    return () => resolve(result);
   }
 
   /** One queued write in its own savepoint; how to settle its promise once the commit is done. */

@@ -94,7 +94,8 @@ export class SqliteBillingStore implements BillingStore {
 
   /**
    * A free call's admission only counts the rate window, which fails open: it waits for a lock only
-   * briefly, so a locked store never holds up a free answer.
+   * briefly, so a locked store never holds up a free answer. Its usage entry, when given, is written
+   * in the same transaction.
    */
   async admit(request: AdmissionRequest): Promise<Admission> {
     const { accountId, cost, rateLimit } = request;
@@ -122,7 +123,12 @@ export class SqliteBillingStore implements BillingStore {
           .run(accountId, windowStart, window.currentCount + 1, previousCount, cost);
         if (request.keyUse) this.recordKeyUse(accountId, request.keyUse);
         const admitted = { ...window, currentCount: window.currentCount + 1 };
-        if (cost === 0) return { outcome: 'admitted', window: admitted };
+        if (cost === 0) {
+          if (!request.usage) return { outcome: 'admitted', window: admitted };
+          // In the same commit: a free call then touches the store once before it is answered.
+          insertLedger(this.database, request.usage, 'REPLACE');
+          return { outcome: 'admitted', window: admitted, usageRecorded: true };
+        }
         const entry = inflightEntryOf(request, now);
         insertInflight(this.database, entry);
         if (!caps || !spend) return { outcome: 'admitted', window: admitted, balance: balance - cost, entry };
