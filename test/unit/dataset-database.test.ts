@@ -107,6 +107,42 @@ const keywords = [
   ]),
 ];
 
+/**
+ * Broad keywords: frequent words, short prefixes (read from FTS5's prefix index), words that also
+ * start others (the exact word must not jump ahead of better-ranked longer words), longer prefixes
+ * (written out as the words they start), several terms, another script's short prefix.
+ */
+const broadKeywords = [
+  'engineer',
+  'engineering',
+  'engine',
+  'leadership',
+  'lead',
+  'lea',
+  'le',
+  'manag',
+  'senior eng',
+  'eng senior',
+  'the',
+  'and',
+  'Мар',
+];
+
+/** Every keyword search of the port for one query. */
+async function everySearch(words: string, same: (call: (source: DataSource) => Promise<unknown>) => unknown) {
+  await same((source) => source.searchCompanies({ keywords: words }, { start: 0, count: 10 }, live));
+  await same((source) =>
+    source.searchCompanies({ keywords: words, hasJobs: true }, { start: 10, count: 10 }, live),
+  );
+  await same((source) => source.searchPeople({ keywords: words }, live));
+  await same((source) => source.searchSchools(words, live));
+  await same((source) => source.searchAll(words, live));
+  await same((source) => source.searchPosts(words, live));
+  await same((source) => source.typeahead(words, live));
+  await same((source) => source.searchJobs(words, live));
+  await same((source) => source.jobSearchFacets(words, live));
+}
+
 describe('the dataset database answers what the in-memory reference answers', () => {
   it('for every profile: details, contact, every list, windows, activity pages and similar profiles', async () => {
     for (const person of dataset.people) {
@@ -187,6 +223,10 @@ describe('the dataset database answers what the in-memory reference answers', ()
     }
   });
 
+  it('for broad keywords', async () => {
+    for (const words of broadKeywords) await everySearch(words, expectSame);
+  });
+
   it('for every company search filter and their combinations', async () => {
     const { locationId, headquartersId } = fx.branchLocation;
     const filterTable = [
@@ -216,10 +256,11 @@ describe('the dataset database answers what the in-memory reference answers', ()
   });
 
   // Each search has two ways, chosen by size: a company's staff scored directly or read through the
-  // index; a name prefix sorted from the names index or found walking the ranks. Both ways, always.
+  // index; a name prefix sorted from the names index or found walking the ranks; a long query term
+  // written out as the words it starts or left to FTS5's merging prefix form. Both ways, always.
   describe.each([
     ["the sample's sizes", undefined],
-    ['the other ways', { directlyScored: 0, sortedPrefixes: 0 }],
+    ['the other ways', { directlyScored: 0, sortedPrefixes: 0, expandedWords: 0 }],
   ])('with %s', (_, limits) => {
     let narrowing: DatabaseDatasetReader;
     let source: DatasetSource;
@@ -255,6 +296,10 @@ describe('the dataset database answers what the in-memory reference answers', ()
         await same((s) => s.searchAll(words, live));
         await same((s) => s.typeahead(words, live));
       }
+    });
+
+    it('broad keywords', async () => {
+      for (const words of broadKeywords) await everySearch(words, same);
     });
   });
 

@@ -22,6 +22,7 @@ import {
   createTables,
   DATASET_DATABASE_VERSION,
   type FullTextKind,
+  fillTermTable,
   fullTextKinds,
   reversed,
   schemaFingerprint,
@@ -288,7 +289,7 @@ export class DatasetDatabaseBuilder {
     }
     this.db.exec(
       `${createNameIndex(kind)} INSERT INTO ${kind}_fts (${kind}_fts) VALUES ('optimize');
-       INSERT INTO ${kind}_name_fts (${kind}_name_fts) VALUES ('optimize'); COMMIT;`,
+       INSERT INTO ${kind}_name_fts (${kind}_name_fts) VALUES ('optimize'); ${fillTermTable(kind)} COMMIT;`,
     );
   }
 

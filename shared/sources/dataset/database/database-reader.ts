@@ -49,7 +49,6 @@ import {
 } from '../reader-rules.js';
 import { prepareQuery, relevance, type SearchDoc } from '../search.js';
 import { DatasetConnection, type Parameters } from './dataset-connection.js';
-import { matchExpression } from './full-text.js';
 import { reversed } from './schema.js';
 import { defaultSearchLimits, type SearchLimits, TieredSearch } from './search-tiers.js';
 
@@ -446,7 +445,7 @@ export class DatabaseDatasetReader {
   }
 
   jobFieldCounts(keywords: string): JobFieldCounts {
-    const match = matchExpression(prepareQuery(keywords));
+    const match = this.search.match('jobs', prepareQuery(keywords));
     const counts = Object.fromEntries(
       facetFields.map((field) => [field, [] as [string, number][]]),
     ) as Record<FacetField, [string, number][]>;
