@@ -17,6 +17,7 @@ import { DatasetFileError } from '../../shared/sources/dataset/database/dataset-
 import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
+import { DatabaseSync } from '../../shared/store/sqlite/node-sqlite.js';
 import { MemoryDatasetReader } from '../support/memory-reader.js';
 
 const dataset = generateDataset();
@@ -336,6 +337,18 @@ describe('the dataset database file', () => {
     writeFileSync(bogus, 'plain text');
     expect(() => new DatabaseDatasetReader(bogus)).toThrow(DatasetFileError);
     expect(() => new DatabaseDatasetReader(join(directory, 'missing.sqlite'))).toThrow(/missing\.sqlite/);
+  });
+
+  it('refuses a database of the version before the prefix indexes, saying to import again', () => {
+    const older = join(directory, 'version-1.sqlite');
+    copyFileSync(file, older);
+    const db = new DatabaseSync(older);
+    db.prepare("UPDATE meta SET value = '1' WHERE key = 'version'").run();
+    db.close();
+    expect(() => new DatabaseDatasetReader(older)).toThrow(DatasetFileError);
+    expect(() => new DatabaseDatasetReader(older)).toThrow(
+      /version-1\.sqlite was built by another version of this service \(dataset database 1\/.*this one reads 2\/.*Import the dataset again/,
+    );
   });
 
   it('moves a running reader to a file renamed over it', async () => {
