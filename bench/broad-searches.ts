@@ -17,7 +17,7 @@
  * Prints a table, a `ROW ` line per search and a JSON summary. Results: docs/benchmarks.md.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -117,12 +117,15 @@ function summary(timings: Timings[string] | undefined) {
   };
 }
 
+/** The generated default dataset's folder, deleted at the end; none when a file was named. */
+let generatedBase: string | undefined;
+
 function subjects(): Subject[] {
   let file = process.env.BENCH_BROAD_DATASET;
   if (!file) {
-    const base = join(tmpdir(), 'lookup-broad-searches');
-    mkdirSync(base, { recursive: true });
-    file = buildDataset(10_000, base).file;
+    generatedBase = join(tmpdir(), 'lookup-broad-searches');
+    mkdirSync(generatedBase, { recursive: true });
+    file = buildDataset(10_000, generatedBase).file;
   }
   const list: Subject[] = [{ label: 'this code', codeRoot: root, file: resolve(file), timings: new Map() }];
   const baseline = process.env.BENCH_BROAD_BASELINE;
@@ -183,6 +186,7 @@ async function main(): Promise<void> {
       results,
     }),
   );
+  if (generatedBase) rmSync(generatedBase, { recursive: true, force: true });
 }
 
 if (process.argv[2] === '--probe')

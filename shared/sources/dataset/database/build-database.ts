@@ -16,6 +16,7 @@ import { searchDocs } from '../search-docs.js';
 import { indexedWords } from './full-text.js';
 import {
   createIndexes,
+  createJobFacetTable,
   createNameIndex,
   createSearchTables,
   createSimilarityTables,
@@ -259,6 +260,7 @@ export class DatasetDatabaseBuilder {
     this.db.exec(createIndexes);
     for (const kind of fullTextKinds) this.buildSearch(kind);
     this.db.exec(createSimilarityTables);
+    this.db.exec(createJobFacetTable);
     this.db.exec('ANALYZE');
     this.db.exec('PRAGMA journal_mode = DELETE');
     this.db.close();
