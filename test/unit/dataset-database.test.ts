@@ -17,6 +17,7 @@ import { DatasetFileError } from '../../shared/sources/dataset/database/dataset-
 import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
+import { DatabaseSync } from '../../shared/store/sqlite/node-sqlite.js';
 import { MemoryDatasetReader } from '../support/memory-reader.js';
 
 const dataset = generateDataset();
@@ -107,6 +108,42 @@ const keywords = [
   ]),
 ];
 
+/**
+ * Broad keywords: frequent words, short prefixes (read from FTS5's prefix index), words that also
+ * start others (the exact word must not jump ahead of better-ranked longer words), longer prefixes
+ * (written out as the words they start), several terms, another script's short prefix.
+ */
+const broadKeywords = [
+  'engineer',
+  'engineering',
+  'engine',
+  'leadership',
+  'lead',
+  'lea',
+  'le',
+  'manag',
+  'senior eng',
+  'eng senior',
+  'the',
+  'and',
+  'Мар',
+];
+
+/** Every keyword search of the port for one query. */
+async function everySearch(words: string, same: (call: (source: DataSource) => Promise<unknown>) => unknown) {
+  await same((source) => source.searchCompanies({ keywords: words }, { start: 0, count: 10 }, live));
+  await same((source) =>
+    source.searchCompanies({ keywords: words, hasJobs: true }, { start: 10, count: 10 }, live),
+  );
+  await same((source) => source.searchPeople({ keywords: words }, live));
+  await same((source) => source.searchSchools(words, live));
+  await same((source) => source.searchAll(words, live));
+  await same((source) => source.searchPosts(words, live));
+  await same((source) => source.typeahead(words, live));
+  await same((source) => source.searchJobs(words, live));
+  await same((source) => source.jobSearchFacets(words, live));
+}
+
 describe('the dataset database answers what the in-memory reference answers', () => {
   it('for every profile: details, contact, every list, windows, activity pages and similar profiles', async () => {
     for (const person of dataset.people) {
@@ -187,6 +224,10 @@ describe('the dataset database answers what the in-memory reference answers', ()
     }
   });
 
+  it('for broad keywords', async () => {
+    for (const words of broadKeywords) await everySearch(words, expectSame);
+  });
+
   it('for every company search filter and their combinations', async () => {
     const { locationId, headquartersId } = fx.branchLocation;
     const filterTable = [
@@ -216,10 +257,11 @@ describe('the dataset database answers what the in-memory reference answers', ()
   });
 
   // Each search has two ways, chosen by size: a company's staff scored directly or read through the
-  // index; a name prefix sorted from the names index or found walking the ranks. Both ways, always.
+  // index; a name prefix sorted from the names index or found walking the ranks; a long query term
+  // written out as the words it starts or left to FTS5's merging prefix form. Both ways, always.
   describe.each([
     ["the sample's sizes", undefined],
-    ['the other ways', { directlyScored: 0, sortedPrefixes: 0 }],
+    ['the other ways', { directlyScored: 0, sortedPrefixes: 0, expandedWords: 0 }],
   ])('with %s', (_, limits) => {
     let narrowing: DatabaseDatasetReader;
     let source: DatasetSource;
@@ -256,6 +298,10 @@ describe('the dataset database answers what the in-memory reference answers', ()
         await same((s) => s.typeahead(words, live));
       }
     });
+
+    it('broad keywords', async () => {
+      for (const words of broadKeywords) await everySearch(words, same);
+    });
   });
 
   it('for domains, hashtags, service categories and filter values', async () => {
@@ -291,6 +337,18 @@ describe('the dataset database file', () => {
     writeFileSync(bogus, 'plain text');
     expect(() => new DatabaseDatasetReader(bogus)).toThrow(DatasetFileError);
     expect(() => new DatabaseDatasetReader(join(directory, 'missing.sqlite'))).toThrow(/missing\.sqlite/);
+  });
+
+  it('refuses a database of the version before the prefix indexes, saying to import again', () => {
+    const older = join(directory, 'version-1.sqlite');
+    copyFileSync(file, older);
+    const db = new DatabaseSync(older);
+    db.prepare("UPDATE meta SET value = '1' WHERE key = 'version'").run();
+    db.close();
+    expect(() => new DatabaseDatasetReader(older)).toThrow(DatasetFileError);
+    expect(() => new DatabaseDatasetReader(older)).toThrow(
+      /version-1\.sqlite was built by another version of this service \(dataset database 1\/.*this one reads 2\/.*Import the dataset again/,
+    );
   });
 
   it('moves a running reader to a file renamed over it', async () => {

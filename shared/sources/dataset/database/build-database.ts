@@ -16,12 +16,14 @@ import { searchDocs } from '../search-docs.js';
 import { indexedWords } from './full-text.js';
 import {
   createIndexes,
+  createJobFacetTable,
   createNameIndex,
   createSearchTables,
   createSimilarityTables,
   createTables,
   DATASET_DATABASE_VERSION,
   type FullTextKind,
+  fillTermTable,
   fullTextKinds,
   reversed,
   schemaFingerprint,
@@ -258,6 +260,7 @@ export class DatasetDatabaseBuilder {
     this.db.exec(createIndexes);
     for (const kind of fullTextKinds) this.buildSearch(kind);
     this.db.exec(createSimilarityTables);
+    this.db.exec(createJobFacetTable);
     this.db.exec('ANALYZE');
     this.db.exec('PRAGMA journal_mode = DELETE');
     this.db.close();
@@ -288,7 +291,7 @@ export class DatasetDatabaseBuilder {
     }
     this.db.exec(
       `${createNameIndex(kind)} INSERT INTO ${kind}_fts (${kind}_fts) VALUES ('optimize');
-       INSERT INTO ${kind}_name_fts (${kind}_name_fts) VALUES ('optimize'); COMMIT;`,
+       INSERT INTO ${kind}_name_fts (${kind}_name_fts) VALUES ('optimize'); ${fillTermTable(kind)} COMMIT;`,
     );
   }
 

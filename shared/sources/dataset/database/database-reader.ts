@@ -49,7 +49,6 @@ import {
 } from '../reader-rules.js';
 import { prepareQuery, relevance, type SearchDoc } from '../search.js';
 import { DatasetConnection, type Parameters } from './dataset-connection.js';
-import { matchExpression } from './full-text.js';
 import { reversed } from './schema.js';
 import { defaultSearchLimits, type SearchLimits, TieredSearch } from './search-tiers.js';
 
@@ -446,19 +445,19 @@ export class DatabaseDatasetReader {
   }
 
   jobFieldCounts(keywords: string): JobFieldCounts {
-    const match = matchExpression(prepareQuery(keywords));
+    const match = this.search.match('jobs', prepareQuery(keywords));
     const counts = Object.fromEntries(
       facetFields.map((field) => [field, [] as [string, number][]]),
     ) as Record<FacetField, [string, number][]>;
     if (match === null) return { matched: 0, counts };
     const rows = this.db.rows(
-      `WITH hits AS MATERIALIZED (SELECT r.seq FROM jobs_fts CROSS JOIN jobs_rank r ON r.rank = jobs_fts.rowid
+      `WITH hits AS MATERIALIZED (SELECT f.* FROM jobs_fts CROSS JOIN job_facets f ON f.rank = jobs_fts.rowid
          WHERE jobs_fts MATCH :match)
        ${facetFields
          .map(
            (field) =>
-             `SELECT '${field}' AS field, ${facetColumns[field]} AS value, count(*) AS n FROM jobs
-                WHERE seq IN hits AND ${facetColumns[field]} IS NOT NULL GROUP BY ${facetColumns[field]}`,
+             `SELECT '${field}' AS field, ${facetColumns[field]} AS value, count(*) AS n FROM hits
+                WHERE ${facetColumns[field]} IS NOT NULL GROUP BY ${facetColumns[field]}`,
          )
          .join(' UNION ALL ')}
        UNION ALL SELECT 'matched', NULL, count(*) FROM hits`,

@@ -7,15 +7,18 @@
  * breaks ties (weight descending, then key), and keeps each record's search document (its names and
  * describing texts, search.ts's SearchDoc); `<kind>_fts` (every word) and `<kind>_name_fts` (the
  * words of its names) are contentless FTS5 indexes whose rowid IS that rank, so a full-text query
- * read in rowid order meets matches best-first and can stop after a page; `<kind>_names` holds each record's names normalized, for the exact-name and name-prefix
- * tiers. The search tables are built at the end of a load, from `<kind>_search`, which the load fills
+ * read in rowid order meets matches best-first and can stop after a page; both also index every
+ * word's first 1–3 characters (FTS5's `prefix=`), and `<kind>_terms` lists the index's words, so no
+ * prefix query has to merge every matching word's postings first (full-text.ts). `<kind>_names`
+ * holds each record's names normalized, for the exact-name and name-prefix tiers. The search tables are built at the end of a load, from `<kind>_search`, which the load fills
  * and the end drops; the secondary indexes come after the load too (faster than row by row).
  */
 
 import { createHash } from 'node:crypto';
+import { indexedPrefixes } from './full-text.js';
 
 /** Bumped when the tables change; a server refuses a database of another version. */
-export const DATASET_DATABASE_VERSION = 1;
+export const DATASET_DATABASE_VERSION = 2;
 
 /** A company domain as `reversed_domain` keeps it: reversed, a domain's subdomains share its prefix. */
 export const reversed = (text: string) => [...text].reverse().join('');
@@ -76,9 +79,34 @@ CREATE TABLE ${kind}_rank (rank INTEGER PRIMARY KEY, seq INTEGER NOT NULL UNIQUE
 INSERT INTO ${kind}_rank (seq, weight, key, doc) SELECT seq, weight, key, doc FROM ${kind}_search
   ORDER BY weight DESC, key;
 DROP TABLE ${kind}_search;
-CREATE VIRTUAL TABLE ${kind}_fts USING fts5(words, content='', detail=none, tokenize='ascii');
-CREATE VIRTUAL TABLE ${kind}_name_fts USING fts5(words, content='', detail=none, tokenize='ascii');
+CREATE VIRTUAL TABLE ${kind}_fts USING fts5(words, content='', detail=none, tokenize='ascii',
+  prefix='${indexedPrefixes}');
+CREATE VIRTUAL TABLE ${kind}_name_fts USING fts5(words, content='', detail=none, tokenize='ascii',
+  prefix='${indexedPrefixes}');
+CREATE TABLE ${kind}_terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE ${kind}_names (rank INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (rank, name)) WITHOUT ROWID;
+`;
+
+/**
+ * A kind's word list, once its full-text index is complete: every word of `<kind>_fts` (its names'
+ * words are among them), so a long prefix is written out as the words it starts (full-text.ts).
+ */
+export const fillTermTable = (kind: FullTextKind) => `
+CREATE VIRTUAL TABLE temp.${kind}_vocabulary USING fts5vocab(main, ${kind}_fts, row);
+INSERT INTO ${kind}_terms (term) SELECT term FROM temp.${kind}_vocabulary;
+DROP TABLE temp.${kind}_vocabulary;
+`;
+
+/**
+ * Job search filters count every matching job's field values: kept apart from the jobs' bodies and
+ * numbered by rank, a matched rank reaches its four values in one small row (about 3× faster than
+ * reading the job rows themselves). The jobs table's copies of these columns are what it is built from.
+ */
+export const createJobFacetTable = `
+CREATE TABLE job_facets (rank INTEGER PRIMARY KEY, location TEXT, company_name TEXT, employment_type TEXT,
+  seniority TEXT);
+INSERT INTO job_facets SELECT r.rank, j.location, j.company_name, j.employment_type, j.seniority
+  FROM jobs_rank r JOIN jobs j ON j.seq = r.seq ORDER BY r.rank;
 `;
 
 /** Similar profiles' pools, in rank order: each employer's current staff and each skill's holders. */
@@ -120,8 +148,10 @@ export const schemaFingerprint = createHash('sha256')
       createTables,
       ...fullTextKinds.map(createSearchTables),
       ...fullTextKinds.map(createNameIndex),
+      ...fullTextKinds.map(fillTermTable),
       createIndexes,
       createSimilarityTables,
+      createJobFacetTable,
     ].join('\n'),
   )
   .digest('hex')

@@ -7,7 +7,7 @@
 
 import { byScore, type PreparedQuery, prepareQuery, Relevance, type Scored } from '../search.js';
 import type { DatasetConnection, Parameters } from './dataset-connection.js';
-import { matchExpression } from './full-text.js';
+import { AFTER_SPELLED_WORDS, MAX_EXPANDED_WORDS, matchExpression } from './full-text.js';
 import type { FullTextKind } from './schema.js';
 
 /** Above every character: names starting with q sort between q and q + this. */
@@ -21,11 +21,14 @@ export const DIRECTLY_SCORED = 20_000;
 export interface SearchLimits {
   directlyScored: number;
   sortedPrefixes: number;
+  /** Most words a long query term is written out as before FTS5 merges them itself (full-text.ts). */
+  expandedWords: number;
 }
 
 export const defaultSearchLimits: SearchLimits = {
   directlyScored: DIRECTLY_SCORED,
   sortedPrefixes: SORTED_PREFIXES,
+  expandedWords: MAX_EXPANDED_WORDS,
 };
 
 /** Narrows a search: SQL over the record's rank row `r` and, when `readsRecord`, its table row `e`. */
@@ -58,6 +61,25 @@ export class TieredSearch {
     readonly limits: SearchLimits,
   ) {}
 
+  /** The query's MATCH expression over a kind's indexes (full-text.ts); null: it matches nothing. */
+  match(kind: FullTextKind, query: PreparedQuery): string | null {
+    return matchExpression(
+      query,
+      (prefix, limit) =>
+        this.connection
+          .rows(
+            `SELECT term FROM ${kind}_terms WHERE term >= :prefix AND term < :end ORDER BY term LIMIT :limit`,
+            {
+              prefix,
+              end: `${prefix}${AFTER_SPELLED_WORDS}`,
+              limit,
+            },
+          )
+          .map((row) => String(row.term)),
+      this.limits.expandedWords,
+    );
+  }
+
   /**
    * The ranks of a kind's records the query matches, best first, up to `need`: the exact-name and
    * name-prefix tiers from the names index, then the name-words and text tiers from the full-text
@@ -65,8 +87,9 @@ export class TieredSearch {
    * rows (see Filter).
    */
   ranks(kind: FullTextKind, query: PreparedQuery, need: number, filter?: Filter): Hit[] {
-    const all = matchExpression(query);
-    if (all === null || need <= 0) return [];
+    if (need <= 0) return [];
+    const all = this.match(kind, query);
+    if (all === null) return [];
     const where = filter?.sql ?? '';
     const range = { query: query.normalized, end: `${query.normalized}${LAST_CHARACTER}` };
     const hits: Hit[] = [];
@@ -131,7 +154,7 @@ export class TieredSearch {
 
   /** How many of a kind's records the query matches (within `filter`). */
   matchCount(kind: FullTextKind, query: PreparedQuery, filter?: Filter): number {
-    const all = matchExpression(query);
+    const all = this.match(kind, query);
     if (all === null) return 0;
     const fts = `${kind}_fts`;
     return this.connection.count(
