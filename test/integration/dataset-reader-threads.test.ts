@@ -60,33 +60,42 @@ afterAll(async () => {
 });
 
 describe('dataset reads on reader threads (npm start)', () => {
-  it('answers /healthz in milliseconds while broad dataset searches are always in flight', async () => {
-    let searching = true;
-    const searches: Awaited<ReturnType<typeof broadSearch>>[] = [];
-    const load = Array.from({ length: SEARCHES_IN_FLIGHT }, async () => {
-      while (searching) searches.push(await broadSearch());
-    });
-    await sleep(200);
-    const healthChecks: number[] = [];
-    for (let i = 0; i < HEALTH_CHECKS; i += 1) {
-      const started = performance.now();
-      const response = await fetch(`${server.url}/healthz`);
-      await response.arrayBuffer();
-      healthChecks.push(performance.now() - started);
-      expect(response.status).toBe(200);
-      await sleep(20);
-    }
-    searching = false;
-    await Promise.all(load);
+  it.each([
+    ['/healthz', false],
+    // A read by one record's key runs on the event loop (point-reads.ts): it waits for no search.
+    ['/v1/profiles/details/by-username?username=amelia-hartmann', true],
+  ])(
+    'answers %s in milliseconds while broad dataset searches are always in flight',
+    async (path, withKey) => {
+      let searching = true;
+      const searches: Awaited<ReturnType<typeof broadSearch>>[] = [];
+      const load = Array.from({ length: SEARCHES_IN_FLIGHT }, async () => {
+        while (searching) searches.push(await broadSearch());
+      });
+      await sleep(200);
+      const healthChecks: number[] = [];
+      for (let i = 0; i < HEALTH_CHECKS; i += 1) {
+        const started = performance.now();
+        const response = await fetch(`${server.url}${path}`, {
+          headers: withKey ? { Authorization: `Bearer ${server.demoKey}` } : {},
+        });
+        await response.arrayBuffer();
+        healthChecks.push(performance.now() - started);
+        expect(response.status).toBe(200);
+        await sleep(20);
+      }
+      searching = false;
+      await Promise.all(load);
 
-    for (const search of searches) {
-      expect(search.status).toBe(200);
-      expect(search.matched).toBeGreaterThanOrEqual(EXTRA_JOBS);
-    }
-    const searchMs = percentile(searchAloneMs, 0.5);
-    const figures = { healthCheckP50: percentile(healthChecks, 0.5), searchAloneP50: searchMs };
-    expect(figures.healthCheckP50, JSON.stringify(figures)).toBeLessThan(
-      searchMs * HEALTH_CHECK_SHARE_OF_SEARCH,
-    );
-  });
+      for (const search of searches) {
+        expect(search.status).toBe(200);
+        expect(search.matched).toBeGreaterThanOrEqual(EXTRA_JOBS);
+      }
+      const searchMs = percentile(searchAloneMs, 0.5);
+      const figures = { healthCheckP50: percentile(healthChecks, 0.5), searchAloneP50: searchMs };
+      expect(figures.healthCheckP50, JSON.stringify(figures)).toBeLessThan(
+        searchMs * HEALTH_CHECK_SHARE_OF_SEARCH,
+      );
+    },
+  );
 });

@@ -3,12 +3,13 @@
  * otherwise the generated sample (sample-database.ts). One source per file per process: in-thread by
  * default (Lambda, one request per environment, and the tests' in-process apps), or on reader threads
  * once the process asks for them (`npm start`, reader-pool.ts), so a broad search never holds up
- * unrelated requests.
+ * unrelated requests; reads of one record by its key stay in-thread even then (point-reads.ts).
  */
 import { resolve } from 'node:path';
 import type { DataSource } from '../data-source.js';
 import { DatabaseDatasetReader } from './database/database-reader.js';
 import { DatasetSource } from './dataset-source.js';
+import { withPointReadsInThread } from './point-reads.js';
 import { defaultReaderThreads, pooledDataSource, ReaderPool } from './reader-pool.js';
 import { ensureSampleDatabase } from './sample-database.js';
 
@@ -35,8 +36,7 @@ export function datasetSource(file: string | undefined): DataSource {
 function openSource(path: string): DataSource {
   // Opened here either way, so a file that is not a dataset database fails at start-up
   // (DatasetFileError), not at the first lookup.
-  const reader = new DatabaseDatasetReader(path);
-  if (readerThreads === 0) return new DatasetSource(reader);
-  reader.close();
-  return pooledDataSource(new ReaderPool(path, { threads: readerThreads }));
+  const inThread = new DatasetSource(new DatabaseDatasetReader(path));
+  if (readerThreads === 0) return inThread;
+  return withPointReadsInThread(inThread, pooledDataSource(new ReaderPool(path, { threads: readerThreads })));
 }
