@@ -3,7 +3,9 @@
  * unrelated cheap request (/healthz) is answered promptly, because no search runs on the event loop.
  * Measured through the real server over HTTP: the latency of health checks sent one after another
  * while several broad job searches (each tens of milliseconds of SQLite work) are always in flight.
- * In-thread, each health check waited behind whatever search the loop was running.
+ * In-thread, each health check waited behind whatever search the loop was running. The same holds for a
+ * billed read of one profile by its key, which stays on the event loop (point-reads.ts): through the
+ * reader threads it queued behind the searches the threads were busy with.
  */
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -73,14 +75,14 @@ describe('dataset reads on reader threads (npm start)', () => {
         while (searching) searches.push(await broadSearch());
       });
       await sleep(200);
-      const healthChecks: number[] = [];
+      const answerMs: number[] = [];
       for (let i = 0; i < HEALTH_CHECKS; i += 1) {
         const started = performance.now();
         const response = await fetch(`${server.url}${path}`, {
           headers: withKey ? { Authorization: `Bearer ${server.demoKey}` } : {},
         });
         await response.arrayBuffer();
-        healthChecks.push(performance.now() - started);
+        answerMs.push(performance.now() - started);
         expect(response.status).toBe(200);
         await sleep(20);
       }
@@ -92,8 +94,8 @@ describe('dataset reads on reader threads (npm start)', () => {
         expect(search.matched).toBeGreaterThanOrEqual(EXTRA_JOBS);
       }
       const searchMs = percentile(searchAloneMs, 0.5);
-      const figures = { healthCheckP50: percentile(healthChecks, 0.5), searchAloneP50: searchMs };
-      expect(figures.healthCheckP50, JSON.stringify(figures)).toBeLessThan(
+      const figures = { answerP50: percentile(answerMs, 0.5), searchAloneP50: searchMs };
+      expect(figures.answerP50, JSON.stringify(figures)).toBeLessThan(
         searchMs * HEALTH_CHECK_SHARE_OF_SEARCH,
       );
     },
