@@ -18,7 +18,7 @@ import { build } from 'esbuild';
 import { catalog } from '../schemas/catalog.js';
 import { deployedFunctions, toolGroupFunctionVariable, toolGroups } from '../schemas/functions.js';
 import type { OperationDefinition } from '../schemas/operation-definition.js';
-import { v2Routes } from '../schemas/v2-routes.js';
+import { v2Routes } from '../schemas/catalog.js';
 import { lambdaBundleOptions } from '../scripts/lambda-bundle-options.js';
 import { provisionAccount } from '../shared/accounts/provisioning.js';
 import { Authenticator } from '../shared/auth/authenticator.js';

@@ -14,7 +14,8 @@ import { catalog } from '../../schemas/catalog.js';
 import { deployedFunctions, toolGroups } from '../../schemas/functions.js';
 import { defaultToolNames, type OperationDefinition } from '../../schemas/operation-definition.js';
 import { byIdentifier, companyIdentifiers, dataLookup } from '../../schemas/operations/data-lookup.js';
-import { v2Routes, v2RoutesOf } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/catalog.js';
+import { v2RoutesOf } from '../../schemas/v2-routes.js';
 import {
   catalogCounts,
   endpointTable,

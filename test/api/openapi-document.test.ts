@@ -15,7 +15,7 @@ import { catalog } from '../../schemas/catalog.js';
 import { successEnvelopeSchema, v2EnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema, errorTable } from '../../schemas/errors.js';
 import { exampleInput, type OperationDefinition } from '../../schemas/operation-definition.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/catalog.js';
 import { RESPONSE_EXAMPLES_FILE, recordResponseExamples } from '../../scripts/response-examples.js';
 import type { BatchWorkerPool } from '../../shared/batches/batch-worker.js';
 import { mountBatches } from '../../shared/batches/mount-batches.js';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/catalog.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { startWebServer, type WebServer } from '../support/web-servers.js';
 

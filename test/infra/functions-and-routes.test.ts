@@ -13,7 +13,7 @@ import {
   toolGroupFunctionVariable,
   toolGroups,
 } from '../../schemas/functions.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/catalog.js';
 import { deployedRoutes, synthApp } from './synth-app.js';
 
 const synthesized = synthApp();

@@ -22,7 +22,7 @@ import {
   toolGroups,
 } from '../../schemas/functions.js';
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/catalog.js';
 import type { Principal } from '../../shared/auth/authenticator.js';
 import { Authenticator } from '../../shared/auth/authenticator.js';
 import { systemClock } from '../../shared/clock.js';

@@ -23,7 +23,7 @@ import {
   toolGroupFunctionName,
   toolGroups,
 } from '../../schemas/functions.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/catalog.js';
 import { placeholderDist } from '../infra/synth-app.js';
 import { writeAssembly } from '../support/cloud-assembly-fixture.js';
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/catalog.js';
 import type { Zone } from '../support/dns-server.js';
 import { type EmailHarness, startEmailHarness } from '../support/email-harness.js';
 import { ADDRESSES } from '../support/mail-servers.js';

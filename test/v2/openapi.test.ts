@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { catalog } from '../../schemas/catalog.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
+import { v2Routes } from '../../schemas/catalog.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
 interface Operation {
