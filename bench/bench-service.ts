@@ -3,7 +3,9 @@
  * functions, the DynamoDB adapter on an in-process dynalite (so its calls can be counted), and one
  * account with plenty of credits and a ceiling that never denies.
  */
+
 import { randomUUID } from 'node:crypto';
+import { catalog } from '../schemas/catalog.js';
 import { provisionAccount } from '../shared/accounts/provisioning.js';
 import { systemClock } from '../shared/clock.js';
 import { loadConfig } from '../shared/config.js';
@@ -34,6 +36,7 @@ export async function startBenchService(options: {
     clock: systemClock,
     logger: createLogger('silent'),
     implementations: createAllImplementations,
+    operations: catalog,
   });
   mountMcp(service);
   const { account, apiKey } = await provisionAccount(service.repositories, {

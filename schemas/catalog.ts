@@ -8,12 +8,13 @@
 import type { OperationDefinition } from './operation-definition.js';
 import { accountOperations } from './operations/account.js';
 import { companyOperations } from './operations/companies.js';
-import { disposableCheck, emailFind, emailVerify } from './operations/emails.js';
+import { emailOperations } from './operations/emails.js';
 import { jobOperations } from './operations/jobs.js';
 import { postOperations } from './operations/posts.js';
 import { profileOperations } from './operations/profiles.js';
 import { searchOperations } from './operations/search.js';
 import { websiteOperations } from './operations/websites.js';
+import { type V2Route, v2RoutesOf } from './v2-routes.js';
 
 export const catalog = [
   ...profileOperations,
@@ -21,11 +22,15 @@ export const catalog = [
   ...postOperations,
   ...searchOperations,
   ...jobOperations,
-  disposableCheck,
-  emailVerify,
-  emailFind,
+  ...emailOperations,
   ...websiteOperations,
   ...accountOperations,
 ] as const satisfies readonly OperationDefinition[];
 
 export type OperationId = (typeof catalog)[number]['id'];
+
+/**
+ * The v2 routes of the whole catalog (the local server's, the docs'); a function derives its own
+ * operations' routes with v2RoutesOf, so it never builds the catalog.
+ */
+export const v2Routes: readonly V2Route[] = v2RoutesOf(catalog);

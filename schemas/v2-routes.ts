@@ -11,7 +11,6 @@
  * listing's record path: `/v1/companies/similar/by-slug` → `/api/v2/ext/companies/{universal_name}/similar`;
  * any other takes its v1 path: `/v1/emails/verify` → `/api/v2/ext/emails/verify`).
  */
-import { catalog } from './catalog.js';
 import type { OperationDefinition, OperationVariant, V2Path } from './operation-definition.js';
 import { familyRecordPaths } from './v2-paths.js';
 
@@ -65,9 +64,6 @@ export function v2RoutesOf(operations: readonly OperationDefinition[]): V2Route[
   });
   return [...listed, ...extensions];
 }
-
-/** The v2 routes of the catalog. */
-export const v2Routes: readonly V2Route[] = v2RoutesOf(catalog);
 
 /**
  * The path variant whose identifier rules a route follows: the v1 path of the same identifier, or,

@@ -47,6 +47,15 @@ const localOnly = /(?:^|\/)node_modules\/(dynalite|classic-level|swagger-ui-dist
 /** The browser stack: only website functions may carry it (megabytes, and a binary of x86_64 only). */
 export const browserPackages = /(?:^|\/)node_modules\/(@sparticuz\/chromium|puppeteer-core|puppeteer)\//;
 
+/**
+ * The whole catalog: a function running operations of its own loads only their families' entries
+ * (the account family excepted: an account's view prices every operation), so that its cold start
+ * constructs no other operation's schemas. The build refuses a bundle that takes it in again.
+ */
+const wholeCatalog = /(?:^|\/)schemas\/catalog\.ts$/;
+const slicedKinds: ReadonlySet<FunctionSpec['kind']> = new Set(['operation', 'tool-group', 'batch-consumer']);
+const needsWholeCatalog = (spec: FunctionSpec) => spec.operations.some((id) => familyOf(id) === 'account');
+
 /** What the swaps keep out; the build checks it (a new import path to either would not be swapped). */
 const swappedOut =
   /(?:^|\/)(shared\/sources\/dataset\/(generate[^/]*|sample-database|database\/build-database)\.ts|shared\/console\/console-script-bundle\.ts|node_modules\/zod\/v4\/locales\/(?!en\.js$)[^/]+)$/;
@@ -60,11 +69,11 @@ async function entryOf(spec: FunctionSpec): Promise<string> {
     return join(root, 'functions', 'lambda', `${spec.kind}-handler.ts`);
   }
   const families = [...new Set(spec.operations.map(familyOf))];
-  // Each family's module is shared/operations/<family>.ts: shared/operations/index.ts makes tsc
-  // check that every family has one exporting createImplementations.
+  // Each family's module is shared/operations/<family>.ts, exporting its catalog entries and its run
+  // functions (shared/operations/index.ts makes tsc check every family has both): the entry reads
+  // its operations from there, never from the catalog, so it constructs no other family's schemas.
   const imports = families.map(
-    (family, index) =>
-      `import { createImplementations as family${index} } from '../../shared/operations/${family}.js';`,
+    (family, index) => `import * as family${index} from '../../shared/operations/${family}.js';`,
   );
   const factories = families.map((_, index) => `family${index}`).join(', ');
   // A tool group's and a batch group's entries differ only by their handler's factory.
@@ -127,9 +136,13 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
   });
 
   const inputs = Object.keys(result.metafile.inputs);
+  const sliced = slicedKinds.has(spec.kind) && !needsWholeCatalog(spec);
   const offending = inputs.filter(
     (input) =>
-      localOnly.test(input) || swappedOut.test(input) || (!spec.browser && browserPackages.test(input)),
+      localOnly.test(input) ||
+      swappedOut.test(input) ||
+      (!spec.browser && browserPackages.test(input)) ||
+      (sliced && wholeCatalog.test(input)),
   );
   if (offending.length > 0) {
     throw new Error(`${spec.name}: modules that must not be in this bundle:\n  ${offending.join('\n  ')}`);

@@ -3,7 +3,7 @@
  * and a bad value fails start-up naming the variable. The README's configuration table mirrors this.
  */
 import { z } from 'zod';
-import { batchQueueUrlVariable, toolGroupFunctionVariable } from '../schemas/functions.js';
+import { batchQueueUrlVariable, toolGroupFunctionVariable } from '../schemas/function-conventions.js';
 import { normalHostName } from './http/host-name.js';
 import { parseAllowHosts } from './net/address-policy.js';
 

@@ -3,7 +3,6 @@
  * of the store port) and a config. The local server, each Lambda function, the CLI and the tests
  * all assemble the service here, so they run the same code.
  */
-import { catalog } from '../schemas/catalog.js';
 import type { OperationDefinition } from '../schemas/operation-definition.js';
 import { AccountRepository } from './accounts/accounts.js';
 import { ApiKeyRepository } from './auth/api-keys.js';
@@ -29,8 +28,11 @@ export interface ServiceOptions {
   store: Store;
   /** Builds the run functions; every operation served must have one. */
   implementations: ImplementationFactory;
-  /** The operations to serve; all of the catalog by default. */
-  operations?: readonly OperationDefinition[];
+  /**
+   * The operations to serve: the whole catalog locally, a function's own slice on Lambda (which then
+   * never constructs the other operations' schemas).
+   */
+  operations: readonly OperationDefinition[];
   clock?: Clock;
   logger?: Logger;
   /** Operational counters; none by default (the local server). */
@@ -77,7 +79,7 @@ export function createService(options: ServiceOptions) {
     accountReads: { limit: options.config.ACCOUNT_RATE_LIMIT, windowSeconds: 60 },
   });
   const operations = registerOperations(
-    options.operations ?? catalog,
+    options.operations,
     options.implementations({ store: options.store, clock, config: options.config, logger, metrics }),
     options.config.PRICE_OVERRIDES,
   );
@@ -101,7 +103,7 @@ export function createService(options: ServiceOptions) {
 export type Service = ReturnType<typeof createService>;
 
 /** The longest deadline of any operation: a pending ledger entry older than this is abandoned. */
-export function longestDeadlineMs(operations: readonly OperationDefinition[] = catalog): number {
+export function longestDeadlineMs(operations: readonly OperationDefinition[]): number {
   return Math.max(...operations.map((operation) => operation.runtime.timeoutMs));
 }
 

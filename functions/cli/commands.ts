@@ -5,6 +5,7 @@
  * who made it and why (`Attribution`): credit changes become credit entries, the others audit
  * entries, and `history` lists both.
  */
+import { catalog } from '../../schemas/catalog.js';
 import type { Family } from '../../schemas/operation-definition.js';
 import type {
   AccountStatus,
@@ -49,7 +50,7 @@ export interface NewKeyOptions extends Attribution {
  * A pending entry younger than the longest operation deadline may belong to a request still running;
  * the margin covers settlement writes after the deadline.
  */
-export const DEFAULT_RECONCILE_AGE_SECONDS = Math.ceil(longestDeadlineMs() / 1000) + 60;
+export const DEFAULT_RECONCILE_AGE_SECONDS = Math.ceil(longestDeadlineMs(catalog) / 1000) + 60;
 
 /** A key as operators see it: never its hash. */
 function keyView(key: ApiKeyRecord) {

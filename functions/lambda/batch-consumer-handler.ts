@@ -17,7 +17,7 @@
  * the dead-letter queue's receive limit. Only if that send fails is the record reported failed.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { batchGroupMembers } from '../../schemas/functions.js';
+import { batchGroupMembersOf } from '../../schemas/function-conventions.js';
 import { createBatchParts } from '../../shared/batches/batch-parts.js';
 import {
   BatchQueues,
@@ -28,7 +28,7 @@ import {
 import { LEASE_MARGIN_MS } from '../../shared/batches/batch-runner.js';
 import { batchQueueUrls } from '../../shared/config.js';
 import { HostSlots } from '../../shared/limits/host-slots.js';
-import { createLambdaService, type FamilyImplementations, implementationsOf } from './lambda-service.js';
+import { createLambdaService, implementationsOf, type LambdaFamily } from './lambda-service.js';
 
 export type BatchConsumerHandler = (
   event: SQSEvent,
@@ -40,13 +40,13 @@ const FINISH_MARGIN_MS = 3_000;
 /** When an account has no free slot: try again after about this long (with jitter). */
 const ACCOUNT_BUSY_DELAY_MS = 5_000;
 
-/** `families`: the implementations of every family the group's operations belong to. */
+/** `families`: the modules of every family the group's operations belong to. */
 export async function createBatchConsumerHandler(
   group: string,
-  families: readonly FamilyImplementations[],
+  families: readonly LambdaFamily[],
 ): Promise<BatchConsumerHandler> {
-  const members = batchGroupMembers().get(group);
-  if (!members) throw new Error(`No batch group ${group} in the catalog.`);
+  const members = batchGroupMembersOf(families.flatMap((family) => family.operations)).get(group);
+  if (!members) throw new Error(`No batch group ${group} among its families' operations.`);
   const service = await createLambdaService({
     operations: members,
     implementations: implementationsOf(families),

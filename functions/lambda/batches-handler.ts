@@ -23,7 +23,7 @@ const service = await createLambdaService({
 });
 const { config, logger } = service;
 const { batches, urls } = createBatchParts(service, service.store.batches);
-const queues = new BatchQueues(sqsClient(config), batchQueueUrls(batchGroups.keys()));
+const queues = new BatchQueues(sqsClient(config), batchQueueUrls(batchGroups.keys()), batchOperations);
 
 mountBatchRoutes(service, {
   batches,

@@ -5,7 +5,7 @@
  * freezes. No default dimension: infra's alarm on ReconcileSettled reads the metric without one.
  */
 import { MetricUnit, Metrics as Powertools } from '@aws-lambda-powertools/metrics';
-import { METRICS_NAMESPACE } from '../../schemas/functions.js';
+import { METRICS_NAMESPACE } from '../../schemas/function-conventions.js';
 import type { Metrics } from '../../shared/observability/metrics.js';
 
 export function emfMetrics(): Metrics {

@@ -6,7 +6,11 @@
  * The client is imported only when a function has a secret to read: esbuild keeps it in the bundle
  * but unevaluated, so functions without secrets (websites, pages) pay nothing at cold start.
  */
-import { SECRET_SETTINGS, type SecretSetting, secretArnVariable } from '../../schemas/functions.js';
+import {
+  SECRET_SETTINGS,
+  type SecretSetting,
+  secretArnVariable,
+} from '../../schemas/function-conventions.js';
 import { ConfigError } from '../../shared/config.js';
 
 type Environment = Record<string, string | undefined>;

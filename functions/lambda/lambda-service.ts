@@ -5,7 +5,7 @@
  * at module scope by each entry, so all of it lives as long as the warm container.
  */
 
-import { DATA_FAMILIES } from '../../schemas/functions.js';
+import { DATA_FAMILIES } from '../../schemas/function-conventions.js';
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { type Config, ConfigError, loadConfig } from '../../shared/config.js';
 import type {
@@ -74,10 +74,18 @@ export async function createLambdaService(options: LambdaServiceOptions) {
   return Object.assign(service, { store });
 }
 
-/** A family module's `createImplementations`, with the dependencies it builds by default. */
-export type FamilyImplementations = (runtime: RunnerRuntime) => OperationImplementation[];
+/**
+ * A family's module (shared/operations/<family>.ts) as a function's entry imports it: its catalog
+ * entries and its run functions, with the dependencies they build by default. A function gets its
+ * operations from here, never from the whole catalog, so its cold start constructs only its family's
+ * schemas.
+ */
+export interface LambdaFamily {
+  operations: readonly OperationDefinition[];
+  createImplementations(runtime: RunnerRuntime): OperationImplementation[];
+}
 
 /** The implementations of the families a function's operations belong to. */
-export function implementationsOf(families: readonly FamilyImplementations[]): ImplementationFactory {
-  return (runtime) => families.flatMap((family) => family(runtime));
+export function implementationsOf(families: readonly LambdaFamily[]): ImplementationFactory {
+  return (runtime) => families.flatMap((family) => family.createImplementations(runtime));
 }

@@ -22,7 +22,7 @@ const service = await createLambdaService({
 });
 const { config, repositories } = service;
 const { runner, webhooks } = createBatchParts(service, service.store.batches);
-const queues = new BatchQueues(sqsClient(config), batchQueueUrls(batchGroups.keys()));
+const queues = new BatchQueues(sqsClient(config), batchQueueUrls(batchGroups.keys()), batchOperations);
 const metrics = emfMetrics();
 
 export interface ReconcileSummary {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseS3Uri, S3_URI_FORMAT, S3_URI_SCHEME } from '../../schemas/functions.js';
+import { parseS3Uri, S3_URI_FORMAT, S3_URI_SCHEME } from '../../schemas/function-conventions.js';
 import { ConfigError } from '../../shared/config.js';
 
 const MIB = 2 ** 20;

@@ -9,27 +9,34 @@
  * invoke may answer; a streamed one has no such cliff.
  */
 import type { StreamifyHandler } from 'aws-lambda';
-import { catalog } from '../../schemas/catalog.js';
-import { toolGroups } from '../../schemas/functions.js';
+import { toolGroupMembersOf } from '../../schemas/function-conventions.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
 import { LocalToolDispatcher, type ToolCall } from '../../shared/mcp/tool-dispatch.js';
 import type { ToolOutcome } from '../../shared/mcp/tool-results.js';
-import { createLambdaService, type FamilyImplementations, implementationsOf } from './lambda-service.js';
+import { createLambdaService, implementationsOf, type LambdaFamily } from './lambda-service.js';
 
 export type ToolGroupHandler = StreamifyHandler<ToolCall, void>;
 
-/** `families`: the implementations of every family the group's operations belong to. */
-export async function createToolGroupHandler(
-  group: string,
-  families: readonly FamilyImplementations[],
-): Promise<ToolGroupHandler> {
-  const members = new Set<string>(toolGroups().get(group) ?? []);
-  if (members.size === 0) throw new Error(`No MCP tool group ${group} in the catalog.`);
+/**
+ * The group's tools, by name, and their dispatcher over the group's service. `families`: the modules
+ * of every family the group's operations belong to.
+ */
+export async function createToolGroupDispatcher(group: string, families: readonly LambdaFamily[]) {
+  const members = toolGroupMembersOf(families.flatMap((family) => family.operations)).get(group);
+  if (!members) throw new Error(`No MCP tool group ${group} among its families' operations.`);
   const service = await createLambdaService({
-    operations: catalog.filter((operation) => members.has(operation.id)),
+    operations: members,
     implementations: implementationsOf(families),
   });
-  const dispatcher = new LocalToolDispatcher(buildToolCatalog(service.operations), service.pipeline);
+  const tools = buildToolCatalog(service.operations);
+  return { tools, dispatcher: new LocalToolDispatcher(tools, service.pipeline) };
+}
+
+export async function createToolGroupHandler(
+  group: string,
+  families: readonly LambdaFamily[],
+): Promise<ToolGroupHandler> {
+  const { dispatcher } = await createToolGroupDispatcher(group, families);
   return awslambda.streamifyResponse(async (event, responseStream) => {
     const outcome: ToolOutcome = await dispatcher.dispatch(event);
     responseStream.setContentType('application/json');

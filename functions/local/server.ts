@@ -4,9 +4,11 @@
  * start-up that cannot succeed (a bad variable, a busy DATA_DIR, a taken port) ends with one line on
  * stderr naming the setting and what to do, and exit code 1.
  */
+
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { catalog } from '../../schemas/catalog.js';
 import type { BatchWorkerPool } from '../../shared/batches/batch-worker.js';
 import { mountBatches } from '../../shared/batches/mount-batches.js';
 import type { Config } from '../../shared/config.js';
@@ -55,6 +57,7 @@ async function start(): Promise<{
       config,
       store: opened.store,
       implementations: createAllImplementations,
+      operations: catalog,
       documentation: true,
     });
     const batches = mountBatches(service, opened.store);

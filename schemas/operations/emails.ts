@@ -171,3 +171,5 @@ export const emailFind = {
     meta: { creditCost: 10 },
   },
 } as const;
+
+export const emailOperations = [disposableCheck, emailVerify, emailFind] as const;

@@ -10,7 +10,7 @@
  */
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
-import { batchGroupMembers } from '../../schemas/functions.js';
+import { batchGroupMembersOf } from '../../schemas/function-conventions.js';
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import type { Config } from '../config.js';
 import type { BatchRecord, BatchStore } from './batch-store.js';
@@ -72,9 +72,9 @@ export class BatchQueues {
   constructor(
     private readonly client: SQSClient,
     urls: ReadonlyMap<string, string>,
-    operations?: readonly OperationDefinition[],
+    operations: readonly OperationDefinition[],
   ) {
-    for (const [group, members] of batchGroupMembers(operations)) {
+    for (const [group, members] of batchGroupMembersOf(operations)) {
       const url = urls.get(group);
       if (url) for (const member of members) this.queueOf.set(member.id, url);
     }

@@ -14,7 +14,7 @@
  * - A revoked key or connection, or a suspended account (401, 403), fails the batch: its items would
  *   all be refused.
  */
-import { BATCH_LEASE_MARGIN_SECONDS } from '../../schemas/functions.js';
+import { BATCH_LEASE_MARGIN_SECONDS } from '../../schemas/function-conventions.js';
 import type { AccountRepository } from '../accounts/accounts.js';
 import type { ApiKeyRepository } from '../auth/api-keys.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { BUNDLED_CONSOLE_FILES } from '../../schemas/functions.js';
+import { BUNDLED_CONSOLE_FILES } from '../../schemas/function-conventions.js';
 import { besideBundle } from '../bundle-assets.js';
 import { lazy } from '../lazy.js';
 

@@ -13,7 +13,7 @@ import type { Env } from 'hono';
 import Negotiator from 'negotiator';
 import type { z } from 'zod';
 import { errorBodySchema } from '../../schemas/errors.js';
-import { BUNDLED_DOCS_DIRECTORY } from '../../schemas/functions.js';
+import { BUNDLED_DOCS_DIRECTORY } from '../../schemas/function-conventions.js';
 import {
   defaultToolNames,
   exampleInput,

@@ -9,7 +9,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema } from '../../schemas/errors.js';
-import { DATA_FAMILIES } from '../../schemas/functions.js';
+import { DATA_FAMILIES } from '../../schemas/function-conventions.js';
 import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
 import { toolArgumentTypes } from '../../schemas/parameters.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';

@@ -15,6 +15,9 @@ import { CursorIssuer, cursorSecret } from '../paging/cursors.js';
 import { implement, type OperationImplementation, type RunnerRuntime } from '../pipeline/operation.js';
 
 /** What the account view reads in a process of the runtime: its store, clock and prices. */
+/** The catalog entries this module runs: a function of this family serves only these. */
+export { accountOperations as operations };
+
 export function accountViewDependencies(runtime: RunnerRuntime): AccountViewDependencies {
   return {
     ledger: new CreditLedger(runtime.store.billing, runtime.clock, runtime.logger),

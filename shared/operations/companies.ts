@@ -6,6 +6,9 @@ import { offsetPage, PAGE_SIZE } from '../paging/pages.js';
 import { implement, type OperationImplementation, type RunnerRuntime } from '../pipeline/operation.js';
 import { companyRef, type DataDependencies, defaultDataDependencies } from './data-runtime.js';
 
+/** The catalog entries this module runs: a function of this family serves only these. */
+export { companyOperations as operations };
+
 export function createImplementations(
   runtime: RunnerRuntime,
   { source }: Pick<DataDependencies, 'source'> = defaultDataDependencies(runtime),

@@ -1,7 +1,7 @@
 /**
  * Run functions of the email family: the free disposable check, and verify and find over SMTP.
  */
-import { disposableCheck, emailFind, emailVerify } from '../../schemas/operations/emails.js';
+import { type emailFind, emailOperations } from '../../schemas/operations/emails.js';
 import { type DisposableDomains, packagedDisposableDomains } from '../emails/disposable-domains.js';
 import { DomainMemory } from '../emails/domain-memory.js';
 import { addressableName, findEmail } from '../emails/find-email.js';
@@ -14,6 +14,9 @@ import {
   type OperationImplementation,
   type RunnerRuntime,
 } from '../pipeline/operation.js';
+
+/** The catalog entries this module runs: a function of this family serves only these. */
+export { emailOperations as operations };
 
 export interface EmailDependencies {
   disposableDomains: DisposableDomains;
@@ -61,7 +64,7 @@ export function createImplementations(
   deps: EmailDependencies = defaultEmailDependencies(runtime),
 ): OperationImplementation[] {
   return implement(
-    [disposableCheck, emailVerify, emailFind],
+    emailOperations,
     {
       'emails.disposable': async ({ email }) => ({
         data: { domain: email.domain, isDisposable: deps.disposableDomains.has(email.domain) },

@@ -2,9 +2,9 @@
  * Every family's run functions, for processes that serve every operation (the local server, tests).
  * A Lambda bundle imports only its own family's module, `shared/operations/<family>.ts` (see
  * scripts/build-functions.ts): `familyModules` makes tsc check that every family of the catalog has
- * one, exporting `createImplementations`.
+ * one, exporting its catalog entries (`operations`) and `createImplementations`.
  */
-import type { Family } from '../../schemas/operation-definition.js';
+import type { Family, OperationDefinition } from '../../schemas/operation-definition.js';
 import type { OperationImplementation, RunnerRuntime } from '../pipeline/operation.js';
 import type { DataSource } from '../sources/data-source.js';
 import * as account from './account.js';
@@ -19,6 +19,8 @@ import * as websites from './websites.js';
 
 /** What each family's module exports; data families share one data source and cursor store. */
 export interface FamilyModule {
+  /** The family's catalog entries (what its function serves). */
+  operations: readonly OperationDefinition[];
   createImplementations(runtime: RunnerRuntime, data: DataDependencies): OperationImplementation[];
 }
 
@@ -28,9 +30,18 @@ export const familyModules = {
   posts,
   search,
   jobs,
-  emails: { createImplementations: (runtime) => emails.createImplementations(runtime) },
-  websites: { createImplementations: (runtime) => websites.createImplementations(runtime) },
-  account: { createImplementations: (runtime) => account.createImplementations(runtime) },
+  emails: {
+    operations: emails.operations,
+    createImplementations: (runtime) => emails.createImplementations(runtime),
+  },
+  websites: {
+    operations: websites.operations,
+    createImplementations: (runtime) => websites.createImplementations(runtime),
+  },
+  account: {
+    operations: account.operations,
+    createImplementations: (runtime) => account.createImplementations(runtime),
+  },
 } satisfies Record<Family, FamilyModule>;
 
 /** `source` replaces the data source the settings choose (tests compare sources through the app). */

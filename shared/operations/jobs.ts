@@ -5,6 +5,9 @@ import { jobOperations } from '../../schemas/operations/jobs.js';
 import { implement, type OperationImplementation, type RunnerRuntime } from '../pipeline/operation.js';
 import { type DataDependencies, defaultDataDependencies } from './data-runtime.js';
 
+/** The catalog entries this module runs: a function of this family serves only these. */
+export { jobOperations as operations };
+
 export function createImplementations(
   runtime: RunnerRuntime,
   { source }: Pick<DataDependencies, 'source'> = defaultDataDependencies(runtime),

@@ -16,6 +16,9 @@ import { type DataDependencies, defaultDataDependencies, profileRef } from './da
 
 type ProfileIdentifier = { username?: string; url?: string; publicId?: string };
 
+/** The catalog entries this module runs: a function of this family serves only these. */
+export { profileOperations as operations };
+
 export function createImplementations(
   runtime: RunnerRuntime,
   deps: DataDependencies = defaultDataDependencies(runtime),

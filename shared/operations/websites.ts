@@ -13,6 +13,9 @@ import {
   type WebsiteDependencies,
 } from '../websites/website-tools.js';
 
+/** The catalog entries this module runs: a function of this family serves only these. */
+export { websiteOperations as operations };
+
 export function defaultWebsiteDependencies({
   store,
   clock,

@@ -45,7 +45,7 @@
  */
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type BrowserContext, type HTTPRequest, type Page } from 'puppeteer-core';
-import { BUNDLED_CHROMIUM_DIRECTORY } from '../../schemas/functions.js';
+import { BUNDLED_CHROMIUM_DIRECTORY } from '../../schemas/function-conventions.js';
 import { besideBundle } from '../bundle-assets.js';
 import type { Logger } from '../logger.js';
 import { classifyDestination } from '../net/address-policy.js';

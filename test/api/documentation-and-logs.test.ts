@@ -146,6 +146,7 @@ describe('start-up warnings', () => {
         clock: file.harness.clock,
         logger: createLogger('warn', sink),
         implementations: createAllImplementations,
+        operations: catalog,
       });
       return lines.map((line) => JSON.parse(line).msg as string);
     };

@@ -10,11 +10,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { apiRoutes } from '../../infra/routes.js';
-import { catalog } from '../../schemas/catalog.js';
+import { catalog, v2Routes } from '../../schemas/catalog.js';
 import { deployedFunctions, toolGroups } from '../../schemas/functions.js';
 import { defaultToolNames, type OperationDefinition } from '../../schemas/operation-definition.js';
 import { byIdentifier, companyIdentifiers, dataLookup } from '../../schemas/operations/data-lookup.js';
-import { v2Routes, v2RoutesOf } from '../../schemas/v2-routes.js';
+import { v2RoutesOf } from '../../schemas/v2-routes.js';
 import {
   catalogCounts,
   endpointTable,

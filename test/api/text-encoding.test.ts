@@ -6,10 +6,9 @@
  * the rate window. Through the real server over HTTP.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { catalog } from '../../schemas/catalog.js';
+import { catalog, v2Routes } from '../../schemas/catalog.js';
 import { type ErrorBody, errorBodySchema } from '../../schemas/errors.js';
 import { toolGroups } from '../../schemas/functions.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { expectError } from '../support/assertions.js';

@@ -3,8 +3,8 @@
  * loopback: a success in the v2 envelope whose data deep-equals v1's for the same page.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { v2Routes } from '../../schemas/catalog.js';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { startWebServer, type WebServer } from '../support/web-servers.js';
 

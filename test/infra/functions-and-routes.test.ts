@@ -2,7 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { functionPlans, integrationTimeoutSeconds } from '../../infra/function-plan.js';
 import { BUNDLED_DATASET_PATH, physicalFunctionName } from '../../infra/function-stack.js';
-import { catalog } from '../../schemas/catalog.js';
+import { catalog, v2Routes } from '../../schemas/catalog.js';
 import {
   CONSOLE_FUNCTION,
   deployedFunctions,
@@ -13,7 +13,6 @@ import {
   toolGroupFunctionVariable,
   toolGroups,
 } from '../../schemas/functions.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
 import { deployedRoutes, synthApp } from './synth-app.js';
 
 const synthesized = synthApp();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchConsumerHandler } from '../../functions/lambda/batch-consumer-handler.js';
 import { batchQueueUrlVariable } from '../../schemas/functions.js';
 import type { BatchRecord } from '../../shared/batches/batch-store.js';
-import { createImplementations } from '../../shared/operations/profiles.js';
+import * as profiles from '../../shared/operations/profiles.js';
 import { createRepositories } from '../../shared/service.js';
 import { ensureSampleDatabase } from '../../shared/sources/dataset/sample-database.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
@@ -37,7 +37,7 @@ beforeAll(async () => {
     [batchQueueUrlVariable('profiles')]: 'http://127.0.0.1:9/queue/batch-profiles',
   });
   const { createBatchConsumerHandler } = await import('../../functions/lambda/batch-consumer-handler.js');
-  handler = await createBatchConsumerHandler('profiles', [createImplementations]);
+  handler = await createBatchConsumerHandler('profiles', [profiles]);
 });
 afterAll(() => table?.close());
 

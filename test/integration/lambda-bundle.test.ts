@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../schemas/catalog.js';
 import { generateApiKey } from '../../shared/auth/api-keys.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
@@ -50,6 +51,7 @@ beforeAll(async () => {
     config: loadConfig({ ...env, LOG_LEVEL: 'silent' }),
     store,
     implementations: createAllImplementations,
+    operations: catalog,
     logger: createLogger('silent'),
   });
   // Its own process, as the Lambda runtime runs it: vitest's import() would transform the bundle and

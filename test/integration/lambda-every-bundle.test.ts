@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog } from '../../schemas/catalog.js';
+import { catalog, v2Routes } from '../../schemas/catalog.js';
 import {
   batchGroupMembers,
   batchQueueUrlVariable,
@@ -22,7 +22,6 @@ import {
   toolGroups,
 } from '../../schemas/functions.js';
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
 import type { Principal } from '../../shared/auth/authenticator.js';
 import { Authenticator } from '../../shared/auth/authenticator.js';
 import { systemClock } from '../../shared/clock.js';

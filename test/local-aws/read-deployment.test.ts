@@ -14,7 +14,7 @@ import { buildApp } from '../../infra/build-app.js';
 import { CloudAssemblyError } from '../../local-aws/cloud-assembly/cloud-assembly-error.js';
 import { readDeployment } from '../../local-aws/cloud-assembly/read-deployment.js';
 import type { Deployment, PolicyStatement } from '../../local-aws/deployment-model.js';
-import { catalog } from '../../schemas/catalog.js';
+import { catalog, v2Routes } from '../../schemas/catalog.js';
 import {
   MCP_FUNCTION,
   operationFunctionName,
@@ -23,7 +23,6 @@ import {
   toolGroupFunctionName,
   toolGroups,
 } from '../../schemas/functions.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
 import { placeholderDist } from '../infra/synth-app.js';
 import { writeAssembly } from '../support/cloud-assembly-fixture.js';
 

@@ -7,9 +7,8 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog } from '../../schemas/catalog.js';
+import { catalog, v2Routes } from '../../schemas/catalog.js';
 import type { Family } from '../../schemas/operation-definition.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
 import { createLogger } from '../../shared/logger.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { expectError } from '../support/assertions.js';

@@ -5,8 +5,8 @@
  * mail server and mailbox) rather than repeating the v2 call, and the answers are compared with the domain swapped.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { v2Routes } from '../../schemas/catalog.js';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
 import type { Zone } from '../support/dns-server.js';
 import { type EmailHarness, startEmailHarness } from '../support/email-harness.js';
 import { ADDRESSES } from '../support/mail-servers.js';

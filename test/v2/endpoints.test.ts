@@ -7,10 +7,9 @@
  * here and for their successes in test/v2/outside-servers.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { catalog } from '../../schemas/catalog.js';
+import { catalog, v2Routes } from '../../schemas/catalog.js';
 import { v2EnvelopeSchema } from '../../schemas/envelope.js';
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
 import { expectError } from '../support/assertions.js';
 import { harnessForFile } from '../support/harness.js';
 import { unknownIdentifiers } from '../support/sample-inputs.js';

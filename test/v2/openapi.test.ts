@@ -4,8 +4,7 @@
  * `x-extension: true` exactly on the extensions; every catalog operation is reachable on v2.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { catalog } from '../../schemas/catalog.js';
-import { v2Routes } from '../../schemas/v2-routes.js';
+import { catalog, v2Routes } from '../../schemas/catalog.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
 interface Operation {

@@ -33,7 +33,7 @@ import type {
   SearchAllItem,
   TypeaheadItem,
 } from '../../../schemas/records.js';
-import { v2Routes } from '../../../schemas/v2-routes.js';
+import { v2RoutesOf } from '../../../schemas/v2-routes.js';
 import { InvalidRequestError } from '../../errors.js';
 import type {
   ActivityItems,
@@ -97,9 +97,7 @@ const bySlug = (value: string): Identifier => ({ name: 'slug', value });
 
 /** The route of `operation` that takes `identifier` (none: a search). */
 function routeOf(operation: OperationDefinition, identifier: string | undefined) {
-  const route = v2Routes.find(
-    (entry) => entry.operation.id === operation.id && entry.identifier === identifier,
-  );
+  const route = v2RoutesOf([operation]).find((entry) => entry.identifier === identifier);
   if (!route) throw new Error(`No /api/v2 route serves ${operation.id} by ${identifier ?? 'query'}.`);
   return route;
 }
