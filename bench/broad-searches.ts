@@ -24,7 +24,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DataSource } from '../shared/sources/data-source.js';
 import { buildDataset } from './dataset-build.js';
-import { describeMachine, percentile, round } from './measure.js';
+import { describeMachine, percentile, printRow, round } from './measure.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
@@ -168,11 +168,17 @@ async function main(): Promise<void> {
     );
   for (const { search, subject: s, baseline: b } of results) {
     const against = b ? b.p99Ms : AIM_P99_MS;
-    console.log(
-      `ROW broad search ${search} p99 in-thread${b ? ' / before' : ' / 20 ms aim'} | ${s.p99Ms} ms | ${against} ms | ${round(s.p99Ms / against, 3)}`,
+    printRow(
+      `broad search ${search} p99 in-thread${b ? ' / before' : ' / 20 ms aim'}`,
+      `${s.p99Ms} ms`,
+      `${against} ms`,
+      s.p99Ms / against,
     );
-    console.log(
-      `ROW broad search ${search} longest event-loop block${b ? ' / before' : ''} | ${s.longestBlockMs} ms | ${b ? `${b.longestBlockMs} ms` : '-'} | ${b ? round(s.longestBlockMs / b.longestBlockMs, 3) : '-'}`,
+    printRow(
+      `broad search ${search} longest event-loop block${b ? ' / before' : ''}`,
+      `${s.longestBlockMs} ms`,
+      b ? `${b.longestBlockMs} ms` : '-',
+      b ? s.longestBlockMs / b.longestBlockMs : undefined,
     );
   }
   console.log(

@@ -38,7 +38,7 @@ import { createDynamoTable, ensureTable } from '../shared/store/dynamodb/table.j
 import { type BuildReport, builtFunctions, FUNCTIONS_DIR } from '../test/support/built-functions.js';
 import { type LambdaProcess, restRequest, startLambda } from '../test/support/lambda-process.js';
 import { ROOT } from '../test/support/process-group.js';
-import { describeMachine } from './measure.js';
+import { describeMachine, printRow } from './measure.js';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
 const BARE = 'bare-hono';
@@ -305,7 +305,7 @@ async function main(): Promise<void> {
   }));
   const worst = others.reduce((a, b) => (b.coldMs > a.coldMs ? b : a));
   const row = (name: string, coldMs: number) =>
-    console.log(`ROW ${name} | ${coldMs} ms | ${bareDynamo} ms | ${round(coldMs / bareDynamo, 2)}`);
+    printRow(name, `${coldMs} ms`, `${bareDynamo} ms`, coldMs / bareDynamo);
   row('cold start, data function (median of the data families) / Hono + DynamoDB GetItem', dataCold);
   row(
     `cold start, worst of /mcp, tool groups, pages, websites (${others.map((o) => `${o.family} ${o.coldMs} ms`).join(', ')}: ${worst.family}) / Hono + DynamoDB GetItem`,

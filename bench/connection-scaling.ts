@@ -29,7 +29,7 @@ import {
   startBareRoute,
   startService,
 } from './http-servers.js';
-import { describeMachine, round } from './measure.js';
+import { describeMachine, printRow, round } from './measure.js';
 import { smallMultiplesSvg } from './svg-chart.js';
 
 const LEVELS = (process.env.BENCH_SCALING_CONNECTIONS ?? '1,2,4,8,16,32,64,128,256').split(',').map(Number);
@@ -131,11 +131,11 @@ function printRows(points: ReadonlyMap<SeriesName, Point[]>): void {
   const bare = peak(points.get('bare Hono route') as Point[]);
   for (const name of ['free check', 'billed lookup'] as const) {
     const subject = peak(points.get(name) as Point[]);
-    console.log(
-      `ROW connection scaling, ${name} peak throughput / bare Hono peak: ` +
-        `${subject.requestsPerSecond.toFixed(0)} req/s (${subject.connections} conns) / ` +
-        `${bare.requestsPerSecond.toFixed(0)} req/s (${bare.connections} conns) = ` +
-        `${(subject.requestsPerSecond / bare.requestsPerSecond).toFixed(3)}`,
+    printRow(
+      `connection scaling, ${name} peak throughput / bare Hono peak`,
+      `${subject.requestsPerSecond.toFixed(0)} req/s (${subject.connections} connections)`,
+      `${bare.requestsPerSecond.toFixed(0)} req/s (${bare.connections} connections)`,
+      subject.requestsPerSecond / bare.requestsPerSecond,
     );
   }
 }

@@ -28,7 +28,7 @@ import {
   startBareRoute,
   startService,
 } from './http-servers.js';
-import { describeMachine, round } from './measure.js';
+import { describeMachine, printRow, round } from './measure.js';
 
 const CONNECTIONS = 16;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -310,11 +310,12 @@ async function main(): Promise<void> {
     ['npm start billed profile lookup / bare Hono, 16 connections', subject('billed lookup')],
   ] as const) {
     if (!totals.has(name)) continue;
-    console.log(
-      `ROW ${row} | ${rate(name).toFixed(0)} req/s | ${bareRate.toFixed(0)} req/s | ${(rate(name) / bareRate).toFixed(3)}`,
-    );
-    console.log(
-      `ROW ${row}, by server CPU per request | ${cpuPerRequest(name).toFixed(0)} µs | ${bareCpu.toFixed(0)} µs | ${(bareCpu / cpuPerRequest(name)).toFixed(3)}`,
+    printRow(row, `${rate(name).toFixed(0)} req/s`, `${bareRate.toFixed(0)} req/s`, rate(name) / bareRate);
+    printRow(
+      `${row}, by server CPU per request`,
+      `${cpuPerRequest(name).toFixed(0)} µs`,
+      `${bareCpu.toFixed(0)} µs`,
+      bareCpu / cpuPerRequest(name),
     );
   }
   console.log(

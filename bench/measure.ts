@@ -162,6 +162,15 @@ export function roundCalls(summary: CallSummary, digits: number): CallSummary {
 
 export const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
+/**
+ * One row of issue 29's table, in the same shape from every bench so that `npm run bench | grep ^ROW`
+ * reads as one table: what is measured | the subject's figure | its baseline's, from the same run |
+ * subject over baseline (`-` where there is no baseline).
+ */
+export function printRow(name: string, subject: string, baseline: string, ratio: number | undefined): void {
+  console.log(`ROW ${name} | ${subject} | ${baseline} | ${ratio === undefined ? '-' : round(ratio, 3)}`);
+}
+
 export function formatCalls(summary: CallSummary, digits: number): string {
   const parts = Object.entries(summary.byItem)
     .sort(([a], [b]) => a.localeCompare(b))

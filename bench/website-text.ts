@@ -14,7 +14,7 @@ import chromium from '@sparticuz/chromium';
 import puppeteer from 'puppeteer-core';
 import { NETWORK_IDLE_CAP_MS, NETWORK_IDLE_TIME_MS } from '../shared/websites/browser.js';
 import { startBenchService } from './bench-service.js';
-import { describeMachine, percentile, round } from './measure.js';
+import { describeMachine, percentile, printRow, round } from './measure.js';
 
 const RUNS = Number(process.env.BENCH_WEBSITE_RUNS ?? 30);
 const paragraphs = Array.from(
@@ -101,11 +101,17 @@ console.log(
 console.log(`  cold start (first API request of the process): ${Math.round(coldMs)} ms`);
 console.log(`  api   p50 ${api.p50Ms} ms   p99 ${api.p99Ms} ms`);
 console.log(`  bare  p50 ${bareStats.p50Ms} ms   p99 ${bareStats.p99Ms} ms`);
-console.log(
-  `ROW website text warm p50 / bare puppeteer equal work: ${api.p50Ms} ms / ${bareStats.p50Ms} ms = ×${ratio.p50}`,
+printRow(
+  'website text warm p50 / bare puppeteer, equal work',
+  `${api.p50Ms} ms`,
+  `${bareStats.p50Ms} ms`,
+  ratio.p50,
 );
-console.log(
-  `ROW website text warm p99 / bare puppeteer equal work: ${api.p99Ms} ms / ${bareStats.p99Ms} ms = ×${ratio.p99}`,
+printRow(
+  'website text warm p99 / bare puppeteer, equal work',
+  `${api.p99Ms} ms`,
+  `${bareStats.p99Ms} ms`,
+  ratio.p99,
 );
 console.log(
   JSON.stringify({
