@@ -31,7 +31,10 @@ app.get(
   async (c) => assetResponse(await assets(), c.req.param('name')) ?? c.notFound(),
 );
 serveProtectedResourceMetadata(app, mcpProtectedResource(config));
-// The operations the /mcp function serves (mcp-handler.ts), so the card lists its tools.
-serveServerCard(app, () => buildServerCard(config, buildToolCatalog(documented)));
+// The operations the /mcp function serves (mcp-handler.ts), so the card lists its tools; no card
+// advertises an endpoint the operator switched off.
+if (config.GATEWAY_MCP_ENABLED) {
+  serveServerCard(app, () => buildServerCard(config, buildToolCatalog(documented)));
+}
 
 export const handler = toRestHandler(app);

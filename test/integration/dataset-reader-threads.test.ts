@@ -19,11 +19,14 @@ const EXTRA_JOBS = 10_000;
 const SEARCHES_IN_FLIGHT = 4;
 const HEALTH_CHECKS = 40;
 /**
- * The bound, relative to one broad search alone (so it holds on a fast machine and a busy one): a
+ * The bounds, relative to one broad search alone (so they hold on a fast machine and a busy one): a
  * health check took about a tenth of a search on reader threads, and one to two searches in-thread
- * (it waited for the search the loop was running, and for the ones queued before it).
+ * (it waited for the search the loop was running, and for the ones queued before it). A billed
+ * profile lookup does more of its own (its store writes): about half a search with its read on the
+ * event loop on a busy CI machine, almost four searches when it queued for a reader thread.
  */
 const HEALTH_CHECK_SHARE_OF_SEARCH = 1 / 3;
+const POINT_READ_SHARE_OF_SEARCH = 1;
 
 let server: RunningServer;
 /** One broad search at a time, nothing else running: what each costs. */
@@ -63,12 +66,12 @@ afterAll(async () => {
 
 describe('dataset reads on reader threads (npm start)', () => {
   it.each([
-    ['/healthz', false],
+    ['/healthz', false, HEALTH_CHECK_SHARE_OF_SEARCH],
     // A read by one record's key runs on the event loop (point-reads.ts): it waits for no search.
-    ['/v1/profiles/details/by-username?username=amelia-hartmann', true],
+    ['/v1/profiles/details/by-username?username=amelia-hartmann', true, POINT_READ_SHARE_OF_SEARCH],
   ])(
     'answers %s in milliseconds while broad dataset searches are always in flight',
-    async (path, withKey) => {
+    async (path, withKey, shareOfSearch) => {
       let searching = true;
       const searches: Awaited<ReturnType<typeof broadSearch>>[] = [];
       const load = Array.from({ length: SEARCHES_IN_FLIGHT }, async () => {
@@ -95,9 +98,7 @@ describe('dataset reads on reader threads (npm start)', () => {
       }
       const searchMs = percentile(searchAloneMs, 0.5);
       const figures = { answerP50: percentile(answerMs, 0.5), searchAloneP50: searchMs };
-      expect(figures.answerP50, JSON.stringify(figures)).toBeLessThan(
-        searchMs * HEALTH_CHECK_SHARE_OF_SEARCH,
-      );
+      expect(figures.answerP50, JSON.stringify(figures)).toBeLessThan(searchMs * shareOfSearch);
     },
   );
 });

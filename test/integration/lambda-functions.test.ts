@@ -277,6 +277,13 @@ describe('the pages function', () => {
       'https://issuer.example.com',
     ]);
   });
+
+  it('serves no server card when GATEWAY_MCP_ENABLED=false', async () => {
+    const switchedOff = await start('pages', () => ({ GATEWAY_MCP_ENABLED: 'false' }));
+    const answer = await request(switchedOff, { method: 'GET', path: '/.well-known/mcp/server-card.json' });
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'resource_not_found' } });
+  });
 });
 
 describe('the reconcile function', () => {
