@@ -12,6 +12,7 @@ import type { BatchRecord } from '../../shared/batches/batch-store.js';
 import * as profiles from '../../shared/operations/profiles.js';
 import { createRepositories } from '../../shared/service.js';
 import { ensureSampleDatabase } from '../../shared/sources/dataset/sample-database.js';
+import { batchRecord } from '../support/batch-records.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
 import { identifierValues } from '../support/sample-inputs.js';
 
@@ -45,24 +46,12 @@ afterAll(() => table?.close());
 async function batchOf(count: number): Promise<BatchRecord> {
   const [key] = await createRepositories(table.store).keys.list(table.accountId);
   const at = new Date().toISOString();
-  const batch: BatchRecord = {
-    batchId: `bat_${String(++sequence).padStart(20, '0')}`,
+  const batch = batchRecord(at, {
     accountId: table.accountId,
     holderId: key?.keyId as string,
     operation: 'profiles.details',
-    state: 'queued',
-    pauseReason: null,
     itemCount: count,
-    nextIndex: 0,
-    counts: { succeeded: 0, failed: 0, invalid: 0 },
-    creditsCharged: 0,
-    creditsRefunded: 0,
-    webhookUrl: null,
-    webhookSecret: null,
-    createdAt: at,
-    updatedAt: at,
-    finishedAt: null,
-  };
+  });
   const items = Array.from({ length: count }, () => ({
     input: { username: identifierValues.profiles?.username as string },
   }));
