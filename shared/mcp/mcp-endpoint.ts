@@ -260,12 +260,13 @@ function createServer({ tools, discover, batches, serviceDomain, call }: Request
       cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
     },
   );
-  const list = [
-    ...(discover ? discoverTools : []),
-    ...(batches ? batchTools : []),
-    ...[...tools.values()].map((entry) => entry.tool),
-  ];
-  server.setRequestHandler('tools/list', () => ({ tools: list }));
+  server.setRequestHandler('tools/list', () => ({
+    tools: [
+      ...(discover ? discoverTools : []),
+      ...(batches ? batchTools : []),
+      ...[...tools.values()].map((entry) => entry.tool),
+    ],
+  }));
   server.setRequestHandler('tools/call', () => call());
   return server;
 }

@@ -15,8 +15,9 @@ import { toolArgumentTypes } from '../../schemas/parameters.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 
 export interface ToolEntry {
-  tool: Tool;
-  operation: RegisteredOperation;
+  /** Described on first read: most requests (initialize, a call of one tool) never read the others'. */
+  readonly tool: Tool;
+  readonly operation: RegisteredOperation;
 }
 
 /** The tools of the given operations, by name, in catalog order; operations without a tool are left out. */
@@ -26,7 +27,16 @@ export function buildToolCatalog(operations: readonly RegisteredOperation[]): Ma
     const name = operation.definition.mcpTool;
     if (name === undefined) continue;
     if (tools.has(name)) throw new Error(`Two operations declare the MCP tool ${name}.`);
-    tools.set(name, { tool: describeTool(name, operation), operation });
+    // Each tool's JSON Schemas take a millisecond or more to derive: the /mcp function's cold start
+    // (an initialize) would otherwise derive every tool's.
+    let tool: Tool | undefined;
+    tools.set(name, {
+      get tool() {
+        tool ??= describeTool(name, operation);
+        return tool;
+      },
+      operation,
+    });
   }
   return tools;
 }

@@ -2,13 +2,15 @@
  * The built-in authorization server and its resource-server side, made once per service on first use
  * and shared by whatever the process serves: the OAuth endpoints, the console's connect page and
  * /mcp. Lazily, because the signing secret may have to be read from (or first written to) the store,
- * and a process that never sees an OAuth request (a REST Lambda) should not pay for it.
+ * and a process that never sees an OAuth request (a REST Lambda) should not pay for it. The
+ * authorization server (oidc-provider and Koa, most of a bundle that carries it) is imported only when
+ * a process serves the OAuth endpoints: /mcp only checks tokens, with jose.
  */
 import { mcpResourceUrl } from '../config.js';
 import { lazy } from '../lazy.js';
 import type { Service } from '../service.js';
 import { ConnectionTokenAuthenticator } from './access-tokens.js';
-import { AuthorizationServer } from './authorization-server.js';
+import type { AuthorizationServer } from './authorization-server.js';
 import { signingSecrets } from './signing-keys.js';
 
 export interface BuiltInOAuth {
@@ -25,8 +27,9 @@ export function builtInOAuth(service: Service): BuiltInOAuth {
   const secrets = lazy(() => signingSecrets(config.OAUTH_SIGNING_SECRET, repositories.settings));
   const resource = mcpResourceUrl(config);
   made = {
-    server: lazy(async () =>
-      AuthorizationServer.create({
+    server: lazy(async () => {
+      const { AuthorizationServer } = await import('./authorization-server.js');
+      return AuthorizationServer.create({
         issuer: config.PUBLIC_BASE_URL,
         resource,
         secrets: await secrets(),
@@ -41,8 +44,8 @@ export function builtInOAuth(service: Service): BuiltInOAuth {
           allowHosts: config.UNSAFE_OAUTH_CLIENT_ALLOW_HOSTS,
           ca: config.UNSAFE_OAUTH_CLIENT_CA,
         },
-      }),
-    ),
+      });
+    }),
     tokens: lazy(async () =>
       ConnectionTokenAuthenticator.create(
         { issuer: config.PUBLIC_BASE_URL, audience: resource, secrets: await secrets() },
