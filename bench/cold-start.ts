@@ -41,6 +41,10 @@ import { ROOT } from '../test/support/process-group.js';
 import { describeMachine, printRow } from './measure.js';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
+/** BENCH_COLD_FUNCTIONS=pages,mcp,…: only these functions (and the baselines), for a quick A/B. */
+const only = process.env.BENCH_COLD_FUNCTIONS
+  ? new Set(process.env.BENCH_COLD_FUNCTIONS.split(','))
+  : undefined;
 const BARE = 'bare-hono';
 const BARE_DYNAMO = 'hono-dynamodb';
 const baselinesDirectory = join(ROOT, '.build', 'cold-start-baselines');
@@ -140,104 +144,109 @@ async function main(): Promise<void> {
       dataset: false,
       firstEvent: get('/'),
     })),
-    ...deployedFunctions().map((spec): Subject => {
-      const subject = {
-        name: spec.name,
-        codeDirectory: join(FUNCTIONS_DIR, spec.name),
-        dataset: spec.dataset,
-      };
-      const operation = operations.get(spec.operations[0] as string);
-      switch (spec.kind) {
-        case 'pages':
-          return { ...subject, family: 'pages', firstEvent: get('/openapi.json') };
-        case 'mcp':
-          return {
-            ...subject,
-            family: 'mcp',
-            // Its group functions' names, as infra sets them (initialize calls none).
-            env: Object.fromEntries(
-              [...toolGroups().keys()].map((group) => [toolGroupFunctionVariable(group), `lookup-${group}`]),
-            ),
-            firstEvent: async (lambda) =>
-              (
-                await restRequest(lambda, {
-                  method: 'POST',
-                  path: '/mcp',
-                  headers: {
-                    ...withKey,
-                    'Content-Type': 'application/json',
-                    Accept: 'application/json, text/event-stream',
-                  },
-                  body: JSON.stringify({
-                    jsonrpc: '2.0',
-                    id: 1,
-                    method: 'initialize',
-                    params: {
-                      protocolVersion: '2025-06-18',
-                      capabilities: {},
-                      clientInfo: { name: 'bench', version: '1' },
+    ...deployedFunctions()
+      .filter((spec) => only === undefined || only.has(spec.name))
+      .map((spec): Subject => {
+        const subject = {
+          name: spec.name,
+          codeDirectory: join(FUNCTIONS_DIR, spec.name),
+          dataset: spec.dataset,
+        };
+        const operation = operations.get(spec.operations[0] as string);
+        switch (spec.kind) {
+          case 'pages':
+            return { ...subject, family: 'pages', firstEvent: get('/openapi.json') };
+          case 'mcp':
+            return {
+              ...subject,
+              family: 'mcp',
+              // Its group functions' names, as infra sets them (initialize calls none).
+              env: Object.fromEntries(
+                [...toolGroups().keys()].map((group) => [
+                  toolGroupFunctionVariable(group),
+                  `lookup-${group}`,
+                ]),
+              ),
+              firstEvent: async (lambda) =>
+                (
+                  await restRequest(lambda, {
+                    method: 'POST',
+                    path: '/mcp',
+                    headers: {
+                      ...withKey,
+                      'Content-Type': 'application/json',
+                      Accept: 'application/json, text/event-stream',
                     },
-                  }),
-                })
-              ).ms,
-          };
-        case 'tool-group':
-          return {
-            ...subject,
-            family: 'tool groups',
-            // A call without arguments: the tool's validation answers after the group's init.
-            firstEvent: async (lambda) =>
-              (
-                await lambda.invokeStreaming({
-                  tool: operation?.mcpTool,
-                  arguments: {},
-                  principal: JSON.parse(JSON.stringify(principal)),
-                  requestId: `req_cold_start_${spec.name.replace(/-/g, '_')}`,
-                })
-              ).ms,
-          };
-        case 'batch-consumer':
-          return {
-            ...subject,
-            family: 'batch consumers',
-            env: batchQueueUrls,
-            // An SQS delivery without records: the consumer's init, then an empty answer.
-            firstEvent: async (lambda) => (await lambda.invoke({ Records: [] })).ms,
-          };
-        case 'batches':
-          return { ...subject, family: 'batches', env: batchQueueUrls, firstEvent: get('/v1/batches') };
-        case 'console':
-          return { ...subject, family: 'console', firstEvent: get('/console/sign-in', {}) };
-        case 'oauth':
-          return {
-            ...subject,
-            family: 'oauth',
-            firstEvent: get('/.well-known/oauth-authorization-server', {}),
-          };
-        case 'reconcile':
-          return {
-            ...subject,
-            family: 'reconcile',
-            env: batchQueueUrls,
-            firstEvent: async (lambda) =>
-              (await lambda.invoke({ source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} }))
-                .ms,
-          };
-        default: {
-          // An operation function.
-          const v1 = operation?.variants[0]?.path;
-          const v2 = v2Routes
-            .find((route) => route.operation.id === operation?.id)
-            ?.path.replace(/\{[^}]+\}/g, 'x');
-          return {
-            ...subject,
-            family: operation?.family ?? 'unknown',
-            // An authenticated request without its parameters: a 400 after the key check.
-            firstEvent: v1 ? get(v1) : get(v2 as string, { 'X-API-Key': apiKey }),
-          };
+                    body: JSON.stringify({
+                      jsonrpc: '2.0',
+                      id: 1,
+                      method: 'initialize',
+                      params: {
+                        protocolVersion: '2025-06-18',
+                        capabilities: {},
+                        clientInfo: { name: 'bench', version: '1' },
+                      },
+                    }),
+                  })
+                ).ms,
+            };
+          case 'tool-group':
+            return {
+              ...subject,
+              family: 'tool groups',
+              // A call without arguments: the tool's validation answers after the group's init.
+              firstEvent: async (lambda) =>
+                (
+                  await lambda.invokeStreaming({
+                    tool: operation?.mcpTool,
+                    arguments: {},
+                    principal: JSON.parse(JSON.stringify(principal)),
+                    requestId: `req_cold_start_${spec.name.replace(/-/g, '_')}`,
+                  })
+                ).ms,
+            };
+          case 'batch-consumer':
+            return {
+              ...subject,
+              family: 'batch consumers',
+              env: batchQueueUrls,
+              // An SQS delivery without records: the consumer's init, then an empty answer.
+              firstEvent: async (lambda) => (await lambda.invoke({ Records: [] })).ms,
+            };
+          case 'batches':
+            return { ...subject, family: 'batches', env: batchQueueUrls, firstEvent: get('/v1/batches') };
+          case 'console':
+            return { ...subject, family: 'console', firstEvent: get('/console/sign-in', {}) };
+          case 'oauth':
+            return {
+              ...subject,
+              family: 'oauth',
+              firstEvent: get('/.well-known/oauth-authorization-server', {}),
+            };
+          case 'reconcile':
+            return {
+              ...subject,
+              family: 'reconcile',
+              env: batchQueueUrls,
+              firstEvent: async (lambda) =>
+                (await lambda.invoke({ source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} }))
+                  .ms,
+            };
+          default: {
+            // An operation function.
+            const v1 = operation?.variants[0]?.path;
+            const v2 = v2Routes
+              .find((route) => route.operation.id === operation?.id)
+              ?.path.replace(/\{[^}]+\}/g, 'x');
+            return {
+              ...subject,
+              family: operation?.family ?? 'unknown',
+              // An authenticated request without its parameters: a 400 after the key check.
+              firstEvent: v1 ? get(v1) : get(v2 as string, { 'X-API-Key': apiKey }),
+            };
+          }
         }
-      }
-    }),
+      }),
   ];
   const samples = new Map(
     subjects.map((subject) => [subject.name, [] as { initMs: number; firstMs: number }[]]),

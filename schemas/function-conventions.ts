@@ -34,6 +34,8 @@ export interface FunctionSpec {
   browser: boolean;
 }
 
+/** Beside index.mjs: the modules a function imports only on some paths (esbuild's code splitting). */
+export const BUNDLE_CHUNKS_DIRECTORY = 'chunks';
 /** Where a data function's bundled dataset database lands (its directory is /var/task on Lambda). */
 export const BUNDLED_DATASET_FILE = 'dataset.sqlite';
 /** The folder beside a website bundle holding @sparticuz/chromium's brotli archives. */
@@ -45,6 +47,11 @@ export const BUNDLED_CHROMIUM_DIRECTORY = 'chromium';
 export const BUNDLED_CONSOLE_FILES = ['console-script.js', 'console.css'] as const;
 /** The folder beside the pages bundle holding the /docs assets (from swagger-ui-dist). */
 export const BUNDLED_DOCS_DIRECTORY = 'docs-assets';
+/**
+ * The file beside the pages bundle holding what it serves from the catalog, made at `npm run build`
+ * at the catalog's prices (functions/lambda/pages-documents.ts).
+ */
+export const BUNDLED_PAGES_DOCUMENTS_FILE = 'pages-documents.json';
 /**
  * An imported dataset database kept in S3 (DATASET=s3://<bucket>/<key>), which a data function
  * copies into its ephemeral storage at init. The key is taken literally (no percent-decoding), as

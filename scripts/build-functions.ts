@@ -4,7 +4,8 @@
  * (code splitting: what it imports only on some paths, and code those share with it), its metafile,
  * and what the function carries beside it: data functions the generated sample's database as
  * dataset.sqlite, website functions Chromium's brotli archives (chromium/), the pages function the
- * /docs assets (docs-assets/). Each directory is self-contained: no node_modules at run time.
+ * /docs assets (docs-assets/) and what it serves from the catalog (pages-documents.json). Each
+ * directory is self-contained: no node_modules at run time.
  * Operation, tool-group and batch-consumer entries are generated (.build/entries/<name>.ts) from the
  * catalog; the others (/mcp, pages, reconcile, batches…) are modules of functions/lambda/. The build fails when a
  * local-only package, or Chromium/Puppeteer outside a website function, gets into a bundle, and
@@ -15,18 +16,21 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { buildPagesDocuments } from '../functions/lambda/pages-documents.js';
 import { catalog } from '../schemas/catalog.js';
 import {
+  BUNDLE_CHUNKS_DIRECTORY,
   BUNDLED_CHROMIUM_DIRECTORY,
   BUNDLED_CONSOLE_FILES,
   BUNDLED_DATASET_FILE,
   BUNDLED_DOCS_DIRECTORY,
+  BUNDLED_PAGES_DOCUMENTS_FILE,
   deployedFunctions,
   type FunctionSpec,
 } from '../schemas/functions.js';
 import { consoleStylesheetSource } from '../shared/console/console-assets.js';
 import { bundleConsoleScript } from '../shared/console/console-script-bundle.js';
-import { swaggerAssets, swaggerUiDirectory } from '../shared/http/openapi.js';
+import { swaggerAssets, swaggerUiDirectory } from '../shared/http/documentation-pages.js';
 import { ensureSampleDatabase } from '../shared/sources/dataset/sample-database.js';
 import { lambdaBundleOptions } from './lambda-bundle-options.js';
 
@@ -34,9 +38,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entriesDir = join(root, '.build', 'entries');
 export const FUNCTIONS_DIR = join(root, 'dist', 'functions');
 const REPORT_FILE = join(FUNCTIONS_DIR, 'build-report.json');
-/** Beside index.mjs: the modules a function imports only on some paths (esbuild's code splitting). */
-const BUNDLE_CHUNKS_DIRECTORY = 'chunks';
-
 /**
  * Local-only packages: the embedded DynamoDB (dynalite and its LevelDB binding), the /docs assets
  * package and esbuild (which bundles the console's script locally). Their presence means the Lambda
@@ -50,7 +51,8 @@ export const browserPackages = /(?:^|\/)node_modules\/(@sparticuz\/chromium|pupp
 /**
  * The whole catalog: a function running operations of its own loads only their families' entries
  * (the account family excepted: an account's view prices every operation), so that its cold start
- * constructs no other operation's schemas. The build refuses a bundle that takes it in again.
+ * constructs no other operation's schemas. The build refuses a bundle that takes it in again, and a
+ * pages bundle that loads it at start (it serves what it needs of it from pages-documents.json).
  */
 const wholeCatalog = /(?:^|\/)schemas\/catalog\.ts$/;
 const slicedKinds: ReadonlySet<FunctionSpec['kind']> = new Set(['operation', 'tool-group', 'batch-consumer']);
@@ -144,6 +146,10 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
       (!spec.browser && browserPackages.test(input)) ||
       (sliced && wholeCatalog.test(input)),
   );
+  if (spec.kind === 'pages') {
+    const entryOutput = relative(root, outfile);
+    offending.push(...initInputs(result.metafile, entryOutput).filter((input) => wholeCatalog.test(input)));
+  }
   if (offending.length > 0) {
     throw new Error(`${spec.name}: modules that must not be in this bundle:\n  ${offending.join('\n  ')}`);
   }
@@ -169,6 +175,8 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
     for (const file of swaggerAssets.keys())
       await copyFile(join(swaggerUiDirectory(), file), join(docs, file));
     carried.push(BUNDLED_DOCS_DIRECTORY);
+    await writeFile(join(directory, BUNDLED_PAGES_DOCUMENTS_FILE), JSON.stringify(buildPagesDocuments({})));
+    carried.push(BUNDLED_PAGES_DOCUMENTS_FILE);
   }
   if (spec.kind === 'pages' || spec.kind === 'console') {
     const [script, stylesheet] = BUNDLED_CONSOLE_FILES;
@@ -184,8 +192,8 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
   return { name: spec.name, kind: spec.kind, bundleBytes, assetBytes };
 }
 
-/** Bytes of `entry` and of the chunks it imports statically, transitively (not those imported by import()). */
-function initCodeBytes(metafile: Metafile, entry: string): number {
+/** `entry` and the chunks it imports statically, transitively (not those imported by import()). */
+function initOutputs(metafile: Metafile, entry: string): string[] {
   const read = new Set<string>();
   const visit = (output: string) => {
     if (read.has(output)) return;
@@ -194,7 +202,22 @@ function initCodeBytes(metafile: Metafile, entry: string): number {
       if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
   };
   visit(entry);
-  return [...read].reduce((total, output) => total + (metafile.outputs[output]?.bytes ?? 0), 0);
+  return [...read];
+}
+
+/** The bytes every cold start reads. */
+function initCodeBytes(metafile: Metafile, entry: string): number {
+  return initOutputs(metafile, entry).reduce(
+    (total, output) => total + (metafile.outputs[output]?.bytes ?? 0),
+    0,
+  );
+}
+
+/** The source modules every cold start loads. */
+function initInputs(metafile: Metafile, entry: string): string[] {
+  return initOutputs(metafile, entry).flatMap((output) =>
+    Object.keys(metafile.outputs[output]?.inputs ?? {}),
+  );
 }
 
 async function sizeOf(path: string): Promise<number> {

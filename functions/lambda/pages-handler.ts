@@ -4,27 +4,41 @@
  * (/console/assets/), the Protected Resource Metadata (naming OAUTH_ISSUER, or the built-in
  * authorization server when it is unset), the MCP server card (the tools the /mcp function serves,
  * at this deployment's prices), /healthz, and the JSON not-found error for every other path API
- * Gateway sends here.
+ * Gateway sends here. What comes from the catalog was made at `npm run build` (pages-documents.ts):
+ * this function loads neither the catalog nor its schemas unless PRICE_OVERRIDES changes a price.
  */
-import { catalog } from '../../schemas/catalog.js';
+import { readFile } from 'node:fs/promises';
+import { BUNDLED_PAGES_DOCUMENTS_FILE } from '../../schemas/function-conventions.js';
+import { besideBundle } from '../../shared/bundle-assets.js';
 import { ASSETS_PATH, assetResponse, consoleAssets } from '../../shared/console/console-assets.js';
-import { documentApi } from '../../shared/http/api-binding.js';
-import { documentBatchPaths } from '../../shared/http/batch-openapi.js';
-import { serveDocumentation } from '../../shared/http/openapi.js';
+import { serveDocumentation } from '../../shared/http/documentation-pages.js';
+import { lazy } from '../../shared/lazy.js';
 import { mcpProtectedResource, serveProtectedResourceMetadata } from '../../shared/mcp/protected-resource.js';
 import { buildServerCard, serveServerCard } from '../../shared/mcp/server-card.js';
-import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
-import { describedOperations } from '../../shared/pipeline/operation.js';
-import { apiFamilies } from '../../shared/service.js';
 import { createLambdaService } from './lambda-service.js';
+import type { PagesDocuments } from './pages-documents.js';
 import { toRestHandler } from './rest-adapter.js';
 
 const service = await createLambdaService({ operations: [], implementations: () => [] });
 const { app, config } = service;
-const documented = describedOperations(catalog, config.PRICE_OVERRIDES);
-for (const api of apiFamilies) documentApi(app, api, documented);
-documentBatchPaths(app.openAPIRegistry, catalog);
-serveDocumentation(app, { publicBaseUrl: config.PUBLIC_BASE_URL, operations: catalog });
+
+/** The documents made at build time when they hold this deployment's prices; else made from the catalog. */
+const documents = lazy(async (): Promise<PagesDocuments> => {
+  const file = besideBundle(BUNDLED_PAGES_DOCUMENTS_FILE);
+  if (file) {
+    const prebuilt = JSON.parse(await readFile(file, 'utf8')) as PagesDocuments;
+    const prices = new Map(prebuilt.prices);
+    const overridden = Object.entries(config.PRICE_OVERRIDES);
+    if (overridden.every(([operation, price]) => prices.get(operation) === price)) return prebuilt;
+  }
+  const { buildPagesDocuments } = await import('./pages-documents.js');
+  return buildPagesDocuments(config.PRICE_OVERRIDES);
+});
+
+serveDocumentation(app, {
+  publicBaseUrl: config.PUBLIC_BASE_URL,
+  document: async () => (await documents()).openapi,
+});
 const assets = consoleAssets();
 app.get(
   `${ASSETS_PATH}:name`,
@@ -34,7 +48,7 @@ serveProtectedResourceMetadata(app, mcpProtectedResource(config));
 // The operations the /mcp function serves (mcp-handler.ts), so the card lists its tools; no card
 // advertises an endpoint the operator switched off.
 if (config.GATEWAY_MCP_ENABLED) {
-  serveServerCard(app, () => buildServerCard(config, buildToolCatalog(documented)));
+  serveServerCard(app, async () => buildServerCard(config, (await documents()).card));
 }
 
 export const handler = toRestHandler(app);

@@ -15,7 +15,8 @@ import { AuthFailureThrottle, type AuthFailureThrottleSettings } from './auth-fa
 import { documentBatchPaths } from './batch-openapi.js';
 import { clientAddress } from './client-address.js';
 import { compression } from './compression.js';
-import { serveDocumentation } from './openapi.js';
+import { serveDocumentation } from './documentation-pages.js';
+import { buildOpenApiDocument } from './openapi.js';
 import { carriesRequestId, toHttpResponse } from './render.js';
 
 export interface RestAppOptions {
@@ -73,7 +74,10 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
   if (options.documentation) {
     const operations = options.operations.map((operation) => operation.definition);
     documentBatchPaths(app.openAPIRegistry, operations);
-    serveDocumentation(app, { publicBaseUrl: options.publicBaseUrl, operations });
+    serveDocumentation(app, {
+      publicBaseUrl: options.publicBaseUrl,
+      document: () => buildOpenApiDocument(app, operations),
+    });
   }
   if (options.storeProbe) serveHealth(app, options.storeProbe);
 

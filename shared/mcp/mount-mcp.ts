@@ -21,7 +21,7 @@ import {
   resourceMetadataUrl,
   serveProtectedResourceMetadata,
 } from './protected-resource.js';
-import { buildServerCard, serveServerCard } from './server-card.js';
+import { buildServerCard, serverCardTools, serveServerCard } from './server-card.js';
 import { buildToolCatalog, type ToolEntry } from './tool-catalog.js';
 import { LocalToolDispatcher, type ToolDispatcher } from './tool-dispatch.js';
 
@@ -65,7 +65,9 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
   serveProtectedResourceMetadata(app, mcpProtectedResource(config));
   // A card is a promise that the endpoint answers: with the endpoint switched off there is none (404).
   if (config.GATEWAY_MCP_ENABLED) {
-    serveServerCard(app, () => buildServerCard(config, tools, { batches: options.batches !== undefined }));
+    serveServerCard(app, () =>
+      buildServerCard(config, serverCardTools(tools, { batches: options.batches !== undefined })),
+    );
   }
 
   /** API keys keep their own format; any other bearer token is an OAuth access token. */

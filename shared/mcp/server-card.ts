@@ -10,6 +10,7 @@
  * live under `<SERVICE_DOMAIN>/…` keys of `_meta`, the same prefix tool results use.
  */
 import { createHash } from 'node:crypto';
+import type { Tool } from '@modelcontextprotocol/server';
 import type { Context, Hono } from 'hono';
 import Negotiator from 'negotiator';
 import { defaultToolNames } from '../../schemas/operation-definition.js';
@@ -61,18 +62,31 @@ const API_KEY_HEADER_DESCRIPTION =
 export type ServerCard = ReturnType<typeof buildServerCard>;
 
 /** The card of this deployment: its URLs, its issuer and the tools of `tools` (the catalog's). */
-export function buildServerCard(
-  config: Config,
+/** What a card says of the tools: the part made from the catalog alone, which a build can make ahead. */
+export interface ServerCardTools {
+  /** What the default tools/list shows, as it shows it. */
+  listed: Tool[];
+  /** The `?toolsets=` names a client may add to the /mcp URL, with the tools each serves. */
+  toolsets: { name: string; tools: string[] }[];
+}
+
+export function serverCardTools(
   tools: ReadonlyMap<string, ToolEntry>,
   adapter: AdapterToolsets = { batches: false },
-) {
+): ServerCardTools {
+  const entries = [...tools.values()];
+  return {
+    listed: defaultToolNames(entries.map((entry) => entry.operation.definition)).flatMap(
+      (name) => tools.get(name)?.tool ?? [],
+    ),
+    toolsets: toolsetListing(tools, adapter),
+  };
+}
+
+export function buildServerCard(config: Config, { listed, toolsets }: ServerCardTools) {
   const base = config.PUBLIC_BASE_URL;
   const resource = mcpProtectedResource(config);
   const prefix = config.SERVICE_DOMAIN;
-  const entries = [...tools.values()];
-  const listed = defaultToolNames(entries.map((entry) => entry.operation.definition)).flatMap(
-    (name) => tools.get(name)?.tool ?? [],
-  );
   return {
     $schema: SERVER_CARD_SCHEMA_URL,
     name: serverName(config.SERVICE_DOMAIN),
@@ -109,10 +123,8 @@ export function buildServerCard(
           ...(resource.scopes ? { scopesSupported: resource.scopes } : {}),
         },
       },
-      /** What the default tools/list shows, as it shows it. */
       [`${prefix}/tools`]: listed,
-      /** The `?toolsets=` names a client may add to the /mcp URL, with the tools each serves. */
-      [`${prefix}/toolsets`]: toolsetListing(tools, adapter),
+      [`${prefix}/toolsets`]: toolsets,
     },
   };
 }
@@ -122,9 +134,9 @@ export function buildServerCard(
  * CORS headers SEP-2127 asks for (browser clients read it cross-origin); OPTIONS answers a
  * preflight; other methods 405. The card is built on first request, not when a function starts.
  */
-export function serveServerCard(app: Hono<RestEnv>, card: () => ServerCard): void {
+export function serveServerCard(app: Hono<RestEnv>, card: () => ServerCard | Promise<ServerCard>): void {
   const body = lazy(async () => {
-    const text = JSON.stringify(card());
+    const text = JSON.stringify(await card());
     return { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
   });
   for (const path of SERVER_CARD_PATHS) {

@@ -1,8 +1,11 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPagesDocuments } from '../../functions/lambda/pages-documents.js';
 import { catalog } from '../../schemas/catalog.js';
 import {
+  BUNDLED_PAGES_DOCUMENTS_FILE,
   batchGroupMembers,
   batchQueueUrlVariable,
   deployedFunctions,
@@ -16,7 +19,7 @@ import { systemClock } from '../../shared/clock.js';
 import { createRepositories } from '../../shared/service.js';
 import { datasetFixtures } from '../../shared/sources/dataset/fixtures.js';
 import type { Store } from '../../shared/store/store.js';
-import { builtFunctions } from '../support/built-functions.js';
+import { builtFunctions, FUNCTIONS_DIR } from '../support/built-functions.js';
 import { startInvokeEndpoint } from '../support/lambda-invoke-endpoint.js';
 import { LambdaInitError, type LambdaProcess, restRequest, startLambda } from '../support/lambda-process.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
@@ -241,6 +244,53 @@ describe('the pages function', () => {
     expect(paths).toContain('/v1/profiles/details/by-username');
     expect(paths).toContain('/v1/websites/content');
     expect(paths.some((path) => path.startsWith('/api/v2/'))).toBe(true);
+  });
+
+  it('serves the document made at build time: the one the catalog gives at its prices, naming its server', async () => {
+    const answer = JSON.parse((await request(lambda, { method: 'GET', path: '/openapi.json' })).text);
+    const { servers, ...document } = answer;
+    expect(servers).toEqual([{ url: expect.stringMatching(/^https?:\/\//) }]);
+    expect(document).toEqual(JSON.parse(JSON.stringify(buildPagesDocuments({}).openapi)));
+  });
+
+  it('serves what its bundle carries, unless PRICE_OVERRIDES changes a price: then the catalog', async () => {
+    // A copy of the bundle whose carried document says so: what is served shows where it came from.
+    const copy = await mkdtemp(join(tmpdir(), 'pages-carried-'));
+    await cp(join(FUNCTIONS_DIR, 'pages'), copy, { recursive: true });
+    const carriedFile = join(copy, BUNDLED_PAGES_DOCUMENTS_FILE);
+    const carried = JSON.parse(await readFile(carriedFile, 'utf8'));
+    carried.openapi.info.title = 'carried';
+    await writeFile(carriedFile, JSON.stringify(carried));
+    const startCopy = async (extra: Record<string, string>) => {
+      const copyLambda = await startLambda('pages', { ...env, ...extra }, copy);
+      started.push(copyLambda);
+      return copyLambda;
+    };
+    const document = async (copyLambda: LambdaProcess) =>
+      JSON.parse((await request(copyLambda, { method: 'GET', path: '/openapi.json' })).text);
+    const catalogPrice = { 'profiles.details': 2 };
+    expect(
+      (await document(await startCopy({ PRICE_OVERRIDES: JSON.stringify(catalogPrice) }))).info.title,
+    ).toBe('carried');
+
+    const overrides = { 'profiles.details': 7 };
+    const repriced = await startCopy({ PRICE_OVERRIDES: JSON.stringify(overrides) });
+    const { servers: _, ...made } = await document(repriced);
+    const expected = buildPagesDocuments(overrides);
+    expect(made).toEqual(JSON.parse(JSON.stringify(expected.openapi)));
+    expect(made.paths['/v1/profiles/details/by-username'].get.description).toContain('Price: 7 credits.');
+    const card = JSON.parse(
+      (await request(repriced, { method: 'GET', path: '/.well-known/mcp/server-card.json' })).text,
+    );
+    expect(card._meta['lookup-service.invalid/tools']).toEqual(
+      JSON.parse(JSON.stringify(expected.card.listed)),
+    );
+    expect(
+      card._meta['lookup-service.invalid/tools'].find(
+        (tool: { name: string }) => tool.name === 'get_profile_details',
+      ).description,
+    ).toContain('Costs 7 credits');
+    await rm(copy, { recursive: true, force: true });
   });
 
   it('serves /docs and its assets from the bundle directory', async () => {

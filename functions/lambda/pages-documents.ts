@@ -1,0 +1,38 @@
+/**
+ * What the pages function serves from the catalog: the OpenAPI document (without its server) and
+ * the server card's tools, at given prices. Made at `npm run build` at the catalog's own prices and
+ * carried beside the bundle, because making them takes most of a second of a cold start (every
+ * operation's schemas, examples and error answers) and their inputs are all known at build time but
+ * one: PRICE_OVERRIDES. A deployment whose overrides change a price gets them made from the catalog
+ * at its first request instead (this module is then imported, as a chunk of its own).
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { catalog } from '../../schemas/catalog.js';
+import { documentApi } from '../../shared/http/api-binding.js';
+import { documentBatchPaths } from '../../shared/http/batch-openapi.js';
+import type { OpenApiDocument } from '../../shared/http/documentation-pages.js';
+import { buildOpenApiDocument } from '../../shared/http/openapi.js';
+import { type ServerCardTools, serverCardTools } from '../../shared/mcp/server-card.js';
+import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
+import { describedOperations } from '../../shared/pipeline/operation.js';
+import { apiFamilies } from '../../shared/service.js';
+
+export interface PagesDocuments {
+  /** Every operation's price these were made at, as [operation id, credits]. */
+  prices: [string, number][];
+  openapi: OpenApiDocument;
+  /** The tools the /mcp function serves, as its server card lists them. */
+  card: ServerCardTools;
+}
+
+export function buildPagesDocuments(priceOverrides: Readonly<Record<string, number>>): PagesDocuments {
+  const documented = describedOperations(catalog, priceOverrides);
+  const app = new OpenAPIHono();
+  for (const api of apiFamilies) documentApi(app, api, documented);
+  documentBatchPaths(app.openAPIRegistry, catalog);
+  return {
+    prices: documented.map((operation) => [operation.definition.id, operation.price]),
+    openapi: buildOpenApiDocument(app, catalog),
+    card: serverCardTools(buildToolCatalog(documented)),
+  };
+}
