@@ -37,7 +37,6 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Operational counters; none by default (the local server). */
   metrics?: Metrics;
-  documentation?: boolean;
 }
 
 export function createRepositories(
@@ -88,8 +87,6 @@ export function createService(options: ServiceOptions) {
     apis: apiFamilies,
     pipeline,
     logger,
-    documentation: options.documentation,
-    publicBaseUrl: options.config.PUBLIC_BASE_URL,
     storeProbe: () => options.store.ping(),
     authFailures: {
       limit: options.config.AUTH_FAILURE_LIMIT,

@@ -21,7 +21,6 @@ const service = createService({
   implementations: () => [],
   metrics: emfMetrics(),
   operations: [],
-  documentation: false,
 });
 mountConsole({ ...service, operations: describedOperations(catalog, config.PRICE_OVERRIDES) }, store);
 

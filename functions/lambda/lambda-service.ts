@@ -69,7 +69,6 @@ export async function createLambdaService(options: LambdaServiceOptions) {
     implementations: options.implementations,
     metrics: emfMetrics(),
     operations: options.operations,
-    documentation: false,
   });
   return Object.assign(service, { store });
 }

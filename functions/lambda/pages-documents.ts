@@ -8,7 +8,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { catalog } from '../../schemas/catalog.js';
-import { documentApi } from '../../shared/http/api-binding.js';
+import { documentApi } from '../../shared/http/api-documentation.js';
 import { documentBatchPaths } from '../../shared/http/batch-openapi.js';
 import type { OpenApiDocument } from '../../shared/http/documentation-pages.js';
 import { buildOpenApiDocument } from '../../shared/http/openapi.js';

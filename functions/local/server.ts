@@ -13,6 +13,7 @@ import type { BatchWorkerPool } from '../../shared/batches/batch-worker.js';
 import { mountBatches } from '../../shared/batches/mount-batches.js';
 import type { Config } from '../../shared/config.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
+import { mountDocumentation } from '../../shared/http/mount-documentation.js';
 import { createNodeServer } from '../../shared/http/node-server.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { mountAuthorizationServer } from '../../shared/oauth/mount-authorization-server.js';
@@ -58,8 +59,8 @@ async function start(): Promise<{
       store: opened.store,
       implementations: createAllImplementations,
       operations: catalog,
-      documentation: true,
     });
+    mountDocumentation(service);
     const batches = mountBatches(service, opened.store);
     mountMcp(service, { batches: batches.tools });
     mountConsole(service, opened.store);

@@ -1,13 +1,14 @@
 /**
  * One HTTP binding of the catalog: what an API family (v1, /api/v2, any next one) is, and the one
- * mount loop and OpenAPI registrar every family goes through. A family says only what differs: its
+ * mount loop every family goes through (its OpenAPI registrar is api-documentation.ts, loaded only
+ * where the document is made). A family says only what differs: its
  * routes of an operation, where the credential comes from, what it refuses before the pipeline, its
  * envelope, and how its paths are documented. Validation, billing, the deadline and the error body
  * are the pipeline's, the same for every family, MCP included.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
 import type { Transport } from '../billing/credit-ledger.js';
 import type { ApiError, KeyScheme } from '../errors.js';
@@ -15,16 +16,8 @@ import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse, type PublicResponse } from '../pipeline/public-response.js';
 import type { LookupPipeline, LookupRequest } from '../pipeline/run-lookup.js';
 import type { RawInput } from '../pipeline/validate-input.js';
-import {
-  documentedParameters,
-  errorResponses,
-  priceText,
-  successExamples,
-  successHeaders,
-} from './openapi.js';
 import { checkProtocol } from './protocol-checks.js';
 import { toHttpResponse } from './render.js';
-import { EXAMPLE_REQUEST_ID, successExample } from './response-examples.js';
 
 export interface RestEnv {
   Variables: {
@@ -85,7 +78,7 @@ function honoPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-/** Mounts and documents the family's routes of the given operations, all through the pipeline. */
+/** Mounts the family's routes of the given operations, all through the pipeline (api-documentation.ts documents them). */
 export function mountApi(
   app: OpenAPIHono<RestEnv>,
   api: ApiBinding,
@@ -93,7 +86,6 @@ export function mountApi(
   pipeline: LookupPipeline,
 ): void {
   for (const { route, operation } of routesOf(api, operations)) {
-    documentRoute(app, api, operation, route);
     app.all(honoPath(route.path), async (c) => {
       const requestId = c.get('requestId');
       const headers = c.req.raw.headers;
@@ -118,15 +110,6 @@ export function mountApi(
   }
 }
 
-/** Documents the family's routes of operations another function runs (the pages function). */
-export function documentApi<E extends Env>(
-  app: OpenAPIHono<E>,
-  api: ApiBinding,
-  operations: readonly RegisteredOperation[],
-): void {
-  for (const { route, operation } of routesOf(api, operations)) documentRoute(app, api, operation, route);
-}
-
 /** How many parameters a path has. */
 const parameterCount = (route: ApiRoute) => route.path.split('{').length - 1;
 
@@ -135,7 +118,7 @@ const parameterCount = (route: ApiRoute) => route.path.split('{').length - 1;
  * (`/api/v2/profiles/detail` before `/api/v2/profiles/{public_identifier}`): the router answers
  * with the first route that matches, whatever order the catalog lists them in.
  */
-function routesOf(api: ApiBinding, operations: readonly RegisteredOperation[]) {
+export function routesOf(api: ApiBinding, operations: readonly RegisteredOperation[]) {
   const served = new Map(operations.map((operation) => [operation.definition, operation]));
   return api
     .routes(operations.map((operation) => operation.definition))
@@ -166,71 +149,4 @@ function routeInput(route: ApiRoute, url: string): RawInput {
       raw: pathname.split('/')[index] ?? '',
     },
   };
-}
-
-const securitySchemesRegistered = new WeakMap<object, Set<string>>();
-
-/** The route's path in the OpenAPI document: its parameters, examples, price and every answer. */
-function documentRoute<E extends Env>(
-  app: OpenAPIHono<E>,
-  api: ApiBinding,
-  operation: RegisteredOperation,
-  route: ApiRoute,
-): void {
-  const registry = app.openAPIRegistry;
-  const { docs } = api;
-  const registered = securitySchemesRegistered.get(registry) ?? new Set<string>();
-  securitySchemesRegistered.set(registry, registered);
-  if (!registered.has(docs.securityScheme.name)) {
-    registered.add(docs.securityScheme.name);
-    registry.registerComponent('securitySchemes', docs.securityScheme.name, docs.securityScheme.definition);
-  }
-  const { definition, price } = operation;
-  const parameters = documentedParameters(definition, route.variant);
-  const inPath = parameters.filter(
-    ([name]) => route.pathParameter !== undefined && name === route.identifier,
-  );
-  const inQuery = parameters.filter((entry) => !inPath.includes(entry));
-  const v1Example = successExample(definition, price);
-  const example =
-    v1Example &&
-    api.envelope({ status: 200, headers: {}, body: v1Example }, definition.id, EXAMPLE_REQUEST_ID).body;
-  const relation = docs.relation?.(route);
-  registry.registerPath({
-    method: 'get',
-    path: route.path,
-    operationId: docs.operationId(route),
-    tags: [docs.tag(route)],
-    summary: definition.summary,
-    description: [definition.description, relation, priceText(price)].filter(Boolean).join('\n\n'),
-    security: [{ [docs.securityScheme.name]: [] }],
-    request: {
-      ...(route.pathParameter
-        ? { params: z.object(Object.fromEntries(inPath.map(([, schema]) => [route.pathParameter, schema]))) }
-        : {}),
-      query: z.object(Object.fromEntries(inQuery)),
-    },
-    responses: {
-      200: {
-        description: docs.successDescription,
-        headers: successHeaders(price > 0),
-        content: {
-          'application/json': {
-            schema: docs.envelopeSchema(definition, price),
-            examples: successExamples(registry, definition, example, docs.examplePrefix),
-          },
-        },
-      },
-      ...errorResponses(registry, {
-        definition,
-        variant: route.variant,
-        price,
-        scheme: docs.keyScheme,
-        ...(route.pathParameter && route.identifier
-          ? { renamed: { parameter: route.identifier, as: route.pathParameter } }
-          : {}),
-      }),
-    },
-    ...(route.extension ? { 'x-extension': true } : {}),
-  });
 }

@@ -12,11 +12,8 @@ import type { LookupPipeline } from '../pipeline/run-lookup.js';
 import { SERVICE_VERSION } from '../version.js';
 import { type ApiBinding, mountApi, type RestEnv } from './api-binding.js';
 import { AuthFailureThrottle, type AuthFailureThrottleSettings } from './auth-failure-throttle.js';
-import { documentBatchPaths } from './batch-openapi.js';
 import { clientAddress } from './client-address.js';
 import { compression } from './compression.js';
-import { serveDocumentation } from './documentation-pages.js';
-import { buildOpenApiDocument } from './openapi.js';
 import { carriesRequestId, toHttpResponse } from './render.js';
 
 export interface RestAppOptions {
@@ -25,10 +22,6 @@ export interface RestAppOptions {
   apis: readonly ApiBinding[];
   pipeline: LookupPipeline;
   logger: Logger;
-  /** Serve /openapi.json and /docs. */
-  documentation?: boolean;
-  /** The base URL clients use, published as the OpenAPI document's server. */
-  publicBaseUrl?: string;
   /** Serve GET /healthz with this probe of the store: it resolves when the store answers. */
   storeProbe?: () => Promise<void>;
   /** Refuse a client address with 429 after this many refused credentials per window. */
@@ -71,14 +64,6 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
 
   for (const api of options.apis) mountApi(app, api, options.operations, pipeline);
 
-  if (options.documentation) {
-    const operations = options.operations.map((operation) => operation.definition);
-    documentBatchPaths(app.openAPIRegistry, operations);
-    serveDocumentation(app, {
-      publicBaseUrl: options.publicBaseUrl,
-      document: () => buildOpenApiDocument(app, operations),
-    });
-  }
   if (options.storeProbe) serveHealth(app, options.storeProbe);
 
   app.notFound((c) =>

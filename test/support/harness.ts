@@ -13,6 +13,7 @@ import type { OperationDefinition } from '../../schemas/operation-definition.js'
 import { type NewAccount, provisionAccount } from '../../shared/accounts/provisioning.js';
 import type { Clock } from '../../shared/clock.js';
 import { loadConfig } from '../../shared/config.js';
+import { mountDocumentation } from '../../shared/http/mount-documentation.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
 import { createAllImplementations } from '../../shared/operations/index.js';
@@ -104,8 +105,8 @@ export async function startHarness(options: HarnessOptions = {}) {
       ...(options.implementations ?? []),
     ],
     operations: options.operations ?? [...catalog, pricedOperation],
-    documentation: true,
   });
+  mountDocumentation(service);
   mountMcp(service, { deadlineMs: options.mcpDeadlineMs });
 
   const provision = (input: Partial<NewAccount> = {}) =>
