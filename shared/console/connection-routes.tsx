@@ -5,7 +5,6 @@
  * remembered, so sign-in by key or passkey comes back to it (console-security.ts RETURN_COOKIE).
  */
 import type { Hono } from 'hono';
-import { errors } from 'oidc-provider';
 import { z } from 'zod';
 import { type Family, families } from '../../schemas/operation-definition.js';
 import type { PendingAuthorization } from '../oauth/authorization-server.js';
@@ -119,15 +118,10 @@ async function pendingOf(c: ConsoleContext, options: ConnectionRouteOptions) {
       'This service signs agents in through its operator’s own identity provider.',
       404,
     );
-  const server = await options.oauth.server();
-  try {
-    const pending = await server.pending(c.req.raw);
-    if (pending.uid === c.req.param('uid')) {
-      c.set('formTargets', [formTarget(pending.redirectUri)]);
-      return pending;
-    }
-  } catch (error) {
-    if (!(error instanceof errors.OIDCProviderError)) throw error;
+  const pending = await (await options.oauth.server()).pending(c.req.raw);
+  if (pending !== undefined && pending.uid === c.req.param('uid')) {
+    c.set('formTargets', [formTarget(pending.redirectUri)]);
+    return pending;
   }
   return refuse(
     c,

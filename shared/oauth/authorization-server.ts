@@ -133,12 +133,21 @@ export class AuthorizationServer {
     return revocationReason.run(reason, () => this.run(request, `${path}${url.search}`));
   }
 
-  /** The pending authorization of this browser (its interaction cookie), for the consent page. */
-  async pending(request: Request): Promise<PendingAuthorization> {
+  /**
+   * The pending authorization of this browser (its interaction cookie), for the consent page; none
+   * when the cookie is missing or expired, or its client is no longer registered.
+   */
+  async pending(request: Request): Promise<PendingAuthorization | undefined> {
     const { req, res } = this.interactionPair(request);
-    const details = await this.provider.interactionDetails(req, res);
+    let details: Awaited<ReturnType<Provider['interactionDetails']>>;
+    try {
+      details = await this.provider.interactionDetails(req, res);
+    } catch (error) {
+      if (error instanceof errors.OIDCProviderError) return undefined;
+      throw error;
+    }
     const client = await this.provider.Client.find(String(details.params.client_id));
-    if (!client) throw new errors.InvalidClient('the client is no longer registered');
+    if (!client) return undefined;
     const asked = String(details.params.scope ?? '')
       .split(' ')
       .filter((scope): scope is Family => (families as readonly string[]).includes(scope));

@@ -317,6 +317,18 @@ describe('keys', () => {
   });
 });
 
+describe('an agent connection page', () => {
+  it('without an authorization pending in this browser, answers a clear page, never 500', async () => {
+    const console = client();
+    await console.signIn(apiKey);
+    for (const uid of ['abc', '__proto__']) {
+      const { response, html } = await console.get(`/console/connect/${uid}`);
+      expect(response.status, uid).toBe(400);
+      expect(html).toContain('Connection request expired');
+    }
+  });
+});
+
 describe('usage and activity', () => {
   it('exports CSV whose rows are the usage endpoint’s, for the same range', async () => {
     await harness.get('/v1/profiles/experience/by-username?username=amelia-hartmann', apiKey);
