@@ -27,6 +27,8 @@ export type Row = Record<string, unknown>;
 /** One open file: its statements and the query the name-scoring function last prepared. */
 class OpenFile {
   readonly fetchedAt: string;
+  /** What was read whole from this file and kept (DatasetConnection.memo). */
+  readonly memos = new Map<string, unknown>();
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
 
@@ -136,6 +138,16 @@ export class DatasetConnection {
 
   rows(sql: string, parameters: Parameters = {}): Row[] {
     return this.current().statement(sql).all(parameters) as Row[];
+  }
+
+  /**
+   * What `read` makes of the open file, made once per file and kept: the file a re-import renames
+   * into place is read again.
+   */
+  memo<T>(key: string, read: () => T): T {
+    const { memos } = this.current();
+    if (!memos.has(key)) memos.set(key, read());
+    return memos.get(key) as T;
   }
 
   /** The stored records (the `body` column) the query answers. */

@@ -99,8 +99,8 @@ DROP TABLE temp.${kind}_vocabulary;
 
 /**
  * Job search filters count every matching job's field values: kept apart from the jobs' bodies and
- * numbered by rank, a matched rank reaches its four values in one small row (about 3× faster than
- * reading the job rows themselves). The jobs table's copies of these columns are what it is built from.
+ * numbered by rank, so that a reader takes all four values of every job in one small read, once per
+ * file (database-reader.ts, JobFacets). The jobs table's copies of these columns are what it is built from.
  */
 export const createJobFacetTable = `
 CREATE TABLE job_facets (rank INTEGER PRIMARY KEY, location TEXT, company_name TEXT, employment_type TEXT,
