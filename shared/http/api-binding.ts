@@ -7,7 +7,6 @@
  * are the pipeline's, the same for every family, MCP included.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Env } from 'hono';
 import type { z } from 'zod';
 import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
 import type { Transport } from '../billing/credit-ledger.js';
