@@ -41,10 +41,15 @@ import { ROOT } from '../test/support/process-group.js';
 import { describeMachine, printRow } from './measure.js';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
-/** BENCH_COLD_FUNCTIONS=pages,mcp,…: only these functions (and the baselines), for a quick A/B. */
+/** BENCH_COLD_FUNCTIONS=pages,mcp,…: only these functions (and the baselines). */
 const only = process.env.BENCH_COLD_FUNCTIONS
   ? new Set(process.env.BENCH_COLD_FUNCTIONS.split(','))
   : undefined;
+/**
+ * BENCH_COLD_COMPARE=DIR: another checkout's dist/functions (after its `npm run build`); each function
+ * is also started from there, in the same rounds, and reported as `<name>-compared` (family `<family> (compared)`).
+ */
+const compareDirectory = process.env.BENCH_COLD_COMPARE;
 const BARE = 'bare-hono';
 const BARE_DYNAMO = 'hono-dynamodb';
 const baselinesDirectory = join(ROOT, '.build', 'cold-start-baselines');
@@ -248,6 +253,17 @@ async function main(): Promise<void> {
         }
       }),
   ];
+  // The same functions as another checkout built them, started in the same rounds: before and after.
+  if (compareDirectory) {
+    for (const subject of subjects.filter((candidate) => !Object.hasOwn(baselines, candidate.name))) {
+      subjects.push({
+        ...subject,
+        name: `${subject.name}-compared`,
+        family: `${subject.family} (compared)`,
+        codeDirectory: join(compareDirectory, subject.name),
+      });
+    }
+  }
   const samples = new Map(
     subjects.map((subject) => [subject.name, [] as { initMs: number; firstMs: number }[]]),
   );
