@@ -37,6 +37,7 @@ import { startEmbeddedDynamo } from '../shared/store/dynamodb/embedded-dynamodb.
 import { createDynamoTable, ensureTable } from '../shared/store/dynamodb/table.js';
 import { type BuildReport, builtFunctions, FUNCTIONS_DIR } from '../test/support/built-functions.js';
 import { type LambdaProcess, restRequest, startLambda } from '../test/support/lambda-process.js';
+import { mcpInitialize } from '../test/support/mcp-initialize.js';
 import { ROOT } from '../test/support/process-group.js';
 import { describeMachine, printRow } from './measure.js';
 
@@ -173,27 +174,7 @@ async function main(): Promise<void> {
                 ]),
               ),
               firstEvent: async (lambda) =>
-                (
-                  await restRequest(lambda, {
-                    method: 'POST',
-                    path: '/mcp',
-                    headers: {
-                      ...withKey,
-                      'Content-Type': 'application/json',
-                      Accept: 'application/json, text/event-stream',
-                    },
-                    body: JSON.stringify({
-                      jsonrpc: '2.0',
-                      id: 1,
-                      method: 'initialize',
-                      params: {
-                        protocolVersion: '2025-06-18',
-                        capabilities: {},
-                        clientInfo: { name: 'bench', version: '1' },
-                      },
-                    }),
-                  })
-                ).ms,
+                (await restRequest(lambda, { path: '/mcp', ...mcpInitialize('bench', withKey) })).ms,
             };
           case 'tool-group':
             return {

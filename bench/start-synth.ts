@@ -19,6 +19,7 @@ import { disposableCheck } from '../schemas/operations/emails.js';
 import { peopleSearch } from '../schemas/operations/search.js';
 import { datasetFixtures as fx } from '../shared/sources/dataset/fixtures.js';
 import { builtFunctions } from '../test/support/built-functions.js';
+import { MCP_INITIALIZE_VERSION, mcpInitialize } from '../test/support/mcp-initialize.js';
 import {
   cleanUpProcesses,
   freshDataDir,
@@ -37,7 +38,6 @@ const WARM_AFTER_FIRST = 5;
 const NPM_START = 'npm start';
 const NPM_START_DYNAMO = 'npm start, STORE=dynamodb';
 const SYNTH = 'npm run start:synth';
-const MCP_PROTOCOL_VERSION = '2025-06-18';
 
 interface Probe {
   /** The operation (or endpoint) whose function answers. */
@@ -76,24 +76,7 @@ function probes(siteOrigin: string): Probe[] {
     {
       name: 'mcp initialize',
       path: '/mcp',
-      init: {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          'MCP-Protocol-Version': MCP_PROTOCOL_VERSION,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: MCP_PROTOCOL_VERSION,
-            capabilities: {},
-            clientInfo: { name: 'bench-start-synth', version: '1.0.0' },
-          },
-        }),
-      },
+      init: mcpInitialize('bench-start-synth', { 'MCP-Protocol-Version': MCP_INITIALIZE_VERSION }),
     },
     { name: 'pages /openapi.json', path: '/openapi.json' },
   ];

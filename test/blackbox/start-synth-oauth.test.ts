@@ -15,6 +15,7 @@ import { synthStatePath } from '../../shared/store/local-store.js';
 import { openStore } from '../../shared/store/open-store.js';
 import { builtFunctions } from '../support/built-functions.js';
 import { type FixtureBrowser, startFixtureBrowser } from '../support/fixture-browser.js';
+import { mcpInitialize } from '../support/mcp-initialize.js';
 import {
   type CallbackServer,
   connectAgent,
@@ -44,24 +45,10 @@ afterAll(async () => {
 });
 
 const mcpRequest = (authorization?: string) =>
-  fetch(`${service.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      ...(authorization ? { Authorization: authorization } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'start-synth-oauth', version: '1' },
-      },
-    }),
-  });
+  fetch(
+    `${service.url}/mcp`,
+    mcpInitialize('start-synth-oauth', authorization ? { Authorization: authorization } : {}),
+  );
 
 /** The OAuth signing secret's value, as start:synth's Secrets Manager generated and keeps it. */
 function signingSecret(): string {

@@ -29,6 +29,7 @@ import { createRepositories } from '../../shared/service.js';
 import { builtFunctions } from '../support/built-functions.js';
 import { type LambdaProcess, restRequest, startLambda } from '../support/lambda-process.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
+import { mcpInitialize } from '../support/mcp-initialize.js';
 import type { ClientRequest } from '../support/rest-api-event.js';
 import { sampleRequests } from '../support/sample-inputs.js';
 
@@ -167,23 +168,8 @@ describe('the other functions', () => {
 
   it('/mcp answers initialize', async () => {
     const { status, body } = await rest(byKind('mcp'), {
-      method: 'POST',
       path: '/mcp',
-      headers: {
-        ...withKey(),
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'every-bundle', version: '1' },
-        },
-      }),
+      ...mcpInitialize('every-bundle', withKey()),
     });
     expect(status).toBe(200);
     expect(body.result.capabilities).toHaveProperty('tools');
