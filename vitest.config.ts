@@ -11,7 +11,6 @@ export default defineConfig({
     // machine, idle while a file waits on its child processes, servers and Chromium. Two files at a
     // time keep both cores busy; every file binds port 0 and works in a temp folder of its own.
     maxWorkers: 2,
-    globalSetup: ['test/support/unpack-chromium.ts'],
     projects: [
       {
         extends: true,
@@ -22,13 +21,13 @@ export default defineConfig({
         },
       },
       {
-        // Real Chromium (the black-box suite's service launches it too), unpacked once by the global
-        // setup: these files share the two workers with the others instead of running one by one
-        // after them, which left a core idle for a third of the run.
+        // Real Chromium: one file at a time, since parallel first launches would unpack the binary
+        // into the temp folder concurrently. The black-box suite's service launches Chromium too.
         extends: true,
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts', 'test/blackbox/**/*.test.ts'],
+          fileParallelism: false,
           testTimeout: 60_000,
         },
       },
