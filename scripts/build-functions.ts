@@ -58,6 +58,12 @@ const wholeCatalog = /(?:^|\/)schemas\/catalog\.ts$/;
 const slicedKinds: ReadonlySet<FunctionSpec['kind']> = new Set(['operation', 'tool-group', 'batch-consumer']);
 const needsWholeCatalog = (spec: FunctionSpec) => spec.operations.some((id) => familyOf(id) === 'account');
 
+/**
+ * The OAuth authorization server (oidc-provider and Koa, over 800 KiB): loaded at start by the oauth
+ * function alone. /mcp checks tokens without it, and the console imports it only for a connect page.
+ */
+const authorizationServer = /(?:^|\/)node_modules\/(oidc-provider|koa)\//;
+
 /** What the swaps keep out; the build checks it (a new import path to either would not be swapped). */
 const swappedOut =
   /(?:^|\/)(shared\/sources\/dataset\/(generate[^/]*|sample-database|database\/build-database)\.ts|shared\/console\/console-script-bundle\.ts|node_modules\/zod\/v4\/locales\/(?!en\.js$)[^/]+)$/;
@@ -146,10 +152,10 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
       (!spec.browser && browserPackages.test(input)) ||
       (sliced && wholeCatalog.test(input)),
   );
-  if (spec.kind === 'pages') {
-    const entryOutput = relative(root, outfile);
-    offending.push(...initInputs(result.metafile, entryOutput).filter((input) => wholeCatalog.test(input)));
-  }
+  const loadedAtStart = initInputs(result.metafile, relative(root, outfile));
+  if (spec.kind === 'pages') offending.push(...loadedAtStart.filter((input) => wholeCatalog.test(input)));
+  if (spec.kind !== 'oauth')
+    offending.push(...loadedAtStart.filter((input) => authorizationServer.test(input)));
   if (offending.length > 0) {
     throw new Error(`${spec.name}: modules that must not be in this bundle:\n  ${offending.join('\n  ')}`);
   }
