@@ -61,7 +61,6 @@ const API_KEY_HEADER_DESCRIPTION =
 
 export type ServerCard = ReturnType<typeof buildServerCard>;
 
-/** The card of this deployment: its URLs, its issuer and the tools of `tools` (the catalog's). */
 /** What a card says of the tools: the part made from the catalog alone, which a build can make ahead. */
 export interface ServerCardTools {
   /** What the default tools/list shows, as it shows it. */
@@ -83,6 +82,7 @@ export function serverCardTools(
   };
 }
 
+/** The card of this deployment: its URLs, its issuer and the tools (the catalog's). */
 export function buildServerCard(config: Config, { listed, toolsets }: ServerCardTools) {
   const base = config.PUBLIC_BASE_URL;
   const resource = mcpProtectedResource(config);

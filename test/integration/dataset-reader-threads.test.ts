@@ -14,8 +14,9 @@ import { BROAD_JOB_KEYWORD, buildBroadJobsDataset } from '../support/broad-jobs-
 import { cleanUpProcesses, freshDataDir, type RunningServer, startServer } from '../support/processes.js';
 
 /**
- * Jobs the broad keyword matches beyond the sample's: each search counts them all. Since the job_facets
- * table (dataset version 2) counts them faster, enough that one search stays well above a cheap request.
+ * Jobs the broad keyword matches beyond the sample's: each search counts them all. Counting got
+ * cheaper (the job_facets table, then its values kept in memory), so enough of them that one search
+ * stays well above a cheap request.
  */
 const EXTRA_JOBS = 40_000;
 /** Broad searches kept in flight while the health checks run. */

@@ -206,4 +206,27 @@ describe('the dataset file', () => {
     await sleep(1_100);
     expect(await source.job(fx.jobId, live)).toMatchObject({ jobId: fx.jobId });
   });
+
+  it('counts job search filters on the file renamed over it, not on what it kept of the old one', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'reader-pool-'));
+    folders.push(folder);
+    const served = join(folder, 'served.sqlite');
+    await copyFile(sample, served);
+    // In-thread, where the job facets are kept per open file (database-reader.ts).
+    const source = new DatasetSource(new DatabaseDatasetReader(served));
+    const before = await source.jobSearchFacets(BROAD_JOB_KEYWORD, live);
+    expect(before).toEqual(await inThread.jobSearchFacets(BROAD_JOB_KEYWORD, live));
+
+    const broad = join(folder, 'broad.sqlite');
+    buildBroadJobsDataset(broad, 500);
+    const expected = await new DatasetSource(new DatabaseDatasetReader(broad)).jobSearchFacets(
+      BROAD_JOB_KEYWORD,
+      live,
+    );
+    await rename(broad, served);
+    await sleep(1_100);
+    const after = await source.jobSearchFacets(BROAD_JOB_KEYWORD, live);
+    expect(after.matched).toBe(before.matched + 500);
+    expect(after).toEqual(expected);
+  });
 });
