@@ -11,13 +11,13 @@ import type { OperationDefinition } from '../../schemas/operation-definition.js'
 import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
 import { harnessForFile } from '../support/harness.js';
-import { MemoryDatasetReader } from '../support/memory-reader.js';
+import { memoryDatasetReader } from '../support/memory-reader.js';
 import { sampleRequests } from '../support/sample-inputs.js';
 
 const served = harnessForFile({ credits: 100_000 });
 const reference = harnessForFile(
   { credits: 100_000 },
-  { dataSource: new DatasetSource(new MemoryDatasetReader(generateDataset())) },
+  { dataSource: new DatasetSource(memoryDatasetReader(generateDataset())) },
 );
 
 const dataOperations = (catalog as readonly OperationDefinition[]).filter(

@@ -109,7 +109,7 @@ function countValues(values: readonly (string | null)[]): [string, number][] {
   return [...counts];
 }
 
-export class MemoryDatasetReader implements DatasetReader {
+class MemoryDatasetReader implements DatasetReader {
   readonly fetchedAt: string;
   private readonly peopleByUsername: Map<string, PersonRecord>;
   private readonly peopleByPublicId: Map<string, PersonRecord>;
@@ -256,9 +256,10 @@ export class MemoryDatasetReader implements DatasetReader {
         firstOfPool((other) => other.skills.some((skill) => skill.name === name)),
       ),
     ]);
-    pool.delete(person);
     const similarity = similarityTo(person, keys);
-    const scored = [...pool].map((other) => ({
+    // By id: the record passed in is the caller's own copy, not the one in the pool.
+    const others = [...pool].filter((other) => other.internalId !== person.internalId);
+    const scored = others.map((other) => ({
       item: other,
       score: similarity(other),
       weight: other.followerCount,
@@ -269,7 +270,7 @@ export class MemoryDatasetReader implements DatasetReader {
 
   similarCompanies(company: CompanyRecord, limit: number) {
     const scored = this.dataset.companies
-      .filter((other) => other !== company)
+      .filter((other) => other.internalId !== company.internalId)
       .map((other) => ({
         item: other,
         score:
@@ -398,4 +399,20 @@ function hitDoc(hit: SearchAllHit | TypeaheadHit): SearchDoc {
     default:
       return searchDocs.place(hit.record);
   }
+}
+
+/**
+ * The reference reader over `dataset`. The port's contract is that callers own what they are
+ * answered (the database reader parses each row afresh), so it answers copies of the records it holds.
+ */
+export function memoryDatasetReader(dataset: Dataset): DatasetReader {
+  const reader = new MemoryDatasetReader(dataset);
+  return new Proxy(reader, {
+    get(target, name, receiver) {
+      const member = Reflect.get(target, name, receiver);
+      return typeof member === 'function'
+        ? (...args: unknown[]) => structuredClone(member.apply(target, args))
+        : member;
+    },
+  });
 }

@@ -18,10 +18,10 @@ import { DatasetSource } from '../../shared/sources/dataset/dataset-source.js';
 import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
 import { DatabaseSync } from '../../shared/store/sqlite/node-sqlite.js';
-import { MemoryDatasetReader } from '../support/memory-reader.js';
+import { memoryDatasetReader } from '../support/memory-reader.js';
 
 const dataset = generateDataset();
-const reference = new DatasetSource(new MemoryDatasetReader(dataset));
+const reference = new DatasetSource(memoryDatasetReader(dataset));
 const directory = mkdtempSync(join(tmpdir(), 'dataset-database-'));
 const file = join(directory, 'sample.sqlite');
 let database: DatabaseDatasetReader;
@@ -319,6 +319,40 @@ describe('the dataset database answers what the in-memory reference answers', ()
       await expectSame((source) => source.searchPostsByHashtag(tag, live));
     await expectSame((source) => source.serviceCategories(live));
     await expectSame((source) => source.companySearchFilterValues(live));
+  });
+});
+
+/** Changes everything an answer holds, as a careless caller might: every field, every list. */
+function vandalize(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) vandalize(item);
+    value.push('changed');
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [name, field] of Object.entries(value)) {
+      vandalize(field);
+      (value as Record<string, unknown>)[name] =
+        typeof field === 'object' && field !== null ? field : 'changed';
+    }
+  }
+}
+
+describe('the dataset database hands every caller answers of its own', () => {
+  // DatasetSource passes the reader's answers on uncopied: each must be made afresh, so what one
+  // caller does to its answer is never seen by the next (job facets and filter values included,
+  // which come from what the reader keeps in memory).
+  it.each<[string, (source: DataSource) => Promise<unknown>]>([
+    ['profile details', (source) => source.profileDetails({ username: fx.richProfile.username }, live)],
+    ['company details', (source) => source.companyDetails({ slug: fx.richCompany.slug }, live)],
+    [
+      'company search',
+      (source) => source.searchCompanies({ keywords: 'helix' }, { start: 0, count: 10 }, live),
+    ],
+    ['job search facets', (source) => source.jobSearchFacets('engineer', live)],
+    ['company filter values', (source) => source.companySearchFilterValues(live)],
+    ['activity', (source) => source.profileActivity(fx.richProfile.username, 'posts', null, live)],
+  ])('%s', async (_, call) => {
+    vandalize(await call(tested));
+    expect(await call(tested)).toEqual(await call(reference));
   });
 });
 

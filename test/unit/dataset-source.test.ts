@@ -57,12 +57,12 @@ import {
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
 import type { CompanyRecord, PersonRecord } from '../../shared/sources/dataset/model.js';
 import { Relevance, relevance } from '../../shared/sources/dataset/search.js';
-import { MemoryDatasetReader } from '../support/memory-reader.js';
+import { memoryDatasetReader } from '../support/memory-reader.js';
 
 const started = performance.now();
 const dataset = generateDataset();
 const generationMs = performance.now() - started;
-const source = new DatasetSource(new MemoryDatasetReader(dataset));
+const source = new DatasetSource(memoryDatasetReader(dataset));
 const live = new AbortController().signal;
 const everything = { start: 0, count: 10_000 };
 
@@ -129,7 +129,7 @@ describe('generation', () => {
 
   // Fixtures must hold for any seed, not only the default one.
   it.each([1, 42, 99_999])('keeps the fixtures true with seed %i', async (seed) => {
-    const other = new DatasetSource(new MemoryDatasetReader(generateDataset(seed)));
+    const other = new DatasetSource(memoryDatasetReader(generateDataset(seed)));
     const empty = await other.profileActivity(
       fx.richProfile.username,
       'reactions',

@@ -65,7 +65,10 @@ const facetColumns: Record<FacetField, string> = {
   seniority: 'seniority',
 };
 
-/** What DatasetSource reads: every query of the dataset database, without the file's handling. */
+/**
+ * What DatasetSource reads: every query of the dataset database, without the file's handling. Every
+ * answer is the caller's own, made afresh from the rows read (DatasetSource hands it on uncopied).
+ */
 export type DatasetReader = Omit<DatabaseDatasetReader, 'close'>;
 
 export class DatabaseDatasetReader {
