@@ -8,3 +8,14 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+let lastIso = { ms: Number.NaN, text: '' };
+
+/**
+ * `new Date(ms).toISOString()`, remembered for the last millisecond asked: the requests a busy
+ * process answers within one millisecond stamp their entries with the same text.
+ */
+export function isoTime(ms: number): string {
+  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
+  return lastIso.text;
+}

@@ -14,6 +14,7 @@
  * describes how each adapter keeps it.
  */
 import type { RateLimitSetting } from '../accounts/accounts.js';
+import { isoTime } from '../clock.js';
 import type { StoredWindow, WindowState } from '../limits/rolling-window.js';
 import { type CapRefusal, isCapped, type KeySpend, type SpendCaps } from './spend-caps.js';
 
@@ -108,7 +109,7 @@ export function inflightEntryOf(request: AdmissionRequest, now: number): Infligh
     ...(request.keyId ? { keyId: request.keyId } : {}),
     ...(request.batchItem ? { batchItem: request.batchItem } : {}),
     ...(isCapped(request.caps) ? { capped: true } : {}),
-    createdAt: new Date(now).toISOString(),
+    createdAt: isoTime(now),
   };
 }
 

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Attribution, RateLimitSetting } from '../accounts/accounts.js';
-import type { Clock } from '../clock.js';
+import { type Clock, isoTime } from '../clock.js';
 import { admitted, limitExceeded, limiterUnavailable, type RateDecision } from '../limits/rolling-window.js';
 import type { Logger } from '../logger.js';
 import type {
@@ -273,6 +273,6 @@ export class CreditLedger {
   }
 
   private nowIso(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }

@@ -33,10 +33,12 @@ export function compression(): MiddlewareHandler {
   return async (c, next) => {
     await next();
     const encoding = chooseEncoding(c.req.header('accept-encoding'));
+    // Decided before the response's headers are read: reading them turns the Node adaptor's plain
+    // header object into a `Headers` instance, a cost a client that accepts no encoding need not pay.
+    if (!encoding) return;
     const response = c.res;
     const type = response.headers.get('content-type') ?? '';
     if (
-      !encoding ||
       !response.body ||
       response.headers.has('content-encoding') ||
       !/json|html|javascript|css|text/.test(type)
