@@ -66,7 +66,7 @@ const authorizationServer = /(?:^|\/)node_modules\/(oidc-provider|koa)\//;
 
 /** What the swaps keep out; the build checks it (a new import path to either would not be swapped). */
 const swappedOut =
-  /(?:^|\/)(shared\/sources\/dataset\/(generate[^/]*|sample-database|database\/build-database)\.ts|shared\/console\/console-script-bundle\.ts|node_modules\/zod\/v4\/locales\/(?!en\.js$)[^/]+)$/;
+  /(?:^|\/)(shared\/sources\/dataset\/(generate[^/]*|sample-database|database\/build-database)\.ts|shared\/console\/console-script-bundle\.ts|node_modules\/zod\/v4\/locales\/(?!en\.js$)[^/]+|node_modules\/@modelcontextprotocol\/server\/dist\/ajvProvider-[^/]+)$/;
 
 const byId = new Map(catalog.map((operation) => [operation.id as string, operation]));
 const familyOf = (id: string) => byId.get(id)?.family ?? '';

@@ -21,8 +21,9 @@ const requireShim =
  * Modules every Lambda bundle takes in another shape: the sample's builder becomes its Lambda
  * stand-in (functions/lambda/no-sample-database.ts: the generator never ships, and a function without
  * DATASET says so at init), the console script's bundler its stand-in (the script ships prebuilt,
- * esbuild never: functions/lambda/no-console-script-bundle.ts), and zod's table of locales English alone
- * (functions/lambda/zod-english-locale.ts: −258 KiB a bundle, less to compile at each cold start).
+ * esbuild never: functions/lambda/no-console-script-bundle.ts), zod's table of locales English alone
+ * (functions/lambda/zod-english-locale.ts: −258 KiB a bundle, less to compile at each cold start),
+ * and the MCP SDK's Node shims without Ajv (functions/lambda/mcp-sdk-shims.ts).
  */
 const lambdaSwaps: Plugin = {
   name: 'lambda-swaps',
@@ -32,6 +33,9 @@ const lambdaSwaps: Plugin = {
     }));
     esbuild.onResolve({ filter: /\/console-script-bundle\.js$/ }, () => ({
       path: join(root, 'functions', 'lambda', 'no-console-script-bundle.ts'),
+    }));
+    esbuild.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: join(root, 'functions', 'lambda', 'mcp-sdk-shims.ts'),
     }));
     esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
       /\/node_modules\/zod\/v4\//.test(importer)

@@ -17,7 +17,7 @@ import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { resultLine } from '../batches/batch-results.js';
 import type { BatchRoutesOptions } from '../batches/batch-routes.js';
 import { baseHeaders } from '../pipeline/public-response.js';
-import { argumentRefusal, inputSchemaOf } from './discover-tools.js';
+import { adapterTool, argumentRefusal } from './discover-tools.js';
 import type { ToolEntry } from './tool-catalog.js';
 import type { ToolOutcome } from './tool-results.js';
 
@@ -104,33 +104,45 @@ const FREE =
   'Free: this call costs nothing; each item is billed when it runs, at the price of its tool, exactly as a single call.';
 
 export const batchTools: readonly Tool[] = [
-  {
-    name: START_BATCH,
-    title: 'Start a batch of lookups',
-    description:
-      `Runs one tool over many items in the background (up to ${MCP_BATCH_MAX_ITEMS}) and answers the batch at once: its id, state and counts. ` +
-      "Every item is checked first with the tool's own rules. Then call get_batch with the id to follow it and read its results. " +
-      `${FREE} Running out of credits pauses the batch until credits are added.`,
-    inputSchema: inputSchemaOf(startArguments),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  },
-  {
-    name: GET_BATCH,
-    title: 'Read a batch',
-    description:
-      "A batch's state (queued, running, paused, completed, cancelled, failed), its counts and the credits charged so far, " +
-      'with a page of result lines: each item, its outcome and the answer its single call gave. ' +
-      `Continue with meta.paging.nextStart. ${FREE}`,
-    inputSchema: inputSchemaOf(getArguments),
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  },
-  {
-    name: CANCEL_BATCH,
-    title: 'Cancel a batch',
-    description: 'Stops a batch: no further item starts; items already running finish and are billed. Free.',
-    inputSchema: inputSchemaOf(cancelArguments),
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  },
+  adapterTool(
+    {
+      name: START_BATCH,
+      title: 'Start a batch of lookups',
+      description:
+        `Runs one tool over many items in the background (up to ${MCP_BATCH_MAX_ITEMS}) and answers the batch at once: its id, state and counts. ` +
+        "Every item is checked first with the tool's own rules. Then call get_batch with the id to follow it and read its results. " +
+        `${FREE} Running out of credits pauses the batch until credits are added.`,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    startArguments,
+  ),
+  adapterTool(
+    {
+      name: GET_BATCH,
+      title: 'Read a batch',
+      description:
+        "A batch's state (queued, running, paused, completed, cancelled, failed), its counts and the credits charged so far, " +
+        'with a page of result lines: each item, its outcome and the answer its single call gave. ' +
+        `Continue with meta.paging.nextStart. ${FREE}`,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    getArguments,
+  ),
+  adapterTool(
+    {
+      name: CANCEL_BATCH,
+      title: 'Cancel a batch',
+      description:
+        'Stops a batch: no further item starts; items already running finish and are billed. Free.',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    cancelArguments,
+  ),
 ];
 
 export function isBatchTool(name: string): boolean {

@@ -51,26 +51,30 @@ const annotations = { readOnlyHint: true, destructiveHint: false, openWorldHint:
 
 /** The two tools as tools/list publishes them. */
 export const discoverTools: readonly Tool[] = [
-  {
-    name: FIND_OPERATION,
-    title: 'Find the operation for a need',
-    description:
-      'Finds the tools of this service that fit a need described in words, and returns for each its name, ' +
-      'what it does, its price in credits and its inputSchema; then call run_operation with the name and ' +
-      'arguments. Covers every tool, including email and website ones. Free.',
-    inputSchema: inputSchemaOf(findArguments),
-    annotations: { ...annotations, idempotentHint: true, openWorldHint: false },
-  },
-  {
-    name: RUN_OPERATION,
-    title: 'Run a named operation',
-    description:
-      'Runs the tool named in `tool` with `arguments`, exactly as calling that tool directly would: the same ' +
-      'answer, the same price (the one find_operation states; a lookup that matches nothing is refunded) and ' +
-      'the same errors. Results do not establish ownership; an empty result does not prove absence.',
-    inputSchema: inputSchemaOf(runArguments),
-    annotations: { ...annotations, idempotentHint: false },
-  },
+  adapterTool(
+    {
+      name: FIND_OPERATION,
+      title: 'Find the operation for a need',
+      description:
+        'Finds the tools of this service that fit a need described in words, and returns for each its name, ' +
+        'what it does, its price in credits and its inputSchema; then call run_operation with the name and ' +
+        'arguments. Covers every tool, including email and website ones. Free.',
+      annotations: { ...annotations, idempotentHint: true, openWorldHint: false },
+    },
+    findArguments,
+  ),
+  adapterTool(
+    {
+      name: RUN_OPERATION,
+      title: 'Run a named operation',
+      description:
+        'Runs the tool named in `tool` with `arguments`, exactly as calling that tool directly would: the same ' +
+        'answer, the same price (the one find_operation states; a lookup that matches nothing is refunded) and ' +
+        'the same errors. Results do not establish ownership; an empty result does not prove absence.',
+      annotations: { ...annotations, idempotentHint: false },
+    },
+    runArguments,
+  ),
 ];
 
 export type DiscoverCall =
@@ -234,9 +238,24 @@ export function argumentRefusal(error: z.ZodError): InvalidRequestError {
   return new InvalidRequestError(details);
 }
 
-/** An adapter tool's published inputSchema, from the zod schema its arguments are checked with. */
-export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
-  const json = z.toJSONSchema(schema, { target: 'draft-07', io: 'input' }) as Record<string, unknown>;
-  delete json.$schema;
-  return json as Tool['inputSchema'];
+/**
+ * An adapter tool as tools/list publishes it, its inputSchema made from the zod schema its arguments
+ * are checked with on first read: a cold start of /mcp (an initialize) reads none.
+ */
+export function adapterTool(tool: Omit<Tool, 'inputSchema'>, schema: z.ZodType): Tool {
+  let inputSchema: Tool['inputSchema'] | undefined;
+  const { annotations, ...head } = tool;
+  // In the order the tool always had: its JSON reads the same.
+  return {
+    ...head,
+    get inputSchema() {
+      if (!inputSchema) {
+        const json = z.toJSONSchema(schema, { target: 'draft-07', io: 'input' }) as Record<string, unknown>;
+        delete json.$schema;
+        inputSchema = json as Tool['inputSchema'];
+      }
+      return inputSchema;
+    },
+    ...(annotations ? { annotations } : {}),
+  };
 }

@@ -471,7 +471,7 @@ function toolOf(operation: string): string {
 }
 
 describe('the bundles', () => {
-  it('carry Chromium and Puppeteer in the website functions only', async () => {
+  it('carry Chromium and Puppeteer in the website functions only, and neither Ajv nor zod’s other locales', async () => {
     for (const spec of deployedFunctions()) {
       const metafile = JSON.parse(await readFile(join(functionsDir, spec.name, 'metafile.json'), 'utf8'));
       const browserInputs = Object.keys(metafile.inputs).filter((input) =>
@@ -483,6 +483,9 @@ describe('the bundles', () => {
         input.includes('node_modules/zod/v4/locales/'),
       );
       expect(locales, spec.name).toEqual(['node_modules/zod/v4/locales/en.js']);
+      // Nor Ajv: the MCP SDK's default validator is the one without it (functions/lambda/mcp-sdk-shims.ts).
+      const ajv = Object.keys(metafile.inputs).filter((input) => /\/ajv(?:Provider-[^/]+|\/)/.test(input));
+      expect(ajv, spec.name).toEqual([]);
       const files = await readdir(join(functionsDir, spec.name));
       expect(files.includes('chromium'), spec.name).toBe(spec.browser);
       expect(files.includes('dataset.sqlite'), spec.name).toBe(spec.dataset);
