@@ -93,16 +93,19 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
+/** Text between escapes is taken as it is; a client's URL library has already encoded the rest. */
+function unescaped(text: string, plusIsSpace: boolean): string {
+  return plusIsSpace ? text.replaceAll('+', ' ') : text;
+}
+
 function decodeComponent(raw: string, plusIsSpace: boolean): DecodedText {
-  // Text between escapes is taken as it is; a client's URL library has already encoded the rest.
-  const unescaped = (text: string) => (plusIsSpace ? text.replaceAll('+', ' ') : text);
-  if (!raw.includes('%')) return checked(unescaped(raw));
+  if (!raw.includes('%')) return checked(unescaped(raw, plusIsSpace));
   if (PRINTABLE_ASCII.test(raw)) {
     // Literal text of printable ASCII holds nothing to report, so the strict decoding below comes to
     // what the platform's decoder gives; where it throws (a broken escape, bytes that are not UTF-8),
     // the loop below finds out which problem to report.
     try {
-      return checked(decodeURIComponent(unescaped(raw)));
+      return checked(decodeURIComponent(unescaped(raw, plusIsSpace)));
     } catch {}
   }
   const bytes: number[] = [];
@@ -116,7 +119,7 @@ function decodeComponent(raw: string, plusIsSpace: boolean): DecodedText {
     } else {
       const next = raw.indexOf('%', index);
       const end = next === -1 ? raw.length : next;
-      const literal = unescaped(raw.slice(index, end));
+      const literal = unescaped(raw.slice(index, end), plusIsSpace);
       // TextEncoder would turn an unpaired surrogate into U+FFFD: report it rather than lose it.
       const problem = textProblem(literal);
       if (problem) return { problem };

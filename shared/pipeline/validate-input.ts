@@ -44,8 +44,14 @@ export interface PathIdentifier {
 /** One value as received: a value to validate, or what keeps it from being text. */
 type Received = { value: unknown; problem?: undefined } | { problem: TextProblem };
 
-/** How a parameter is named in details: a path parameter by its own name, others as sent, printably. */
-type Label = (name: string) => string;
+/**
+ * How a parameter is named in details: a path parameter by its own name (`labels`), others as sent,
+ * printably. Functions of the module rather than closures per request: every call of every
+ * transport passes here.
+ */
+function labelOf(labels: ReadonlyMap<string, string>, name: string): string {
+  return labels.get(name) ?? printableField(name);
+}
 
 export function validateInput(
   operation: OperationDefinition,
@@ -54,21 +60,20 @@ export function validateInput(
 ): unknown {
   const details: ErrorDetail[] = [];
   const { received, labels } = receivedValues(raw, details);
-  const label: Label = (name) => labels.get(name) ?? printableField(name);
-  const values = collectValues(operation, received, details, label);
+  const values = collectValues(operation, received, details, labels);
   const reported = new Set(details.map((detail) => detail.field));
 
-  const identifierDetail = checkIdentifiers(operation, received, variant, label, raw.kind);
+  const identifierDetail = checkIdentifiers(operation, received, variant, labels, raw.kind);
   if (identifierDetail) {
     details.push(identifierDetail);
-    for (const name of operation.identifiers) reported.add(label(name));
+    for (const name of operation.identifiers) reported.add(labelOf(labels, name));
   }
 
   const parsed = operation.query.safeParse(Object.fromEntries(values));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const name = String(issue.path[0] ?? 'query');
-      const field = label(name);
+      const field = labelOf(labels, name);
       // One cause, one detail: a repeated, blank or miscounted parameter is already reported.
       if (reported.has(field)) continue;
       reported.add(field);
@@ -89,12 +94,11 @@ function receivedValues(
 ): { received: Map<string, Received[]>; labels: Map<string, string> } {
   const received = new Map<string, Received[]>();
   const labels = new Map<string, string>();
-  const add = (name: string, value: Received) => received.set(name, [...(received.get(name) ?? []), value]);
   if (raw.kind === 'arguments') {
     for (const name of Object.keys(raw.values)) {
       const value = raw.values[name];
       const problem = typeof value === 'string' ? textProblem(value) : undefined;
-      add(name, problem ? { problem } : { value });
+      addReceived(received, name, problem ? { problem } : { value });
     }
     return { received, labels };
   }
@@ -102,24 +106,19 @@ function receivedValues(
   const { pathIdentifier } = raw;
   if (pathIdentifier) {
     labels.set(pathIdentifier.parameter, pathIdentifier.name);
-    add(pathIdentifier.parameter, fromDecoded(decodePathSegment(pathIdentifier.raw)));
+    addReceived(received, pathIdentifier.parameter, fromDecoded(decodePathSegment(pathIdentifier.raw)));
   }
   const refused = new Set<string>();
-  const refuse = (detail: ErrorDetail) => {
-    if (refused.has(detail.field)) return;
-    refused.add(detail.field);
-    details.push(detail);
-  };
   for (const { rawName, name, value } of decodeQuery(raw.query)) {
     if (name.problem) {
       // Named as sent, still percent-encoded: printable, and what the client can find in its URL.
-      refuse({
+      refuseOnce(refused, details, {
         field: printableField(rawName),
         code: 'invalid_format',
         message: `The parameter name ${quoteInput(rawName, 64)} ${describeProblem(name.problem)}.`,
       });
     } else if (pathIdentifier && name.text === pathIdentifier.parameter) {
-      refuse({
+      refuseOnce(refused, details, {
         field: name.text,
         code: 'unknown_parameter',
         message:
@@ -127,10 +126,23 @@ function receivedValues(
           `remove ${name.text} from the query.`,
       });
     } else {
-      add(name.text, fromDecoded(value));
+      addReceived(received, name.text, fromDecoded(value));
     }
   }
   return { received, labels };
+}
+
+/** One detail per refused parameter name, however often it was sent. */
+function refuseOnce(refused: Set<string>, details: ErrorDetail[], detail: ErrorDetail): void {
+  if (refused.has(detail.field)) return;
+  refused.add(detail.field);
+  details.push(detail);
+}
+
+function addReceived(received: Map<string, Received[]>, name: string, value: Received): void {
+  const values = received.get(name);
+  if (values) values.push(value);
+  else received.set(name, [value]);
 }
 
 function fromDecoded(decoded: DecodedText): Received {
@@ -142,11 +154,11 @@ function collectValues(
   operation: OperationDefinition,
   received: Map<string, Received[]>,
   details: ErrorDetail[],
-  label: Label,
+  labels: ReadonlyMap<string, string>,
 ): Map<string, unknown> {
   const values = new Map<string, unknown>();
   for (const [name, all] of received) {
-    const field = label(name);
+    const field = labelOf(labels, name);
     const [only] = all;
     if (!Object.hasOwn(operation.query.shape, name)) {
       const hints = operation.parameterHints ?? {};
@@ -174,7 +186,7 @@ function checkIdentifiers(
   operation: OperationDefinition,
   received: Map<string, unknown[]>,
   variant: OperationVariant | undefined,
-  label: Label,
+  labels: ReadonlyMap<string, string>,
   kind: RawInput['kind'],
 ): ErrorDetail | undefined {
   const { identifiers } = operation;
@@ -182,6 +194,7 @@ function checkIdentifiers(
   const present = identifiers.filter((name) => received.has(name));
   const expected = variant?.identifier;
   if (present.length === 1 && (expected === undefined || present[0] === expected)) return undefined;
+  const label = (name: string) => labelOf(labels, name);
   if (expected !== undefined || identifiers.length === 1) {
     const only = expected ?? (identifiers[0] as string);
     const identifier = label(only);
