@@ -116,64 +116,83 @@ export interface DestinationOptions {
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
+type RangeRows = ReadonlyArray<readonly [cidr: string, reason: AddressDenyReason]>;
+type RangeTable<T extends Address> = ReadonlyArray<
+  readonly [network: T, bits: number, reason: AddressDenyReason]
+>;
+
 // Ordered: the first match gives the reason, so a narrower range precedes the range containing it.
-const ipv4Ranges = table(
-  (cidr) => ipaddr.IPv4.parseCIDR(cidr),
-  [
-    ['0.0.0.0/32', 'unspecified'],
-    ['0.0.0.0/8', 'reserved'],
-    ['10.0.0.0/8', 'private'],
-    ['100.64.0.0/10', 'cgnat'],
-    ['127.0.0.0/8', 'loopback'],
-    ['169.254.0.0/16', 'link_local'],
-    ['172.16.0.0/12', 'private'],
-    ['192.0.0.0/24', 'protocol_assignments'],
-    ['192.0.2.0/24', 'documentation'],
-    ['192.31.196.0/24', 'as112'],
-    ['192.52.193.0/24', 'amt'],
-    ['192.88.99.0/24', '6to4'],
-    ['192.168.0.0/16', 'private'],
-    ['192.175.48.0/24', 'as112'],
-    ['198.18.0.0/15', 'benchmarking'],
-    ['198.51.100.0/24', 'documentation'],
-    ['203.0.113.0/24', 'documentation'],
-    ['224.0.0.0/4', 'multicast'],
-    ['255.255.255.255/32', 'broadcast'],
-    ['240.0.0.0/4', 'reserved'],
-  ],
-);
+const ipv4Rows: RangeRows = [
+  ['0.0.0.0/32', 'unspecified'],
+  ['0.0.0.0/8', 'reserved'],
+  ['10.0.0.0/8', 'private'],
+  ['100.64.0.0/10', 'cgnat'],
+  ['127.0.0.0/8', 'loopback'],
+  ['169.254.0.0/16', 'link_local'],
+  ['172.16.0.0/12', 'private'],
+  ['192.0.0.0/24', 'protocol_assignments'],
+  ['192.0.2.0/24', 'documentation'],
+  ['192.31.196.0/24', 'as112'],
+  ['192.52.193.0/24', 'amt'],
+  ['192.88.99.0/24', '6to4'],
+  ['192.168.0.0/16', 'private'],
+  ['192.175.48.0/24', 'as112'],
+  ['198.18.0.0/15', 'benchmarking'],
+  ['198.51.100.0/24', 'documentation'],
+  ['203.0.113.0/24', 'documentation'],
+  ['224.0.0.0/4', 'multicast'],
+  ['255.255.255.255/32', 'broadcast'],
+  ['240.0.0.0/4', 'reserved'],
+];
 
-const ipv6Ranges = table(
-  (cidr) => ipaddr.IPv6.parseCIDR(cidr),
-  [
-    ['::/128', 'unspecified'],
-    ['::1/128', 'loopback'],
-    ['::ffff:0:0:0/96', 'ipv4_translated'],
-    ['::/96', 'ipv4_compatible'],
-    ['64:ff9b::/96', 'nat64'],
-    ['64:ff9b:1::/48', 'nat64'],
-    ['100::/64', 'discard'],
-    ['2001::/32', 'teredo'],
-    ['2001:2::/48', 'benchmarking'],
-    ['2001:3::/32', 'amt'],
-    ['2001:4:112::/48', 'as112'],
-    ['2001:10::/28', 'orchid'],
-    ['2001:20::/28', 'orchid'],
-    ['2001:30::/28', 'drone_remote_id'],
-    ['2001::/23', 'protocol_assignments'],
-    ['2001:db8::/32', 'documentation'],
-    ['2002::/16', '6to4'],
-    ['2620:4f:8000::/48', 'as112'],
-    ['3fff::/20', 'documentation'],
-    ['5f00::/16', 'segment_routing'],
-    ['fc00::/7', 'unique_local'],
-    ['fe80::/10', 'link_local'],
-    ['fec0::/10', 'site_local'],
-    ['ff00::/8', 'multicast'],
-  ],
-);
+const ipv6Rows: RangeRows = [
+  ['::/128', 'unspecified'],
+  ['::1/128', 'loopback'],
+  ['::ffff:0:0:0/96', 'ipv4_translated'],
+  ['::/96', 'ipv4_compatible'],
+  ['64:ff9b::/96', 'nat64'],
+  ['64:ff9b:1::/48', 'nat64'],
+  ['100::/64', 'discard'],
+  ['2001::/32', 'teredo'],
+  ['2001:2::/48', 'benchmarking'],
+  ['2001:3::/32', 'amt'],
+  ['2001:4:112::/48', 'as112'],
+  ['2001:10::/28', 'orchid'],
+  ['2001:20::/28', 'orchid'],
+  ['2001:30::/28', 'drone_remote_id'],
+  ['2001::/23', 'protocol_assignments'],
+  ['2001:db8::/32', 'documentation'],
+  ['2002::/16', '6to4'],
+  ['2620:4f:8000::/48', 'as112'],
+  ['3fff::/20', 'documentation'],
+  ['5f00::/16', 'segment_routing'],
+  ['fc00::/7', 'unique_local'],
+  ['fe80::/10', 'link_local'],
+  ['fec0::/10', 'site_local'],
+  ['ff00::/8', 'multicast'],
+];
 
-const globalUnicastV6 = ipaddr.IPv6.parseCIDR('2000::/3');
+/**
+ * The tables above, parsed at the first classification rather than at import: every function loads
+ * this module (the configuration parses UNSAFE_*_ALLOW_HOSTS with it) and most never classify an
+ * address, while parsing the ranges took about 2 ms of each cold start (docs/benchmarks.md).
+ */
+let parsedRanges:
+  | {
+      ipv4: RangeTable<ipaddr.IPv4>;
+      ipv6: RangeTable<ipaddr.IPv6>;
+      globalUnicastV6: [ipaddr.IPv6, number];
+    }
+  | undefined;
+
+function ranges() {
+  parsedRanges ??= {
+    ipv4: table((cidr) => ipaddr.IPv4.parseCIDR(cidr), ipv4Rows),
+    ipv6: table((cidr) => ipaddr.IPv6.parseCIDR(cidr), ipv6Rows),
+    globalUnicastV6: ipaddr.IPv6.parseCIDR('2000::/3'),
+  };
+  return parsedRanges;
+}
 
 // A dotted quad at the end of an IPv6 address; `isIPv6` has already checked each octet strictly.
 const trailingDottedQuad = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/;
@@ -342,11 +361,12 @@ function classifyParsed(address: Address): AddressDecision {
   const text = formatAddress(address);
   const deny = (reason: AddressDenyReason): AddressDecision => ({ allowed: false, reason, address: text });
 
+  const { ipv4, ipv6, globalUnicastV6 } = ranges();
   if (address instanceof ipaddr.IPv4) {
-    const hit = ipv4Ranges.find(([network, bits]) => address.match(network, bits));
+    const hit = ipv4.find(([network, bits]) => address.match(network, bits));
     if (hit) return deny(hit[2]);
   } else {
-    const hit = ipv6Ranges.find(([network, bits]) => address.match(network, bits));
+    const hit = ipv6.find(([network, bits]) => address.match(network, bits));
     if (hit) return deny(hit[2]);
     if (!address.match(globalUnicastV6)) return deny('not_global_unicast');
   }
@@ -355,9 +375,6 @@ function classifyParsed(address: Address): AddressDecision {
   return { allowed: true, address: text };
 }
 
-function table<T extends Address>(
-  parseCIDR: (cidr: string) => [T, number],
-  rows: ReadonlyArray<readonly [cidr: string, reason: AddressDenyReason]>,
-): ReadonlyArray<readonly [network: T, bits: number, reason: AddressDenyReason]> {
+function table<T extends Address>(parseCIDR: (cidr: string) => [T, number], rows: RangeRows): RangeTable<T> {
   return rows.map(([cidr, reason]) => [...parseCIDR(cidr), reason] as const);
 }
