@@ -32,6 +32,7 @@ import { consoleStylesheetSource } from '../shared/console/console-assets.js';
 import { bundleConsoleScript } from '../shared/console/console-script-bundle.js';
 import { swaggerAssets, swaggerUiDirectory } from '../shared/http/documentation-pages.js';
 import { ensureSampleDatabase } from '../shared/sources/dataset/sample-database.js';
+import { initInputs, initOutputs } from './bundle-start.js';
 import { lambdaBundleOptions } from './lambda-bundle-options.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -63,6 +64,13 @@ const needsWholeCatalog = (spec: FunctionSpec) => spec.operations.some((id) => f
  * function alone. /mcp checks tokens without it, and the console imports it only for a connect page.
  */
 const authorizationServer = /(?:^|\/)node_modules\/(oidc-provider|koa)\//;
+
+/**
+ * The OpenAPI document's generator: no function loads it at start. Serving routes needs none of it
+ * (the REST app is a plain Hono app), and the pages function serves the document made at build time,
+ * importing the generator only when PRICE_OVERRIDES changes a price.
+ */
+const documentGenerator = /(?:^|\/)node_modules\/@asteasolutions\/zod-to-openapi\//;
 
 /** What the swaps keep out; the build checks it (a new import path to either would not be swapped). */
 const swappedOut =
@@ -156,6 +164,7 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
   if (spec.kind === 'pages') offending.push(...loadedAtStart.filter((input) => wholeCatalog.test(input)));
   if (spec.kind !== 'oauth')
     offending.push(...loadedAtStart.filter((input) => authorizationServer.test(input)));
+  offending.push(...loadedAtStart.filter((input) => documentGenerator.test(input)));
   if (offending.length > 0) {
     throw new Error(`${spec.name}: modules that must not be in this bundle:\n  ${offending.join('\n  ')}`);
   }
@@ -198,31 +207,11 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
   return { name: spec.name, kind: spec.kind, bundleBytes, assetBytes };
 }
 
-/** `entry` and the chunks it imports statically, transitively (not those imported by import()). */
-function initOutputs(metafile: Metafile, entry: string): string[] {
-  const read = new Set<string>();
-  const visit = (output: string) => {
-    if (read.has(output)) return;
-    read.add(output);
-    for (const imported of metafile.outputs[output]?.imports ?? [])
-      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
-  };
-  visit(entry);
-  return [...read];
-}
-
 /** The bytes every cold start reads. */
 function initCodeBytes(metafile: Metafile, entry: string): number {
   return initOutputs(metafile, entry).reduce(
     (total, output) => total + (metafile.outputs[output]?.bytes ?? 0),
     0,
-  );
-}
-
-/** The source modules every cold start loads. */
-function initInputs(metafile: Metafile, entry: string): string[] {
-  return initOutputs(metafile, entry).flatMap((output) =>
-    Object.keys(metafile.outputs[output]?.inputs ?? {}),
   );
 }
 

@@ -6,7 +6,7 @@
  * one: PRICE_OVERRIDES. A deployment whose overrides change a price gets them made from the catalog
  * at its first request instead (this module is then imported, as a chunk of its own).
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { catalog } from '../../schemas/catalog.js';
 import { documentApi } from '../../shared/http/api-documentation.js';
 import { documentBatchPaths } from '../../shared/http/batch-openapi.js';
@@ -27,12 +27,12 @@ export interface PagesDocuments {
 
 export function buildPagesDocuments(priceOverrides: Readonly<Record<string, number>>): PagesDocuments {
   const documented = describedOperations(catalog, priceOverrides);
-  const app = new OpenAPIHono();
-  for (const api of apiFamilies) documentApi(app, api, documented);
-  documentBatchPaths(app.openAPIRegistry, catalog);
+  const registry = new OpenAPIRegistry();
+  for (const api of apiFamilies) documentApi(registry, api, documented);
+  documentBatchPaths(registry, catalog);
   return {
     prices: documented.map((operation) => [operation.definition.id, operation.price]),
-    openapi: buildOpenApiDocument(app, catalog),
+    openapi: buildOpenApiDocument(registry, catalog),
     card: serverCardTools(buildToolCatalog(documented)),
   };
 }

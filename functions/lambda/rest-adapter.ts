@@ -8,8 +8,8 @@
  * STREAM transfer mode (InvokeWithResponseStream) has no such limit, passes bytes as written (no
  * base64, no binary media types) and lifts the 29 s integration timeout without a quota increase.
  */
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, StreamifyHandler } from 'aws-lambda';
+import type { Hono } from 'hono';
 import { handle, type LambdaEvent } from 'hono/aws-lambda';
 import type { RestEnv } from '../../shared/http/api-binding.js';
 
@@ -29,7 +29,7 @@ type RestApiEvent = LambdaEvent & { multiValueHeaders: Record<string, string[]> 
  * its v1 processor reads real REST API events as they are, nulls included. REST API events always
  * carry multiValueHeaders, so Hono answers with multiValueHeaders too.
  */
-export function toRestHandler(app: OpenAPIHono<RestEnv>): StreamingRestHandler {
+export function toRestHandler(app: Hono<RestEnv>): StreamingRestHandler {
   const handler = handle(app);
   return awslambda.streamifyResponse(async (event, responseStream, context) => {
     const result = (await handler(

@@ -12,7 +12,6 @@
  * Same key (bearer), same error bodies and request ids as the lookups. The calls themselves are free
  * and count in the account reads' window (ACCOUNT_RATE_LIMIT); each item is billed when it runs.
  */
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import Negotiator from 'negotiator';
 import type { ErrorDetail } from '../../schemas/errors.js';
@@ -59,7 +58,7 @@ const RESULTS_LIMIT = { default: 100, max: 1_000 };
 const RESULT_TYPES = ['application/jsonl', 'application/x-ndjson', 'text/csv', 'application/json'] as const;
 
 export function mountBatchRoutes(service: Service, options: BatchRoutesOptions): void {
-  const app = service.app as OpenAPIHono<RestEnv>;
+  const { app } = service;
   const { batches } = options;
   const config = service.config;
 

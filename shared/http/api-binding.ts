@@ -6,7 +6,7 @@
  * envelope, and how its paths are documented. Validation, billing, the deadline and the error body
  * are the pipeline's, the same for every family, MCP included.
  */
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Hono } from 'hono';
 import type { z } from 'zod';
 import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
 import type { Transport } from '../billing/credit-ledger.js';
@@ -79,7 +79,7 @@ function honoPath(path: string): string {
 
 /** Mounts the family's routes of the given operations, all through the pipeline (api-documentation.ts documents them). */
 export function mountApi(
-  app: OpenAPIHono<RestEnv>,
+  app: Hono<RestEnv>,
   api: ApiBinding,
   operations: readonly RegisteredOperation[],
   pipeline: LookupPipeline,

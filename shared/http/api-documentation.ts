@@ -3,8 +3,7 @@
  * parameters, examples, price and every answer. Apart from mounting (api-binding.ts), so that a
  * function that serves routes without documenting them loads neither this nor the recorded examples.
  */
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Env } from 'hono';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { type ApiBinding, type ApiRoute, routesOf } from './api-binding.js';
@@ -17,25 +16,25 @@ import {
 } from './openapi.js';
 import { EXAMPLE_REQUEST_ID, successExample } from './response-examples.js';
 
-/** Documents the family's routes of the given operations. */
-export function documentApi<E extends Env>(
-  app: OpenAPIHono<E>,
+/** Documents the family's routes of the given operations in `registry`. */
+export function documentApi(
+  registry: OpenAPIRegistry,
   api: ApiBinding,
   operations: readonly RegisteredOperation[],
 ): void {
-  for (const { route, operation } of routesOf(api, operations)) documentRoute(app, api, operation, route);
+  for (const { route, operation } of routesOf(api, operations))
+    documentRoute(registry, api, operation, route);
 }
 
 const securitySchemesRegistered = new WeakMap<object, Set<string>>();
 
 /** The route's path in the OpenAPI document: its parameters, examples, price and every answer. */
-function documentRoute<E extends Env>(
-  app: OpenAPIHono<E>,
+function documentRoute(
+  registry: OpenAPIRegistry,
   api: ApiBinding,
   operation: RegisteredOperation,
   route: ApiRoute,
 ): void {
-  const registry = app.openAPIRegistry;
   const { docs } = api;
   const registered = securitySchemesRegistered.get(registry) ?? new Set<string>();
   securitySchemesRegistered.set(registry, registered);

@@ -6,6 +6,7 @@
  * service's own: errors from its error classes through its one renderer, items from the catalog's
  * example input.
  */
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { exampleInput, type OperationDefinition } from '../../schemas/operation-definition.js';
 import { batchStates, deliveryStates, type PauseReason, webhookEventTypes } from '../batches/batch-store.js';
@@ -28,8 +29,6 @@ import { errorResponse } from '../pipeline/public-response.js';
 import { errorResponseOf } from './openapi.js';
 import { EXAMPLE_REQUEST_ID, type NamedExamples } from './response-examples.js';
 import { v1Api } from './v1-api.js';
-
-type Registry = Parameters<typeof errorResponseOf>[0];
 
 const EXAMPLE_BATCH_ID = 'bat_7kQm2Zx9Lp4Rt8Vw3Nc6';
 const batchId = z
@@ -147,7 +146,7 @@ const successHeaders = {
 };
 
 /** The error answers of a path, by status, each status with the codes the path answers with it. */
-function errors(registry: Registry, answered: readonly ApiError[]) {
+function errors(registry: OpenAPIRegistry, answered: readonly ApiError[]) {
   const byStatus = new Map<number, NamedExamples>();
   for (const error of answered) {
     const examples = byStatus.get(error.status) ?? {};
@@ -184,7 +183,10 @@ const FREE =
  * Registers the batch paths on the document. `operations`: the catalog, for the example items (of
  * profiles.details, or the first operation a batch can run).
  */
-export function documentBatchPaths(registry: Registry, operations: readonly OperationDefinition[]): void {
+export function documentBatchPaths(
+  registry: OpenAPIRegistry,
+  operations: readonly OperationDefinition[],
+): void {
   const batchable = operations.filter((operation) => operation.metering !== 'account');
   const sample = batchable.find((operation) => operation.id === 'profiles.details') ?? batchable[0];
   const variant = sample?.variants[0];

@@ -3,7 +3,7 @@
  * through the same pipeline, one error renderer, one request log line. Used by the local server (every operation) and by each
  * Lambda function (its own operation only).
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { Hono } from 'hono';
 import { AuthFailuresThrottledError, InternalError, ResourceNotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
@@ -31,9 +31,9 @@ export interface RestAppOptions {
 /** How long /healthz waits for the store before calling it unreachable. */
 const HEALTH_PROBE_TIMEOUT_MS = 2_000;
 
-export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
+export function createRestApp(options: RestAppOptions): Hono<RestEnv> {
   const { pipeline, logger } = options;
-  const app = new OpenAPIHono<RestEnv>();
+  const app = new Hono<RestEnv>();
 
   app.use('*', async (c, next) => {
     const started = performance.now();
@@ -81,7 +81,7 @@ export function createRestApp(options: RestAppOptions): OpenAPIHono<RestEnv> {
  * is answered 429; afterwards a 401 to a request that carried a credential counts against it. A
  * request without any is not counted: it costs nothing and is usually a first try.
  */
-function throttleAuthFailures(app: OpenAPIHono<RestEnv>, throttle: AuthFailureThrottle, logger: Logger) {
+function throttleAuthFailures(app: Hono<RestEnv>, throttle: AuthFailureThrottle, logger: Logger) {
   app.use('*', async (c, next) => {
     const address = clientAddress(c.env);
     const retryAfter = throttle.retryAfterSeconds(address);
@@ -103,7 +103,7 @@ function throttleAuthFailures(app: OpenAPIHono<RestEnv>, throttle: AuthFailureTh
  * GET /healthz: for load balancers and operators, free and without a key. 200 while the store
  * answers, 503 when it does not (lookups would fail closed then), with the version either way.
  */
-function serveHealth(app: OpenAPIHono<RestEnv>, storeProbe: () => Promise<void>): void {
+function serveHealth(app: Hono<RestEnv>, storeProbe: () => Promise<void>): void {
   app.get('/healthz', async (c) => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {

@@ -7,15 +7,15 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Env } from 'hono';
+import type { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import type { Env, Hono } from 'hono';
 import Negotiator from 'negotiator';
 import { BUNDLED_DOCS_DIRECTORY } from '../../schemas/function-conventions.js';
 import { besideBundle } from '../bundle-assets.js';
 import { lazy } from '../lazy.js';
 import { SERVICE_VERSION } from '../version.js';
 
-export type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
 export interface DocumentationSettings {
   /** The base URL clients use (`PUBLIC_BASE_URL`), published as the document's one server. */
@@ -27,10 +27,7 @@ export interface DocumentationSettings {
   document: () => OpenApiDocument | Promise<OpenApiDocument>;
 }
 
-export function serveDocumentation<E extends Env>(
-  app: OpenAPIHono<E>,
-  settings: DocumentationSettings,
-): void {
+export function serveDocumentation<E extends Env>(app: Hono<E>, settings: DocumentationSettings): void {
   const document = lazy(async () => withServer(await settings.document(), settings.publicBaseUrl));
   app.get('/openapi.json', async (c) => c.json(await document()));
   app.get('/docs', (c) => c.html(docsPage));
@@ -55,7 +52,7 @@ function withServer({ openapi, info, ...rest }: OpenApiDocument, base: string | 
  * to the interactive reference; every other client gets a small JSON index of the service's
  * entry points, absolute under the public base URL.
  */
-function serveRoot<E extends Env>(app: OpenAPIHono<E>, base: string): void {
+function serveRoot<E extends Env>(app: Hono<E>, base: string): void {
   const index = {
     name: 'lookup-service',
     version: SERVICE_VERSION,

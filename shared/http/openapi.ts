@@ -4,8 +4,7 @@
  * parameters it accepts, each with its entry's example, and patterns in JSON Schema's dialect. The
  * reference that serves it is documentation-pages.ts.
  */
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Env } from 'hono';
+import { type OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
 import { errorBodySchema } from '../../schemas/errors.js';
 import {
@@ -58,11 +57,10 @@ export function documentedParameters(
   });
 }
 
-type Registry = OpenAPIHono['openAPIRegistry'];
 type SharedComponent = 'examples' | 'responses';
 
 /** Each registry's shared components: the name of each distinct value, by its type and JSON text. */
-const sharedComponents = new WeakMap<Registry, Map<string, string>>();
+const sharedComponents = new WeakMap<OpenAPIRegistry, Map<string, string>>();
 
 /**
  * A reference to the component of `type` holding `value`, registered under `name` (or `name-2`, …)
@@ -71,7 +69,7 @@ const sharedComponents = new WeakMap<Registry, Map<string, string>>();
  * Swagger UI parses again on every expand.
  */
 function shared(
-  registry: Registry,
+  registry: OpenAPIRegistry,
   type: SharedComponent,
   name: string,
   value: object,
@@ -94,7 +92,7 @@ function shared(
   return { $ref: `#/components/${registered}` };
 }
 
-function sharedExamples(registry: Registry, examples: NamedExamples) {
+function sharedExamples(registry: OpenAPIRegistry, examples: NamedExamples) {
   return Object.fromEntries(
     Object.entries(examples).map(([name, example]) => [name, shared(registry, 'examples', name, example)]),
   );
@@ -104,7 +102,7 @@ function sharedExamples(registry: Registry, examples: NamedExamples) {
  * The error responses of an operation, one per status it can answer besides 200, each with an
  * example of every code the operation answers with that status.
  */
-export function errorResponses(registry: Registry, context: ErrorExampleContext) {
+export function errorResponses(registry: OpenAPIRegistry, context: ErrorExampleContext) {
   return Object.fromEntries(
     context.definition.statuses
       .filter((status) => status !== 200)
@@ -116,7 +114,7 @@ export function errorResponses(registry: Registry, context: ErrorExampleContext)
  * A reference to the shared error response of `status` showing these examples (one per code):
  * paths that answer the same errors share one component.
  */
-export function errorResponseOf(registry: Registry, status: number, examples: NamedExamples) {
+export function errorResponseOf(registry: OpenAPIRegistry, status: number, examples: NamedExamples) {
   const references = sharedExamples(registry, examples);
   const response = {
     description: `Error: ${Object.keys(references).join(' or ')}.`,
@@ -128,7 +126,7 @@ export function errorResponseOf(registry: Registry, status: number, examples: Na
 
 /** The 200 example of an operation, shared by its paths: what the service answers to its example input. */
 export function successExamples(
-  registry: Registry,
+  registry: OpenAPIRegistry,
   definition: OperationDefinition,
   value: unknown,
   prefix = '',
@@ -144,16 +142,16 @@ export function priceText(price: number): string {
 }
 
 /**
- * The document of the paths registered on `app` (the operations given, each family's and the batch
+ * The document of the paths in `registry` (the operations given, each family's and the batch
  * resource's), without `servers`: serveDocumentation names the deployment's base URL, so the document
  * can also be made at build time (the pages function's, scripts/build-functions.ts).
  */
-export function buildOpenApiDocument<E extends Env>(
-  app: OpenAPIHono<E>,
+export function buildOpenApiDocument(
+  registry: OpenAPIRegistry,
   operations: readonly OperationDefinition[],
 ): OpenApiDocument {
   const tools = defaultToolNames(operations).length;
-  const document = app.getOpenAPI31Document({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Professional data lookup service',

@@ -1,6 +1,6 @@
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPagesDocuments } from '../../functions/lambda/pages-documents.js';
 import { catalog } from '../../schemas/catalog.js';
@@ -13,6 +13,7 @@ import {
   toolGroups,
 } from '../../schemas/functions.js';
 import { defaultToolNames, type OperationDefinition } from '../../schemas/operation-definition.js';
+import { initInputs } from '../../scripts/bundle-start.js';
 import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import { Authenticator } from '../../shared/auth/authenticator.js';
 import { systemClock } from '../../shared/clock.js';
@@ -23,6 +24,7 @@ import { builtFunctions, FUNCTIONS_DIR } from '../support/built-functions.js';
 import { startInvokeEndpoint } from '../support/lambda-invoke-endpoint.js';
 import { LambdaInitError, type LambdaProcess, restRequest, startLambda } from '../support/lambda-process.js';
 import { type LambdaTable, openLambdaTable } from '../support/lambda-table.js';
+import { ROOT } from '../support/process-group.js';
 import { type SecretsManagerEndpoint, startSecretsManager } from '../support/secrets-manager-endpoint.js';
 
 const USERNAME = datasetFixtures.richProfile.username;
@@ -471,7 +473,7 @@ function toolOf(operation: string): string {
 }
 
 describe('the bundles', () => {
-  it('carry Chromium and Puppeteer in the website functions only, and neither Ajv nor zod’s other locales', async () => {
+  it('carry Chromium and Puppeteer in the website functions only, neither Ajv nor zod’s other locales, and load no OpenAPI generator at start', async () => {
     for (const spec of deployedFunctions()) {
       const metafile = JSON.parse(await readFile(join(functionsDir, spec.name, 'metafile.json'), 'utf8'));
       const browserInputs = Object.keys(metafile.inputs).filter((input) =>
@@ -486,6 +488,12 @@ describe('the bundles', () => {
       // Nor Ajv: the MCP SDK's default validator is the one without it (functions/lambda/mcp-sdk-shims.ts).
       const ajv = Object.keys(metafile.inputs).filter((input) => /\/ajv(?:Provider-[^/]+|\/)/.test(input));
       expect(ajv, spec.name).toEqual([]);
+      // Nor, at start, the OpenAPI generator: pages imports it only to document overridden prices.
+      const generatorAtStart = initInputs(
+        metafile,
+        relative(ROOT, join(functionsDir, spec.name, 'index.mjs')),
+      ).filter((input) => input.includes('node_modules/@asteasolutions/zod-to-openapi/'));
+      expect(generatorAtStart, spec.name).toEqual([]);
       const files = await readdir(join(functionsDir, spec.name));
       expect(files.includes('chromium'), spec.name).toBe(spec.browser);
       expect(files.includes('dataset.sqlite'), spec.name).toBe(spec.dataset);

@@ -18,6 +18,7 @@ const SOURCES = [
   'shared',
   'functions',
   'scripts/build-functions.ts',
+  'scripts/bundle-start.ts',
   'scripts/lambda-bundle-options.ts',
   'package-lock.json',
 ];
