@@ -18,6 +18,16 @@ const requireShim =
   'const require = __bannerCreateRequire(import.meta.url);';
 
 /**
+ * zod without its JIT: at an object schema's first parse, zod generates and compiles a parser for
+ * its shape, which pays only over many parses. A function parses its configuration once and each
+ * schema a few times per cold start, and that compiling was 15 ms of a data function's init
+ * (docs/benchmarks.md). zod reads the setting from this global when each schema is constructed, so
+ * it must be set before any module of the bundle runs: the banner opens every output file. The
+ * embedded server, which parses the same schemas millions of times, keeps the JIT.
+ */
+const zodWithoutJit = '(globalThis.__zod_globalConfig ??= {}).jitless = true;';
+
+/**
  * Modules every Lambda bundle takes in another shape: the sample's builder becomes its Lambda
  * stand-in (functions/lambda/no-sample-database.ts: the generator never ships, and a function without
  * DATASET says so at init), the console script's bundler its stand-in (the script ships prebuilt,
@@ -57,6 +67,6 @@ export const lambdaBundleOptions = {
   keepNames: true,
   // Prefer the ESM builds of dependencies (the AWS SDK ships both): they tree-shake (~20% smaller).
   mainFields: ['module', 'main'],
-  banner: { js: requireShim },
+  banner: { js: requireShim + zodWithoutJit },
   plugins: [lambdaSwaps],
 } satisfies BuildOptions;

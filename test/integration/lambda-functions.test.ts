@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -473,6 +474,14 @@ function toolOf(operation: string): string {
 }
 
 describe('the bundles', () => {
+  it('run zod without its JIT: the banner opening every file sets the global zod reads its settings from', async () => {
+    const index = await readFile(join(functionsDir, 'profiles-details', 'index.mjs'), 'utf8');
+    const banner = index.slice(0, index.indexOf('\n'));
+    const probe = `${banner}\nconst { z } = await import('zod');\nprocess.stdout.write(String(z.config().jitless));`;
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT });
+    expect(output.toString()).toBe('true');
+  });
+
   it('carry Chromium and Puppeteer in the website functions only, neither Ajv nor zod’s other locales, and load no OpenAPI generator at start', async () => {
     for (const spec of deployedFunctions()) {
       const metafile = JSON.parse(await readFile(join(functionsDir, spec.name, 'metafile.json'), 'utf8'));
