@@ -1,7 +1,7 @@
 /**
  * Benchmark (`npm run bench`, last part): the cold start of every bundle `npm run build` makes, against
- * two baselines bundled the same way (esbuild, ESM, Node 22), in one run: a bare Hono handler, and one
- * that also reads an item with the DynamoDB client. Each start is a fresh Node process on a copy of
+ * three baselines bundled the same way (esbuild, ESM, Node 22), in one run: a bare Hono handler, one
+ * that also reads an item with the DynamoDB client, and one that also validates its query with zod. Each start is a fresh Node process on a copy of
  * the function's directory alone (test/support's Lambda stand-in): *init* is the import of index.mjs,
  * *first event* the first event of its kind — for an operation an authenticated request without its
  * parameters (400 after the key check in DynamoDB, on an in-process dynalite), for pages GET
@@ -53,6 +53,7 @@ const only = process.env.BENCH_COLD_FUNCTIONS
 const compareDirectory = process.env.BENCH_COLD_COMPARE;
 const BARE = 'bare-hono';
 const BARE_DYNAMO = 'hono-dynamodb';
+const BARE_DYNAMO_ZOD = 'hono-dynamodb-zod';
 const baselinesDirectory = join(ROOT, '.build', 'cold-start-baselines');
 
 interface Subject {
@@ -66,16 +67,25 @@ interface Subject {
 }
 
 /**
- * The baselines, bundled as the functions are: a bare Hono route, and the same route reading one item
- * with the DynamoDB client (the floor of any function that checks a key), both behind Hono's
+ * The baselines, bundled as the functions are: a bare Hono route, the same route reading one item
+ * with the DynamoDB client (the floor of any function that checks a key), and that one also
+ * validating its query with zod (the floor of any function that validates with the library this
+ * service validates with: zod's own load is most of the difference), all behind Hono's
  * response-streaming Lambda adapter, as the functions stream.
  */
+const dynamoClient = [
+  "import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';",
+  'const client = new DynamoDBClient({ region: process.env.AWS_REGION, endpoint: process.env.DYNAMODB_ENDPOINT });',
+  "const getItem = () => client.send(new GetItemCommand({ TableName: process.env.DYNAMODB_TABLE, Key: { pk: { S: 'KEY#none' }, sk: { S: 'KEY' } } }));",
+];
 const baselines = {
   [BARE]: ["app.get('*', (c) => c.json({ data: { ok: true } }));"],
-  [BARE_DYNAMO]: [
-    "import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';",
-    'const client = new DynamoDBClient({ region: process.env.AWS_REGION, endpoint: process.env.DYNAMODB_ENDPOINT });',
-    "app.get('*', async (c) => c.json({ data: await client.send(new GetItemCommand({ TableName: process.env.DYNAMODB_TABLE, Key: { pk: { S: 'KEY#none' }, sk: { S: 'KEY' } } })) }));",
+  [BARE_DYNAMO]: [...dynamoClient, "app.get('*', async (c) => c.json({ data: await getItem() }));"],
+  [BARE_DYNAMO_ZOD]: [
+    ...dynamoClient,
+    "import { z } from 'zod';",
+    'const query = z.object({ username: z.string().min(1).max(100).optional() });',
+    "app.get('*', async (c) => c.json({ data: await getItem(), query: query.safeParse(c.req.query()).success }));",
   ],
 };
 
@@ -324,6 +334,7 @@ async function main(): Promise<void> {
       machine: describeMachine(),
       bareColdMs: bare,
       honoDynamoColdMs: bareDynamo,
+      honoDynamoZodColdMs: results.find((result) => result.name === BARE_DYNAMO_ZOD)?.coldMs,
       results,
     }),
   );
