@@ -12,7 +12,9 @@
  * Settings (environment): BENCH_ROUNDS (4), BENCH_SECONDS per target and round (3), BENCH_STORES
  * (`sqlite,dynamodb`), BENCH_PROFILE=0 to skip the profile, and BENCH_COMPARE=<another checkout>
  * to add that checkout's `npm start` (its node_modules installed) as a second subject, for before
- * and after figures of one run.
+ * and after figures of one run. When comparing, every round runs on servers started for it: two
+ * servers of the same code differ by up to a fifth on this machine however long they are loaded
+ * (an A/A run, docs/benchmarks.md), so one server per side would compare two processes' luck.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -61,30 +63,61 @@ function load(target: Target, seconds: number): Promise<autocannon.Result> {
   return loadWithAutocannon(target, CONNECTIONS, seconds);
 }
 
-/** Warms every target up, then runs them in rounds, rotating their order each round. */
-async function runRounds(targets: readonly Target[]): Promise<Map<string, Totals>> {
-  for (const target of targets) await load(target, WARMUP_SECONDS);
+/** The targets of servers started for them, and how to stop those servers. */
+interface Servers {
+  targets: Target[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Warms every target up, then runs them in rounds, rotating their order each round. `services`
+ * starts the servers of every target but the bare route's: once, or again for each round when
+ * `freshServers` (each round's servers are warmed up before it).
+ */
+async function runRounds(
+  bare: Target,
+  services: () => Promise<Servers>,
+  freshServers: boolean,
+): Promise<{ names: string[]; totals: Map<string, Totals> }> {
+  const warmedUp = async () => {
+    const started = await services();
+    for (const target of started.targets) await load(target, WARMUP_SECONDS);
+    return started;
+  };
+  await load(bare, WARMUP_SECONDS);
+  let servers = await warmedUp();
+  const names = [bare, ...servers.targets].map((target) => target.name);
   const totals = new Map<string, Totals>(
-    targets.map((target) => [
-      target.name,
-      { requests: 0, seconds: 0, p50Ms: [], p99Ms: [], failures: 0, cpuMs: 0 },
-    ]),
+    names.map((name) => [name, { requests: 0, seconds: 0, p50Ms: [], p99Ms: [], failures: 0, cpuMs: 0 }]),
   );
-  for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
-    for (let index = 0; index < targets.length; index += 1) {
-      const target = targets[(roundIndex + index) % targets.length] as Target;
-      const cpuBefore = await groupCpuMs(target.group);
-      const result = await load(target, SECONDS);
-      const total = totals.get(target.name) as Totals;
-      total.cpuMs += (await groupCpuMs(target.group)) - cpuBefore;
-      total.requests += result.requests.total;
-      total.seconds += result.duration;
-      total.p50Ms.push(result.latency.p50);
-      total.p99Ms.push(result.latency.p99);
-      total.failures += result.non2xx + result.errors;
+  try {
+    for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
+      if (roundIndex > 0 && freshServers) {
+        await servers.stop();
+        servers = await warmedUp();
+      }
+      await runRound([bare, ...servers.targets], roundIndex, totals);
     }
+  } finally {
+    await servers.stop();
   }
-  return totals;
+  return { names, totals };
+}
+
+/** One load of each target, the order rotated by the round's index. */
+async function runRound(targets: readonly Target[], roundIndex: number, totals: Map<string, Totals>) {
+  for (let index = 0; index < targets.length; index += 1) {
+    const target = targets[(roundIndex + index) % targets.length] as Target;
+    const cpuBefore = await groupCpuMs(target.group);
+    const result = await load(target, SECONDS);
+    const total = totals.get(target.name) as Totals;
+    total.cpuMs += (await groupCpuMs(target.group)) - cpuBefore;
+    total.requests += result.requests.total;
+    total.seconds += result.duration;
+    total.p50Ms.push(result.latency.p50);
+    total.p99Ms.push(result.latency.p99);
+    total.failures += result.non2xx + result.errors;
+  }
 }
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
@@ -215,21 +248,20 @@ async function profilePaths(): Promise<Record<string, ProfileSummary>> {
   return summaries;
 }
 
-async function main(): Promise<void> {
-  const machineBefore = describeMachine();
+/** An `npm start` per checkout and store, each serving a free and a billed target. */
+async function startServices(): Promise<Servers> {
+  const checkouts = COMPARE_ROOT
+    ? [
+        { root: ROOT, label: 'this checkout' },
+        { root: COMPARE_ROOT, label: 'compared' },
+      ]
+    : [{ root: ROOT, label: '' }];
   const started: Started[] = [];
+  const stop = async () => {
+    for (const service of started) await service.stop();
+  };
   const targets: Target[] = [];
-  let totals: Map<string, Totals>;
   try {
-    const bare = await startBareRoute(ROOT);
-    started.push(bare);
-    targets.push({ name: 'bare Hono route', url: `${bare.url}${BARE_PATH}`, group: bare.group });
-    const checkouts = COMPARE_ROOT
-      ? [
-          { root: ROOT, label: 'this checkout' },
-          { root: COMPARE_ROOT, label: 'compared' },
-        ]
-      : [{ root: ROOT, label: '' }];
     for (const { root, label } of checkouts) {
       for (const store of STORES) {
         const service = await startService(root, store);
@@ -240,9 +272,23 @@ async function main(): Promise<void> {
         targets.push({ name: `billed lookup (${suffix})`, url: `${url}${BILLED_PATH}`, key, group });
       }
     }
-    totals = await runRounds(targets);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { targets, stop };
+}
+
+async function main(): Promise<void> {
+  const machineBefore = describeMachine();
+  const bare = await startBareRoute(ROOT);
+  let names: string[];
+  let totals: Map<string, Totals>;
+  try {
+    const bareTarget = { name: 'bare Hono route', url: `${bare.url}${BARE_PATH}`, group: bare.group };
+    ({ names, totals } = await runRounds(bareTarget, startServices, COMPARE_ROOT !== undefined));
   } finally {
-    for (const service of started) await service.stop();
+    await bare.stop();
   }
   const machineAfter = describeMachine();
   const profile = process.env.BENCH_PROFILE === '0' ? undefined : await profilePaths();
@@ -258,7 +304,7 @@ async function main(): Promise<void> {
     return total ? (1000 * total.cpuMs) / total.requests : Number.NaN;
   };
   const bareCpu = cpuPerRequest('bare Hono route');
-  const rows = targets.map(({ name }) => {
+  const rows = names.map((name) => {
     const total = totals.get(name) as Totals;
     return {
       name,
