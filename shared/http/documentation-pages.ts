@@ -21,8 +21,9 @@ export interface DocumentationSettings {
   /** The base URL clients use (`PUBLIC_BASE_URL`), published as the document's one server. */
   publicBaseUrl?: string;
   /**
-   * The document without `servers`, made on first request: openapi.ts builds it from the app's
-   * registry, or it was built at `npm run build` (the pages function).
+   * The document without `servers`, made on first request: openapi.ts builds it from a registry of
+   * the documented routes (mount-documentation.ts), or it was built at `npm run build` (the pages
+   * function).
    */
   document: () => OpenApiDocument | Promise<OpenApiDocument>;
 }

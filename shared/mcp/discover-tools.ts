@@ -249,13 +249,16 @@ export function adapterTool(tool: Omit<Tool, 'inputSchema'>, schema: z.ZodType):
   return {
     ...head,
     get inputSchema() {
-      if (!inputSchema) {
-        const json = z.toJSONSchema(schema, { target: 'draft-07', io: 'input' }) as Record<string, unknown>;
-        delete json.$schema;
-        inputSchema = json as Tool['inputSchema'];
-      }
+      inputSchema ??= inputSchemaOf(schema);
       return inputSchema;
     },
     ...(annotations ? { annotations } : {}),
   };
+}
+
+/** An adapter tool's published inputSchema, from the zod schema its arguments are checked with. */
+function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
+  const json = z.toJSONSchema(schema, { target: 'draft-07', io: 'input' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json as Tool['inputSchema'];
 }

@@ -177,22 +177,15 @@ const ipv6Rows: RangeRows = [
  * this module (the configuration parses UNSAFE_*_ALLOW_HOSTS with it) and most never classify an
  * address, while parsing the ranges took about 2 ms of each cold start (docs/benchmarks.md).
  */
-let parsedRanges:
-  | {
-      ipv4: RangeTable<ipaddr.IPv4>;
-      ipv6: RangeTable<ipaddr.IPv6>;
-      globalUnicastV6: [ipaddr.IPv6, number];
-    }
-  | undefined;
-
-function ranges() {
-  parsedRanges ??= {
+function parseRanges() {
+  return {
     ipv4: table((cidr) => ipaddr.IPv4.parseCIDR(cidr), ipv4Rows),
     ipv6: table((cidr) => ipaddr.IPv6.parseCIDR(cidr), ipv6Rows),
     globalUnicastV6: ipaddr.IPv6.parseCIDR('2000::/3'),
   };
-  return parsedRanges;
 }
+let parsedRanges: ReturnType<typeof parseRanges> | undefined;
+const ranges = () => (parsedRanges ??= parseRanges());
 
 // A dotted quad at the end of an IPv6 address; `isIPv6` has already checked each octet strictly.
 const trailingDottedQuad = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/;
