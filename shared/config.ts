@@ -138,7 +138,6 @@ const configSchema = z.object({
   DYNAMODB_TABLE: z.string().min(3).max(255).default('lookup-service'),
   /** Region for the AWS SDK; any value works against the embedded DynamoDB. */
   AWS_REGION: z.string().min(1).default('us-east-1'),
-  /** pino level of the request log: fatal, error, warn, info, debug, trace or silent. */
   /** The dataset database to serve (built by `npm run data -- import`); the generated sample when unset. */
   DATASET: z.string().min(1).optional(),
   /**
@@ -146,6 +145,7 @@ const configSchema = z.object({
    * 0 reads on the event loop. Unset: one per core but one (at least 1, at most 4). Lambda reads in-thread.
    */
   DATASET_READER_THREADS: integer(0, 64).optional(),
+  /** Level of the JSON log lines (pino's levels): fatal, error, warn, info, debug, trace or silent. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long an API key (and its account) is cached per process; a revoked key passes this long. */
   KEY_CACHE_SECONDS: integer(0, 300).default(10),

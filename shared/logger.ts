@@ -1,30 +1,95 @@
 /**
- * Structured JSON logs (pino): one line per request from each transport, plus warnings. Never log a
- * key or a token: request logs carry the account id and key id only. Redaction is the safety net
- * for a key that reaches a logged object anyway (a config, a request's headers).
+ * Structured JSON logs: one line per request from each transport, plus warnings. Never log a key or a
+ * token: request logs carry the account id and key id only. Redaction is the safety net for a key
+ * that reaches a logged object anyway (a config, a request's headers).
+ *
+ * The lines are pino's (`{"level":30,"time":…,…fields,"msg":…}`, its numeric levels and its `err`
+ * serializer), written by pino's own parts: @pinojs/redact, pino-std-serializers and
+ * safe-stable-stringify. pino itself is not loaded: its transports (worker threads, thread-stream,
+ * sonic-boom) cost every Lambda function 12 ms at each cold start, and a line to stdout needs none
+ * of them (docs/benchmarks.md, "fifth pass").
  */
-import { pino } from 'pino';
+import redactor from '@pinojs/redact';
+import { err as serializeError } from 'pino-std-serializers';
+import { configure } from 'safe-stable-stringify';
 
-export type Logger = pino.Logger;
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+export type LogLevelSetting = LogLevel | 'silent';
+
+/** Where the lines go: stdout, or a sink a test reads back. */
+export interface LogDestination {
+  write(line: string): void;
+}
+
+export type LogFields = Readonly<Record<string, unknown>>;
+
+export interface LogMethod {
+  (fields: LogFields, message?: string): void;
+  (message: string): void;
+}
+
+export type Logger = Readonly<Record<LogLevel, LogMethod>> & {
+  readonly level: LogLevelSetting;
+  isLevelEnabled(level: LogLevel): boolean;
+};
+
+/** pino's numbers, which log queries and alarms already filter on (50 is error). */
+const LEVEL_NUMBERS: Readonly<Record<LogLevelSetting, number>> = {
+  fatal: 60,
+  error: 50,
+  warn: 40,
+  info: 30,
+  debug: 20,
+  trace: 10,
+  silent: Number.POSITIVE_INFINITY,
+};
+
+const REDACTED_PATHS = [
+  'authorization',
+  '*.authorization',
+  'apiKey',
+  '*.apiKey',
+  'UPSTREAM_API_KEY',
+  '*.UPSTREAM_API_KEY',
+  '*["x-api-key"]',
+  '*.headers["x-api-key"]',
+];
+
+/** A copy of the fields with every redacted path censored; the caller's object is left alone. */
+const redact = redactor({ paths: REDACTED_PATHS, censor: '[redacted]', serialize: false, strict: false });
+
+/** Field order kept as written; a cycle or a BigInt becomes text rather than an exception. */
+const stringify = configure({ deterministic: false });
+
+const stdout: LogDestination = { write: (line) => process.stdout.write(line) };
 
 /** Logs to stdout unless given another destination (tests read the lines back). */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  const options: pino.LoggerOptions = {
-    level,
-    base: undefined,
-    redact: {
-      paths: [
-        'authorization',
-        '*.authorization',
-        'apiKey',
-        '*.apiKey',
-        'UPSTREAM_API_KEY',
-        '*.UPSTREAM_API_KEY',
-        '*["x-api-key"]',
-        '*.headers["x-api-key"]',
-      ],
-      censor: '[redacted]',
-    },
+export function createLogger(level: LogLevelSetting, destination: LogDestination = stdout): Logger {
+  const threshold = LEVEL_NUMBERS[level];
+  const method = (name: LogLevel): LogMethod => {
+    const number = LEVEL_NUMBERS[name];
+    if (number < threshold) return () => {};
+    return (fieldsOrMessage: LogFields | string, message?: string) => {
+      const fields = typeof fieldsOrMessage === 'string' ? {} : fieldsOrMessage;
+      const text = typeof fieldsOrMessage === 'string' ? fieldsOrMessage : message;
+      const line = {
+        level: number,
+        time: Date.now(),
+        ...(redact(fields) as LogFields),
+        ...(fields.err === undefined ? {} : { err: serializeError(fields.err as Error) }),
+        ...(text === undefined ? {} : { msg: text }),
+      };
+      destination.write(`${stringify(line)}\n`);
+    };
   };
-  return destination ? pino(options, destination) : pino(options);
+  return {
+    level,
+    isLevelEnabled: (name) => LEVEL_NUMBERS[name] >= threshold,
+    fatal: method('fatal'),
+    error: method('error'),
+    warn: method('warn'),
+    info: method('info'),
+    debug: method('debug'),
+    trace: method('trace'),
+  };
 }
