@@ -98,7 +98,7 @@ describe('createLogger', () => {
       msg: 'settlement failed',
       err: { type: 'TypeError', message: 'upstream failed: connection reset' },
     });
-    const stack = (line?.err as { stack: string }).stack;
+    const stack = (line?.err as { stack?: string } | undefined)?.stack;
     expect(stack).toContain('TypeError: upstream failed');
     expect(stack).toContain('caused by: Error: connection reset');
   });
