@@ -27,7 +27,9 @@ import {
   BUNDLED_PAGES_DOCUMENTS_FILE,
   deployedFunctions,
   type FunctionSpec,
+  implementationModulesOf,
 } from '../schemas/functions.js';
+import type { OperationDefinition } from '../schemas/operation-definition.js';
 import { consoleStylesheetSource } from '../shared/console/console-assets.js';
 import { bundleConsoleScript } from '../shared/console/console-script-bundle.js';
 import { swaggerAssets, swaggerUiDirectory } from '../shared/http/documentation-pages.js';
@@ -76,7 +78,7 @@ const documentGenerator = /(?:^|\/)node_modules\/@asteasolutions\/zod-to-openapi
 const swappedOut =
   /(?:^|\/)(shared\/sources\/dataset\/(generate[^/]*|sample-database|database\/build-database)\.ts|shared\/console\/console-script-bundle\.ts|node_modules\/zod\/v4\/locales\/(?!en\.js$)[^/]+|node_modules\/@modelcontextprotocol\/server\/dist\/ajvProvider-[^/]+)$/;
 
-const byId = new Map(catalog.map((operation) => [operation.id as string, operation]));
+const byId = new Map<string, OperationDefinition>(catalog.map((operation) => [operation.id, operation]));
 const familyOf = (id: string) => byId.get(id)?.family ?? '';
 
 /** The entry module of a function: generated for operations and tool groups, a module otherwise. */
@@ -84,14 +86,15 @@ async function entryOf(spec: FunctionSpec): Promise<string> {
   if (spec.kind !== 'operation' && spec.kind !== 'tool-group' && spec.kind !== 'batch-consumer') {
     return join(root, 'functions', 'lambda', `${spec.kind}-handler.ts`);
   }
-  const families = [...new Set(spec.operations.map(familyOf))];
-  // Each family's module is shared/operations/<family>.ts, exporting its catalog entries and its run
-  // functions (shared/operations/index.ts makes tsc check every family has both): the entry reads
-  // its operations from there, never from the catalog, so it constructs no other family's schemas.
-  const imports = families.map(
-    (family, index) => `import * as family${index} from '../../shared/operations/${family}.js';`,
+  // Each family's module is shared/operations/<family>.ts (or its group's, for the groups with one),
+  // exporting its catalog entries and its run functions (shared/operations/index.ts makes tsc check
+  // each has both): the entry reads its operations from there, never from the catalog, so it
+  // constructs no other family's schemas.
+  const modules = implementationModulesOf(spec.operations.map((id) => byId.get(id) as OperationDefinition));
+  const imports = modules.map(
+    (module, index) => `import * as family${index} from '../../shared/operations/${module}.js';`,
   );
-  const factories = families.map((_, index) => `family${index}`).join(', ');
+  const factories = modules.map((_, index) => `family${index}`).join(', ');
   // A tool group's and a batch group's entries differ only by their handler's factory.
   const factory = spec.kind === 'batch-consumer' ? 'createBatchConsumerHandler' : 'createToolGroupHandler';
   const body =

@@ -508,4 +508,31 @@ describe('the bundles', () => {
       expect(files.includes('dataset.sqlite'), spec.name).toBe(spec.dataset);
     }
   });
+
+  it('carry no SMTP dialogue, SOCKS client or transliteration tables where only the disposable check runs', async () => {
+    const smtpStack = /(?:^|\/)(shared\/emails\/smtp-[^/]+\.ts|node_modules\/(socks|transliteration)\/)/;
+    const smtpInputs = async (name: string) => {
+      const metafile = JSON.parse(await readFile(join(functionsDir, name, 'metafile.json'), 'utf8'));
+      return Object.keys(metafile.inputs).filter((input) => smtpStack.test(input));
+    };
+    const disposableOnly = deployedFunctions().filter(
+      (spec) => spec.operations.length > 0 && spec.operations.every((id) => id === 'emails.disposable'),
+    );
+    expect(disposableOnly.map((spec) => spec.name).sort()).toEqual([
+      'batch-emails-disposable',
+      'emails-disposable',
+      'mcp-group-emails-disposable',
+    ]);
+    for (const spec of disposableOnly) expect(await smtpInputs(spec.name), spec.name).toEqual([]);
+    // What they leave out, the SMTP operations' functions carry.
+    for (const name of ['emails-verify', 'emails-find', 'mcp-group-emails-smtp']) {
+      expect(await smtpInputs(name), name).toEqual(
+        expect.arrayContaining([
+          'shared/emails/smtp-session.ts',
+          expect.stringContaining('node_modules/socks/'),
+          expect.stringContaining('node_modules/transliteration/'),
+        ]),
+      );
+    }
+  });
 });

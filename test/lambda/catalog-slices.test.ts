@@ -1,7 +1,7 @@
 /**
  * Each function of the plan (schemas/functions.ts) serves exactly its own slice of the catalog: its
- * service is built the way its generated entry builds it (scripts/build-functions.ts: the family
- * modules `shared/operations/<family>.ts`, never the whole catalog), and then an operation function
+ * service is built the way its generated entry builds it (scripts/build-functions.ts: the modules
+ * `implementationModulesOf` names, a family's or a group's, never the whole catalog), and then an operation function
  * routes its operation's v1 and /api/v2 paths and no other operation's, a tool-group function lists
  * exactly its group's tools, a batch consumer takes exactly its group's operations. In-process, without
  * a key: a routed path answers 401, an unrouted one the service's 404.
@@ -16,13 +16,15 @@ import {
   batchGroupMembersOf,
   deployedFunctions,
   type FunctionSpec,
+  implementationModulesOf,
   toolGroupMembers,
 } from '../../schemas/functions.js';
-import type { Family, OperationDefinition } from '../../schemas/operation-definition.js';
+import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { v2RoutesOf } from '../../schemas/v2-routes.js';
 import * as account from '../../shared/operations/account.js';
 import * as companies from '../../shared/operations/companies.js';
-import * as emails from '../../shared/operations/emails.js';
+import * as emailsDisposable from '../../shared/operations/emails-disposable.js';
+import * as emailsSmtp from '../../shared/operations/emails-smtp.js';
 import * as jobs from '../../shared/operations/jobs.js';
 import * as posts from '../../shared/operations/posts.js';
 import * as profiles from '../../shared/operations/profiles.js';
@@ -33,19 +35,24 @@ import { ensureSampleDatabase } from '../../shared/sources/dataset/sample-databa
 const byId = new Map<string, OperationDefinition>(catalog.map((operation) => [operation.id, operation]));
 const definitionOf = (id: string) => byId.get(id) as OperationDefinition;
 
-/** The family modules the generated entries import, as they import them (`import * as familyN`). */
-const familyModules: Record<Family, LambdaFamily> = {
-  profiles,
-  companies,
-  posts,
-  search,
-  jobs,
-  emails,
-  websites,
-  account,
-};
+/** The modules the generated entries import, as they import them (`import * as familyN`), by name. */
+const implementationModules = new Map<string, LambdaFamily>([
+  ['profiles', profiles],
+  ['companies', companies],
+  ['posts', posts],
+  ['search', search],
+  ['jobs', jobs],
+  ['emails-disposable', emailsDisposable],
+  ['emails-smtp', emailsSmtp],
+  ['websites', websites],
+  ['account', account],
+]);
 const familiesOf = (spec: FunctionSpec) =>
-  [...new Set(spec.operations.map((id) => definitionOf(id).family))].map((family) => familyModules[family]);
+  implementationModulesOf(spec.operations.map(definitionOf)).map((name) => {
+    const module = implementationModules.get(name);
+    if (!module) throw new Error(`No module ${name} under shared/operations/ for ${spec.name}`);
+    return module;
+  });
 
 /** Every path of an operation, v1 and /api/v2, with each path parameter filled. */
 const pathsOf = (operation: OperationDefinition) => [
