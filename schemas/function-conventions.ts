@@ -76,20 +76,23 @@ export function parseS3Uri(uri: string): S3Object | undefined {
 export const DATA_FAMILIES: readonly Family[] = ['profiles', 'companies', 'posts', 'search', 'jobs'];
 
 /**
- * The groups whose run functions have a module of their own, `shared/operations/<group>.ts`, apart
- * from the rest of their family: the free disposable check needs none of the SMTP dialogue, the SOCKS
- * client or the transliteration tables email find spells names with (256 KiB of an emails function's
- * start). shared/operations/index.ts makes tsc check that each has one.
+ * The operations whose run function has a module of its own, `shared/operations/<function name>.ts`
+ * (`emails-verify.ts`), rather than sharing their family's: the email operations need very different
+ * things. The disposable check needs none of the SMTP dialogue and SOCKS client, and verify none of
+ * the transliteration tables find spells names with (50 ms of a cold start on their own).
+ * shared/operations/index.ts makes tsc check that each has one.
  */
-export const GROUPS_WITH_OWN_MODULE = ['emails-disposable', 'emails-smtp'] as const;
+export const OPERATIONS_WITH_OWN_MODULE = ['emails.disposable', 'emails.verify', 'emails.find'] as const;
 
 /**
  * The modules under shared/operations/ that run `definitions`, as a function's generated entry
- * imports them: its group's module where the group has one, otherwise its family's.
+ * imports them: an operation's own module where it has one, otherwise its family's.
  */
 export function implementationModulesOf(definitions: readonly OperationDefinition[]): string[] {
-  const ownModule = new Set<string>(GROUPS_WITH_OWN_MODULE);
-  return [...new Set(definitions.map(({ group, family }) => (ownModule.has(group) ? group : family)))];
+  const ownModule = new Set<string>(OPERATIONS_WITH_OWN_MODULE);
+  return [
+    ...new Set(definitions.map(({ id, family }) => (ownModule.has(id) ? operationFunctionName(id) : family))),
+  ];
 }
 
 /**

@@ -5,7 +5,7 @@
  * items. They read no dataset and open no SMTP or browser session.
  */
 import { batchGroupMembers } from '../../schemas/functions.js';
-import { emailInputChecks } from '../../shared/operations/emails-smtp.js';
+import { emailInputChecks } from '../../shared/operations/email-input-checks.js';
 import type { OperationImplementation } from '../../shared/pipeline/operation.js';
 
 export const batchGroups = batchGroupMembers();

@@ -4,6 +4,7 @@
  * handled), then patterns in order of how common they are in company mail systems (first.last and
  * first lead by far; initials and reversed orders follow). At most 16.
  */
+import { InvalidRequestError } from '../errors.js';
 import { asciiSpelling } from '../text/ascii-spelling.js';
 
 export const MAX_CANDIDATES = 16;
@@ -162,4 +163,42 @@ export function candidates(parts: NameParts, domain: string, preferredPattern?: 
 /** Distinct non-empty values, in order. */
 function unique(values: string[]): string[] {
   return [...new Set(values)].filter(Boolean);
+}
+
+/** Who to find an address for, and where. */
+export interface FindInput {
+  firstName: string;
+  lastName?: string;
+  domain: string;
+}
+
+/**
+ * The name's parts in ASCII, when they make at least one candidate. A name no spelling can write in
+ * an address (an unknown script, or a romanization past 64 characters) is the client's error, not a
+ * search that found nothing: the pipeline asks this before admission (`refuseInput`), so it costs
+ * nothing.
+ */
+export function addressableName({ firstName, lastName, domain }: FindInput): NameParts {
+  const first = nameSpellings(firstName);
+  const last = lastName === undefined ? [] : nameSpellings(lastName);
+  const sent = lastName === undefined ? ['firstName'] : ['firstName', 'lastName'];
+  const unspellable = sent.filter((field) => (field === 'firstName' ? first : last).length === 0);
+  if (unspellable.length > 0) {
+    throw new InvalidRequestError(
+      unspellable.map((field) => ({
+        field,
+        code: 'invalid_value',
+        message: `${field} has no letters that can be spelled in Latin letters for an email address.`,
+      })),
+    );
+  }
+  const parts = nameParts(first, last);
+  if (candidates(parts, domain).length > 0) return parts;
+  throw new InvalidRequestError(
+    sent.map((field) => ({
+      field,
+      code: 'invalid_value',
+      message: `${field} spelled in Latin letters makes no address of at most 64 characters.`,
+    })),
+  );
 }

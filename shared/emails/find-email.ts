@@ -9,8 +9,8 @@
  * taught us is remembered (domain-memory.ts) to make the next find cheaper.
  */
 import type { VerificationReason, VerificationStatus } from '../../schemas/operations/emails.js';
-import { InvalidRequestError, LookupTimeoutError, UpstreamError } from '../errors.js';
-import { candidates, type NameParts, nameParts, nameSpellings } from './candidates.js';
+import { LookupTimeoutError, UpstreamError } from '../errors.js';
+import { addressableName, candidates, type FindInput } from './candidates.js';
 import { type Dialogue, reachMailServer } from './mail-server.js';
 import {
   type EmailCheckDependencies,
@@ -43,12 +43,6 @@ interface Progress {
   answered: number;
   /** The last inconclusive answer, reported when nothing is found. */
   last: { status: VerificationStatus; reason: VerificationReason } | null;
-}
-
-export interface FindInput {
-  firstName: string;
-  lastName?: string;
-  domain: string;
 }
 
 export async function findEmail(
@@ -134,37 +128,6 @@ export async function findEmail(
       };
     }
   }
-}
-
-/**
- * The name's parts in ASCII, when they make at least one candidate. A name no spelling can write in
- * an address (an unknown script, or a romanization past 64 characters) is the client's error, not a
- * search that found nothing: the pipeline asks this before admission (`refuseInput`), so it costs
- * nothing.
- */
-export function addressableName({ firstName, lastName, domain }: FindInput): NameParts {
-  const first = nameSpellings(firstName);
-  const last = lastName === undefined ? [] : nameSpellings(lastName);
-  const sent = lastName === undefined ? ['firstName'] : ['firstName', 'lastName'];
-  const unspellable = sent.filter((field) => (field === 'firstName' ? first : last).length === 0);
-  if (unspellable.length > 0) {
-    throw new InvalidRequestError(
-      unspellable.map((field) => ({
-        field,
-        code: 'invalid_value',
-        message: `${field} has no letters that can be spelled in Latin letters for an email address.`,
-      })),
-    );
-  }
-  const parts = nameParts(first, last);
-  if (candidates(parts, domain).length > 0) return parts;
-  throw new InvalidRequestError(
-    sent.map((field) => ({
-      field,
-      code: 'invalid_value',
-      message: `${field} spelled in Latin letters makes no address of at most 64 characters.`,
-    })),
-  );
 }
 
 function catchAll(base: { isDisposable: boolean }, mx: string | null): FindResult {

@@ -1,11 +1,12 @@
 /**
  * Every family's run functions, for processes that serve every operation (the local server, tests).
  * A Lambda bundle imports only its own family's module, `shared/operations/<family>.ts`, or its
- * group's, `shared/operations/<group>.ts`, for the groups that have one (`implementationModulesOf`,
- * used by scripts/build-functions.ts): `familyModules` and `groupModules` make tsc check that each
- * exists, exporting its catalog entries (`operations`) and `createImplementations`.
+ * operation's, `shared/operations/<function name>.ts`, for the operations that have one
+ * (`implementationModulesOf`, used by scripts/build-functions.ts): `familyModules` and
+ * `operationModules` make tsc check that each exists, exporting its catalog entries (`operations`)
+ * and `createImplementations`.
  */
-import type { GROUPS_WITH_OWN_MODULE } from '../../schemas/function-conventions.js';
+import type { OPERATIONS_WITH_OWN_MODULE } from '../../schemas/function-conventions.js';
 import type { Family, OperationDefinition } from '../../schemas/operation-definition.js';
 import type { OperationImplementation, RunnerRuntime } from '../pipeline/operation.js';
 import type { DataSource } from '../sources/data-source.js';
@@ -13,7 +14,8 @@ import * as account from './account.js';
 import * as companies from './companies.js';
 import { type DataDependencies, defaultDataDependencies } from './data-runtime.js';
 import * as emailsDisposable from './emails-disposable.js';
-import * as emailsSmtp from './emails-smtp.js';
+import * as emailsFind from './emails-find.js';
+import * as emailsVerify from './emails-verify.js';
 import * as jobs from './jobs.js';
 import * as posts from './posts.js';
 import * as profiles from './profiles.js';
@@ -27,16 +29,17 @@ export interface FamilyModule {
   createImplementations(runtime: RunnerRuntime, data: DataDependencies): OperationImplementation[];
 }
 
-export const groupModules = {
-  'emails-disposable': {
-    operations: emailsDisposable.operations,
-    createImplementations: (runtime) => emailsDisposable.createImplementations(runtime),
-  },
-  'emails-smtp': {
-    operations: emailsSmtp.operations,
-    createImplementations: (runtime) => emailsSmtp.createImplementations(runtime),
-  },
-} satisfies Record<(typeof GROUPS_WITH_OWN_MODULE)[number], FamilyModule>;
+/** An operation's own module: its catalog entry and its run function, made from the runtime alone. */
+export interface OperationModule {
+  operations: readonly OperationDefinition[];
+  createImplementations(runtime: RunnerRuntime): OperationImplementation[];
+}
+
+export const operationModules = {
+  'emails.disposable': emailsDisposable,
+  'emails.verify': emailsVerify,
+  'emails.find': emailsFind,
+} satisfies Record<(typeof OPERATIONS_WITH_OWN_MODULE)[number], OperationModule>;
 
 export const familyModules = {
   profiles,
@@ -45,11 +48,11 @@ export const familyModules = {
   search,
   jobs,
   emails: {
-    operations: [...emailsDisposable.operations, ...emailsSmtp.operations],
-    createImplementations: (runtime) => [
-      ...emailsDisposable.createImplementations(runtime),
-      ...emailsSmtp.createImplementations(runtime),
-    ],
+    operations: Object.values<OperationModule>(operationModules).flatMap((module) => module.operations),
+    createImplementations: (runtime) =>
+      Object.values<OperationModule>(operationModules).flatMap((module) =>
+        module.createImplementations(runtime),
+      ),
   },
   websites: {
     operations: websites.operations,

@@ -509,30 +509,41 @@ describe('the bundles', () => {
     }
   });
 
-  it('carry no SMTP dialogue, SOCKS client or transliteration tables where only the disposable check runs', async () => {
-    const smtpStack = /(?:^|\/)(shared\/emails\/smtp-[^/]+\.ts|node_modules\/(socks|transliteration)\/)/;
-    const smtpInputs = async (name: string) => {
-      const metafile = JSON.parse(await readFile(join(functionsDir, name, 'metafile.json'), 'utf8'));
-      return Object.keys(metafile.inputs).filter((input) => smtpStack.test(input));
-    };
-    const disposableOnly = deployedFunctions().filter(
-      (spec) => spec.operations.length > 0 && spec.operations.every((id) => id === 'emails.disposable'),
-    );
-    expect(disposableOnly.map((spec) => spec.name).sort()).toEqual([
-      'batch-emails-disposable',
-      'emails-disposable',
-      'mcp-group-emails-disposable',
-    ]);
-    for (const spec of disposableOnly) expect(await smtpInputs(spec.name), spec.name).toEqual([]);
-    // What they leave out, the SMTP operations' functions carry.
-    for (const name of ['emails-verify', 'emails-find', 'mcp-group-emails-smtp']) {
-      expect(await smtpInputs(name), name).toEqual(
-        expect.arrayContaining([
-          'shared/emails/smtp-session.ts',
-          expect.stringContaining('node_modules/socks/'),
-          expect.stringContaining('node_modules/transliteration/'),
-        ]),
+  it.each([
+    // function, the SMTP dialogue and its SOCKS client, find's transliteration tables
+    ['emails-disposable', false, false],
+    ['mcp-group-emails-disposable', false, false],
+    ['batch-emails-disposable', false, false],
+    ['emails-verify', true, false],
+    ['emails-find', true, true],
+    ['mcp-group-emails-smtp', true, true],
+    ['batch-emails-smtp', true, true],
+    // They check batch items' inputs, find's name among them, and run none.
+    ['batches', false, true],
+    ['reconcile', false, true],
+  ])(
+    '%s carries the SMTP dialogue: %s, the transliteration tables: %s',
+    async (name, smtp, transliteration) => {
+      const inputs = Object.keys(
+        JSON.parse(await readFile(join(functionsDir, name, 'metafile.json'), 'utf8')).inputs,
       );
+      const carries = (pattern: RegExp) => inputs.some((input) => pattern.test(input));
+      expect(carries(/^shared\/emails\/smtp-session\.ts$/)).toBe(smtp);
+      expect(carries(/node_modules\/socks\//)).toBe(smtp);
+      expect(carries(/node_modules\/transliteration\//)).toBe(transliteration);
+    },
+  );
+
+  it('carry neither in any other function', async () => {
+    const emailFunctions = /^(emails-|mcp-group-emails-|batch-emails-|batches$|reconcile$)/;
+    const others = deployedFunctions().filter((spec) => !emailFunctions.test(spec.name));
+    expect(others.length).toBeGreaterThan(60);
+    for (const spec of others) {
+      const metafile = JSON.parse(await readFile(join(functionsDir, spec.name, 'metafile.json'), 'utf8'));
+      const carried = Object.keys(metafile.inputs).filter((input) =>
+        /^shared\/emails\/smtp-|node_modules\/(socks|transliteration)\//.test(input),
+      );
+      expect(carried, spec.name).toEqual([]);
     }
   });
 });

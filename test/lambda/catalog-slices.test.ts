@@ -1,7 +1,7 @@
 /**
  * Each function of the plan (schemas/functions.ts) serves exactly its own slice of the catalog: its
  * service is built the way its generated entry builds it (scripts/build-functions.ts: the modules
- * `implementationModulesOf` names, a family's or a group's, never the whole catalog), and then an operation function
+ * `implementationModulesOf` names, a family's or an operation's own, never the whole catalog), and then an operation function
  * routes its operation's v1 and /api/v2 paths and no other operation's, a tool-group function lists
  * exactly its group's tools, a batch consumer takes exactly its group's operations. In-process, without
  * a key: a routed path answers 401, an unrouted one the service's 404.
@@ -24,7 +24,8 @@ import { v2RoutesOf } from '../../schemas/v2-routes.js';
 import * as account from '../../shared/operations/account.js';
 import * as companies from '../../shared/operations/companies.js';
 import * as emailsDisposable from '../../shared/operations/emails-disposable.js';
-import * as emailsSmtp from '../../shared/operations/emails-smtp.js';
+import * as emailsFind from '../../shared/operations/emails-find.js';
+import * as emailsVerify from '../../shared/operations/emails-verify.js';
 import * as jobs from '../../shared/operations/jobs.js';
 import * as posts from '../../shared/operations/posts.js';
 import * as profiles from '../../shared/operations/profiles.js';
@@ -43,7 +44,8 @@ const implementationModules = new Map<string, LambdaFamily>([
   ['search', search],
   ['jobs', jobs],
   ['emails-disposable', emailsDisposable],
-  ['emails-smtp', emailsSmtp],
+  ['emails-verify', emailsVerify],
+  ['emails-find', emailsFind],
   ['websites', websites],
   ['account', account],
 ]);

@@ -1,23 +1,13 @@
 /**
- * Run functions of the email family's SMTP group: mailbox verify and address find. The disposable
- * check has a module of its own (emails-disposable.ts), which loads none of this.
+ * What the SMTP operations' run functions (verify, find) share: the MX resolver, the per-host session
+ * slots and the domain memory their checks run on, from the settings, and the count of each verdict.
  */
-import { emailFind, emailVerify } from '../../schemas/operations/emails.js';
 import { packagedDisposableDomains } from '../emails/disposable-domains.js';
 import { DomainMemory } from '../emails/domain-memory.js';
-import { addressableName, findEmail } from '../emails/find-email.js';
 import { MxResolver } from '../emails/mx-resolver.js';
-import { type EmailCheckDependencies, verifyEmail } from '../emails/verify-email.js';
+import type { EmailCheckDependencies } from '../emails/verify-email.js';
 import { HostSlots } from '../limits/host-slots.js';
-import {
-  type InputChecks,
-  implement,
-  type OperationImplementation,
-  type RunnerRuntime,
-} from '../pipeline/operation.js';
-
-/** The catalog entries this module runs: a function of this group serves only these. */
-export const operations = [emailVerify, emailFind] as const;
+import type { RunnerRuntime } from '../pipeline/operation.js';
 
 export function defaultEmailDependencies({
   store,
@@ -52,31 +42,12 @@ export function defaultEmailDependencies({
   };
 }
 
-/** The SMTP operations' own input checks, beyond their schemas (before admission: they cost nothing). */
-export const emailInputChecks: InputChecks<typeof emailFind> = {
-  'emails.find': (input) => void addressableName(input),
-};
-
-export function createImplementations(
-  runtime: RunnerRuntime,
-  checks: EmailCheckDependencies = defaultEmailDependencies(runtime),
-): OperationImplementation[] {
-  return implement(
-    operations,
-    {
-      'emails.verify': async ({ email }, { signal }) => ({
-        data: counted(runtime, 'emails.verify', await verifyEmail(checks, email, signal)),
-      }),
-      'emails.find': async (input, { signal }) => ({
-        data: counted(runtime, 'emails.find', await findEmail(checks, input, signal)),
-      }),
-    },
-    emailInputChecks,
-  );
-}
-
 /** Counts an SMTP verdict (SmtpOutcome) and passes it on. */
-function counted<T extends { status: string }>(runtime: RunnerRuntime, operation: string, verdict: T): T {
+export function counted<T extends { status: string }>(
+  runtime: RunnerRuntime,
+  operation: string,
+  verdict: T,
+): T {
   runtime.metrics.count('SmtpOutcome', 1, { Operation: operation, Status: verdict.status });
   return verdict;
 }
