@@ -1,5 +1,5 @@
 /**
- * What the pages function serves from the catalog: the OpenAPI document (without its server) and
+ * What the pages function serves from the catalog: the OpenAPI document (as text, without its server) and
  * the server card's tools, at given prices. Made at `npm run build` at the catalog's own prices and
  * carried beside the bundle, because making them takes most of a second of a cold start (every
  * operation's schemas, examples and error answers) and their inputs are all known at build time but
@@ -10,7 +10,7 @@ import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { catalog } from '../../schemas/catalog.js';
 import { documentApi } from '../../shared/http/api-documentation.js';
 import { documentBatchPaths } from '../../shared/http/batch-openapi.js';
-import type { OpenApiDocument } from '../../shared/http/documentation-pages.js';
+import { type OpenApiText, openApiText } from '../../shared/http/documentation-pages.js';
 import { buildOpenApiDocument } from '../../shared/http/openapi.js';
 import { type ServerCardTools, serverCardTools } from '../../shared/mcp/server-card.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
@@ -20,7 +20,7 @@ import { apiFamilies } from '../../shared/service.js';
 export interface PagesDocuments {
   /** Every operation's price these were made at, as [operation id, credits]. */
   prices: [string, number][];
-  openapi: OpenApiDocument;
+  openapi: OpenApiText;
   /** The tools the /mcp function serves, as its server card lists them. */
   card: ServerCardTools;
 }
@@ -32,7 +32,7 @@ export function buildPagesDocuments(priceOverrides: Readonly<Record<string, numb
   documentBatchPaths(registry, catalog);
   return {
     prices: documented.map((operation) => [operation.definition.id, operation.price]),
-    openapi: buildOpenApiDocument(registry, catalog),
+    openapi: openApiText(buildOpenApiDocument(registry, catalog)),
     card: serverCardTools(buildToolCatalog(documented)),
   };
 }

@@ -8,7 +8,7 @@ import type { Service } from '../service.js';
 import { apiFamilies } from '../service.js';
 import { documentApi } from './api-documentation.js';
 import { documentBatchPaths } from './batch-openapi.js';
-import { serveDocumentation } from './documentation-pages.js';
+import { openApiText, serveDocumentation } from './documentation-pages.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 export function mountDocumentation({ app, operations, config }: Service): void {
@@ -18,6 +18,6 @@ export function mountDocumentation({ app, operations, config }: Service): void {
   documentBatchPaths(registry, definitions);
   serveDocumentation(app, {
     publicBaseUrl: config.PUBLIC_BASE_URL,
-    document: () => buildOpenApiDocument(registry, definitions),
+    document: () => openApiText(buildOpenApiDocument(registry, definitions)),
   });
 }
