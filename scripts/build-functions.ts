@@ -86,10 +86,11 @@ async function entryOf(spec: FunctionSpec): Promise<string> {
   if (spec.kind !== 'operation' && spec.kind !== 'tool-group' && spec.kind !== 'batch-consumer') {
     return join(root, 'functions', 'lambda', `${spec.kind}-handler.ts`);
   }
-  // Each family's module is shared/operations/<family>.ts (or its group's, for the groups with one),
-  // exporting its catalog entries and its run functions (shared/operations/index.ts makes tsc check
-  // each has both): the entry reads its operations from there, never from the catalog, so it
-  // constructs no other family's schemas.
+  // Each family's module is shared/operations/<family>.ts, and an operation listed in
+  // OPERATIONS_WITH_OWN_MODULE has its own, shared/operations/<function name>.ts; each exports its
+  // catalog entries and its run functions (shared/operations/index.ts makes tsc check both): the
+  // entry reads its operations from there, never from the catalog, so it constructs no other
+  // operation's schemas.
   const modules = implementationModulesOf(spec.operations.map((id) => byId.get(id) as OperationDefinition));
   const imports = modules.map(
     (module, index) => `import * as family${index} from '../../shared/operations/${module}.js';`,

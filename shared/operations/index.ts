@@ -41,19 +41,24 @@ export const operationModules = {
   'emails.find': emailsFind,
 } satisfies Record<(typeof OPERATIONS_WITH_OWN_MODULE)[number], OperationModule>;
 
+/** A family whose operations each have their own module, as one family module. */
+function ownModulesOf(family: Family): FamilyModule {
+  const modules = Object.values<OperationModule>(operationModules).filter((module) =>
+    module.operations.every((operation) => operation.family === family),
+  );
+  return {
+    operations: modules.flatMap((module) => module.operations),
+    createImplementations: (runtime) => modules.flatMap((module) => module.createImplementations(runtime)),
+  };
+}
+
 export const familyModules = {
   profiles,
   companies,
   posts,
   search,
   jobs,
-  emails: {
-    operations: Object.values<OperationModule>(operationModules).flatMap((module) => module.operations),
-    createImplementations: (runtime) =>
-      Object.values<OperationModule>(operationModules).flatMap((module) =>
-        module.createImplementations(runtime),
-      ),
-  },
+  emails: ownModulesOf('emails'),
   websites: {
     operations: websites.operations,
     createImplementations: (runtime) => websites.createImplementations(runtime),
