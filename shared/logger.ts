@@ -100,13 +100,14 @@ export function createLogger(level: LogLevelSetting, destination: LogDestination
     const number = LEVEL_NUMBERS[name];
     if (number < threshold) return () => {};
     return (fieldsOrMessage: LogFields | string, message?: string) => {
-      const fields = typeof fieldsOrMessage === 'string' ? {} : fieldsOrMessage;
+      const given = typeof fieldsOrMessage === 'string' ? {} : fieldsOrMessage;
       const text = typeof fieldsOrMessage === 'string' ? fieldsOrMessage : message;
+      // Serialized before redaction: an error's own fields (an upstream's headers) are censored too.
+      const fields = given.err === undefined ? given : { ...given, err: serializeError(given.err as Error) };
       const line = {
         level: number,
         time: Date.now(),
         ...redact(fields),
-        ...(fields.err === undefined ? {} : { err: serializeError(fields.err as Error) }),
         ...(text === undefined ? {} : { msg: text }),
       };
       destination.write(`${stringify(line)}\n`);

@@ -103,6 +103,22 @@ describe('createLogger', () => {
     expect(stack).toContain('caused by: Error: connection reset');
   });
 
+  it("censors an error's own fields, such as the headers an upstream failure carries", () => {
+    const { logger, lines, parsed } = capture('info');
+    const error = Object.assign(new Error('upstream failed'), {
+      headers: { 'x-api-key': 'sk_live_1', 'content-type': 'text/html' },
+      apiKey: 'sk_live_1',
+    });
+    logger.error({ err: error }, 'upstream');
+    expect(lines[0]).not.toContain('sk_live_1');
+    expect(parsed()[0]).toMatchObject({
+      err: {
+        message: 'upstream failed',
+        headers: { 'x-api-key': '[redacted]', 'content-type': 'text/html' },
+      },
+    });
+  });
+
   it('logs a thrown value that is not an Error as it is', () => {
     const { logger, parsed } = capture('info');
     logger.warn({ err: 'socket hang up' }, 'odd throw');
