@@ -16,9 +16,12 @@
  * servers of the same code differ by up to a fifth on this machine however long they are loaded
  * (an A/A run, docs/benchmarks.md), so one server per side would compare two processes' luck.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import {
   BARE_PATH,
@@ -154,7 +157,7 @@ function timeByPlace(
     at += delta;
     if (at < window.from || at > window.to) return;
     const frame = nodes.get(id);
-    const place = placeOf(frame?.url ?? '', frame?.functionName ?? '');
+    const place = frame ? placeOf(sourceOf(frame), frame.functionName) : '';
     // Idle time is the thread waiting, not work.
     if (place === '(idle)') return;
     busy += delta;
@@ -163,8 +166,15 @@ function timeByPlace(
   return { busyMs: busy / 1000, byPlace };
 }
 
+interface CallFrame {
+  url: string;
+  functionName: string;
+  lineNumber: number;
+  columnNumber: number;
+}
+
 interface CpuProfile {
-  nodes: { id: number; callFrame: { url: string; functionName: string } }[];
+  nodes: { id: number; callFrame: CallFrame }[];
   startTime: number;
   samples: number[];
   timeDeltas: number[];
@@ -202,6 +212,27 @@ async function summarizeProfiles(dir: string, window: { from: number; to: number
         .map(([place, time]) => [place, Math.round((1000 * time) / total) / 10]),
     ),
   };
+}
+
+/** Each bundle's source map (`npm start` runs one), by the bundle's URL; undefined: none. */
+const sourceMaps = new Map<string, SourceMap | undefined>();
+
+/**
+ * The URL of the code a frame ran: in a bundle with a source map beside it, its source module's
+ * (V8 profiles name the generated file), so places are modules whether the server ran sources or a
+ * bundle.
+ */
+function sourceOf({ url, lineNumber, columnNumber }: CallFrame): string {
+  if (!url.startsWith('file:') || !url.endsWith('.mjs')) return url;
+  if (!sourceMaps.has(url)) {
+    const mapFile = `${fileURLToPath(url)}.map`;
+    sourceMaps.set(
+      url,
+      existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))) : undefined,
+    );
+  }
+  const entry = sourceMaps.get(url)?.findEntry(lineNumber, columnNumber);
+  return entry && 'originalSource' in entry ? new URL(entry.originalSource, url).href : url;
 }
 
 function placeOf(url: string, functionName: string): string {

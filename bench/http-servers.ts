@@ -1,10 +1,11 @@
 /**
  * What the over-HTTP benchmarks (bench/http-load.ts, bench/connection-scaling.ts) share: the service
- * as `npm start` runs it and the bare Hono route (bench/bare-server.ts), each started with a
- * checkout's tsx in its own process group and awaited by its banner, the two paths they load (the
+ * as a checkout's `npm start` runs it (its package.json's command) and the bare Hono route
+ * (bench/bare-server.ts, by the checkout's tsx), each in its own process group and awaited by its banner, the two paths they load (the
  * free disposable check and a billed profile lookup), and one autocannon load of a target.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -13,7 +14,6 @@ import autocannon from 'autocannon';
 
 /** This checkout. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SERVICE = 'functions/local/server.ts';
 const BARE_ROUTE = 'bench/bare-server.ts';
 export const FREE_PATH = '/v1/emails/disposable?email=someone%40example.com';
 export const BILLED_PATH = '/v1/profiles/details/by-username?username=amelia-hartmann';
@@ -29,14 +29,30 @@ export interface Started {
   stop(): Promise<void>;
 }
 
-/** Starts a script of the checkout `root` with its tsx, in its own process group, and waits for its banner. */
-export async function startScript(
+/**
+ * `npm start`'s command in the checkout `root`, as its package.json states it (`node
+ * functions/local/start.mjs`; `tsx functions/local/server.ts` in checkouts before the bundle).
+ */
+function npmStart(root: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return (scripts.start ?? '').split(' ');
+}
+
+/**
+ * Runs `command` (a program of the checkout's node_modules/.bin and its arguments) in the checkout
+ * `root`, in its own process group, and waits for its banner: the service's ends with its demo key,
+ * the bare route's with its address.
+ */
+async function startScript(
   root: string,
-  script: string,
+  [program, ...args]: string[],
+  banner: RegExp,
   env: Record<string, string>,
 ): Promise<Started> {
   const bin = join(root, 'node_modules', '.bin');
-  const child: ChildProcess = spawn(join(bin, 'tsx'), [script], {
+  const child: ChildProcess = spawn(join(bin, program as string), args, {
     cwd: root,
     detached: true,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -46,12 +62,10 @@ export async function startScript(
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const deadline = Date.now() + 60_000;
-  // The service's banner ends with its demo key; the bare route's with its address.
-  const ready = script === SERVICE ? /lk_live_\S+/ : /listening on http:\/\/\S+\n/;
-  while (!ready.test(output)) {
+  while (!banner.test(output)) {
     if (child.exitCode !== null || Date.now() > deadline) {
       if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
-      throw new Error(`${script} did not start:\n${output}`);
+      throw new Error(`${[program, ...args].join(' ')} did not start:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -76,7 +90,7 @@ export async function startService(
   nodeOptions = '',
 ): Promise<Started & { dataDir: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), `bench-${store}-`));
-  const started = await startScript(root, SERVICE, {
+  const started = await startScript(root, npmStart(root), /lk_live_\S+/, {
     DATA_DIR: dataDir,
     STORE: store,
     PORT: '0',
@@ -99,7 +113,7 @@ export async function startService(
 
 /** The bare Hono route of the checkout `root`, served as `npm start` serves the app. */
 export function startBareRoute(root: string): Promise<Started> {
-  return startScript(root, BARE_ROUTE, {});
+  return startScript(root, ['tsx', BARE_ROUTE], /listening on http:\/\/\S+\n/, {});
 }
 
 export interface LoadTarget {

@@ -223,6 +223,27 @@ describe.each(serviceTargets())('$name', (target) => {
     });
   });
 
+  it('serves /docs, every file the page links, and the OpenAPI document it reads', async () => {
+    const docs = await fetch(`${service.url}/docs`);
+    expect(docs.status).toBe(200);
+    const linked = [...(await docs.text()).matchAll(/(?:src|href)="(\/docs\/assets\/[^"]+)"/g)].map(
+      (match) => match[1] as string,
+    );
+    expect(linked).toEqual(
+      expect.arrayContaining(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js']),
+    );
+    for (const path of linked) {
+      const served = await fetch(`${service.url}${path}`);
+      expect(served.status, path).toBe(200);
+      expect((await served.arrayBuffer()).byteLength, path).toBeGreaterThan(100);
+    }
+    const document = await fetch(`${service.url}/openapi.json`);
+    expect(document.status).toBe(200);
+    const { openapi, paths } = (await document.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(openapi).toMatch(/^3\./);
+    expect(Object.keys(paths)).toContain('/v1/emails/disposable');
+  });
+
   describe('emails', () => {
     it('checks a disposable domain free of charge', async () => {
       const before = await balance();

@@ -4,6 +4,7 @@
  * the test's.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -26,12 +27,27 @@ export async function freshDataDir(): Promise<string> {
   return dataDir;
 }
 
+/** The script `npm start` runs, as package.json says (`node functions/local/start.mjs`): tests run the same. */
+export const NPM_START_SCRIPT = npmStartScript();
+
+function npmStartScript(): string {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const [runner, script, ...rest] = (scripts.start ?? '').split(' ');
+  if (runner !== 'node' || !script || rest.length > 0)
+    throw new Error(`npm start is not "node <script>": ${scripts.start}`);
+  return script;
+}
+
 /**
- * tsx runs the script in a child of its own, so each process gets its own group: killing the group
- * leaves no orphan holding the LevelDB lock or a port.
+ * A script: JavaScript (`npm start`'s launcher) by Node, TypeScript by tsx. tsx runs it in a child of
+ * its own, so each process gets its own group: killing the group leaves no orphan holding the LevelDB
+ * lock or a port.
  */
 function start(script: string, args: string[], dataDir: string, env: Record<string, string>) {
-  const child = spawn(join(BIN, 'tsx'), [script, ...args], {
+  const runner = script.endsWith('.mjs') ? 'node' : 'tsx';
+  const child = spawn(join(BIN, runner), [script, ...args], {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,7 +106,7 @@ export function runDataCli(args: string[]): Promise<CliResult> {
 
 /** Runs `npm start` expected to fail at start-up: its exit code and output (killed after 20 s). */
 export function runFailingServer(dataDir: string, env: Record<string, string> = {}): Promise<CliResult> {
-  return runToExit('functions/local/server.ts', [], dataDir, { PORT: '0', ...env });
+  return runToExit(NPM_START_SCRIPT, [], dataDir, { PORT: '0', ...env });
 }
 
 /** Runs a command that must succeed and returns its parsed JSON. */
@@ -115,7 +131,7 @@ export interface RunningServer {
 export async function startServer(
   dataDir: string,
   env: Record<string, string> = {},
-  script = 'functions/local/server.ts',
+  script = NPM_START_SCRIPT,
   startUpMs = 30_000,
 ): Promise<RunningServer> {
   const { child, output, exited } = start(script, [], dataDir, { PORT: '0', ...env });

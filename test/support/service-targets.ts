@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtFunctions } from './built-functions.js';
-import { startServer } from './processes.js';
+import { NPM_START_SCRIPT, startServer } from './processes.js';
 
 /** Environment variables of the service, by name. */
 export type ServiceSettings = Readonly<Record<string, string>>;
@@ -67,7 +67,7 @@ function serverTarget(
 /** Every target the black-box suite runs against: the local server and the synthesized AWS app. */
 export function serviceTargets(): ServiceTarget[] {
   return [
-    serverTarget('npm start', 'functions/local/server.ts', 30_000),
+    serverTarget('npm start', NPM_START_SCRIPT, 30_000),
     // The bundles through the tests' shared build (one build for every test file that needs it).
     serverTarget('npm run start:synth', 'functions/local/start-synth.ts', 300_000, builtFunctions),
   ];

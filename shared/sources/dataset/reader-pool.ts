@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { besideBundle } from '../../bundle-assets.js';
 import type { DataSource } from '../data-source.js';
 import {
   PORT_METHODS,
@@ -67,11 +68,17 @@ interface ReaderThread {
   graceTimer?: NodeJS.Timeout;
 }
 
+/** The reader thread's own bundle, which `npm start` writes beside the server's (functions/local/start.mjs). */
+export const READER_THREAD_BUNDLE = 'reader-thread.mjs';
+
 /**
- * The worker's entry and how to start it: `npm start` (tsx) and the tests run the TypeScript sources,
- * which a worker thread reads only through tsx's loader (it inherits none under vitest).
+ * The worker's entry and how to start it: beside the bundle `npm start` runs, the thread's bundle;
+ * the tests run the TypeScript sources, which a worker thread reads only through tsx's loader (it
+ * inherits none under vitest).
  */
 function workerEntry(): { url: URL; execArgv: string[] } {
+  const bundled = besideBundle(READER_THREAD_BUNDLE);
+  if (bundled) return { url: pathToFileURL(bundled), execArgv: [] };
   const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return { url: new URL('./reader-thread.ts', import.meta.url), execArgv: ['--import', loader] };
 }
