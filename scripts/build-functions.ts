@@ -48,7 +48,10 @@ const REPORT_FILE = join(FUNCTIONS_DIR, 'build-report.json');
  * themselves, which would ship a native addon and megabytes for nothing.
  */
 const localOnly = /(?:^|\/)node_modules\/(dynalite|classic-level|swagger-ui-dist|esbuild)\//;
-/** The browser stack: only website functions may carry it (megabytes, and a binary of x86_64 only). */
+/**
+ * The browser stack: only website functions may carry it (megabytes, and a binary of x86_64 only),
+ * and none loads it at start (shared/websites/chromium-launch.ts is imported at a first launch).
+ */
 export const browserPackages = /(?:^|\/)node_modules\/(@sparticuz\/chromium|puppeteer-core|puppeteer)\//;
 
 /**
@@ -168,7 +171,9 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
   if (spec.kind === 'pages') offending.push(...loadedAtStart.filter((input) => wholeCatalog.test(input)));
   if (spec.kind !== 'oauth')
     offending.push(...loadedAtStart.filter((input) => authorizationServer.test(input)));
-  offending.push(...loadedAtStart.filter((input) => documentGenerator.test(input)));
+  offending.push(
+    ...loadedAtStart.filter((input) => documentGenerator.test(input) || browserPackages.test(input)),
+  );
   if (offending.length > 0) {
     throw new Error(`${spec.name}: modules that must not be in this bundle:\n  ${offending.join('\n  ')}`);
   }

@@ -485,13 +485,18 @@ describe('the bundles', () => {
     expect(output.toString()).toBe('true');
   });
 
-  it('carry Chromium and Puppeteer in the website functions only, neither Ajv nor zod’s other locales, and load no OpenAPI generator at start', async () => {
+  it('carry Chromium and Puppeteer in the website functions only, loaded at a first launch, neither Ajv nor zod’s other locales, and load no OpenAPI generator at start', async () => {
+    const browserPackage = /node_modules\/(@sparticuz\/chromium|puppeteer-core|puppeteer)\//;
     for (const spec of deployedFunctions()) {
       const metafile = JSON.parse(await readFile(join(functionsDir, spec.name, 'metafile.json'), 'utf8'));
-      const browserInputs = Object.keys(metafile.inputs).filter((input) =>
-        /node_modules\/(@sparticuz\/chromium|puppeteer-core|puppeteer)\//.test(input),
-      );
+      const atStart = initInputs(metafile, relative(ROOT, join(functionsDir, spec.name, 'index.mjs')));
+      const browserInputs = Object.keys(metafile.inputs).filter((input) => browserPackage.test(input));
       expect(browserInputs.length > 0, spec.name).toBe(spec.browser);
+      // shared/websites/chromium-launch.ts is imported when a page first needs the browser.
+      expect(
+        atStart.filter((input) => browserPackage.test(input)),
+        spec.name,
+      ).toEqual([]);
       // zod's locales are English alone (scripts/lambda-bundle-options.ts swaps the table).
       const locales = Object.keys(metafile.inputs).filter((input) =>
         input.includes('node_modules/zod/v4/locales/'),
@@ -501,10 +506,9 @@ describe('the bundles', () => {
       const ajv = Object.keys(metafile.inputs).filter((input) => /\/ajv(?:Provider-[^/]+|\/)/.test(input));
       expect(ajv, spec.name).toEqual([]);
       // Nor, at start, the OpenAPI generator: pages imports it only to document overridden prices.
-      const generatorAtStart = initInputs(
-        metafile,
-        relative(ROOT, join(functionsDir, spec.name, 'index.mjs')),
-      ).filter((input) => input.includes('node_modules/@asteasolutions/zod-to-openapi/'));
+      const generatorAtStart = atStart.filter((input) =>
+        input.includes('node_modules/@asteasolutions/zod-to-openapi/'),
+      );
       expect(generatorAtStart, spec.name).toEqual([]);
       const files = await readdir(join(functionsDir, spec.name));
       expect(files.includes('chromium'), spec.name).toBe(spec.browser);
