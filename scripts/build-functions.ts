@@ -64,6 +64,9 @@ const wholeCatalog = /(?:^|\/)schemas\/catalog\.ts$/;
 const slicedKinds: ReadonlySet<FunctionSpec['kind']> = new Set(['operation', 'tool-group', 'batch-consumer']);
 const needsWholeCatalog = (spec: FunctionSpec) => spec.operations.some((id) => familyOf(id) === 'account');
 
+/** The DynamoDB client: pages loads it at its first /healthz only (pages-handler.ts). */
+const storeClient = /(?:^|\/)node_modules\/@aws-sdk\/client-dynamodb\//;
+
 /**
  * The OAuth authorization server (oidc-provider and Koa, over 800 KiB): loaded at start by the oauth
  * function alone. /mcp checks tokens without it, and the console imports it only for a connect page.
@@ -168,7 +171,8 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
       (sliced && wholeCatalog.test(input)),
   );
   const loadedAtStart = initInputs(result.metafile, relative(root, outfile));
-  if (spec.kind === 'pages') offending.push(...loadedAtStart.filter((input) => wholeCatalog.test(input)));
+  if (spec.kind === 'pages')
+    offending.push(...loadedAtStart.filter((input) => wholeCatalog.test(input) || storeClient.test(input)));
   if (spec.kind !== 'oauth')
     offending.push(...loadedAtStart.filter((input) => authorizationServer.test(input)));
   offending.push(

@@ -10,7 +10,8 @@ import { mountConsole } from '../../shared/console/mount-console.js';
 import { describedOperations } from '../../shared/pipeline/operation.js';
 import { createService } from '../../shared/service.js';
 import { emfMetrics } from './emf-metrics.js';
-import { lambdaConfig, lambdaStore } from './lambda-service.js';
+import { lambdaConfig } from './lambda-config.js';
+import { lambdaStore } from './lambda-store.js';
 import { toRestHandler } from './rest-adapter.js';
 
 const config = await lambdaConfig([]);

@@ -6,21 +6,30 @@
  * at this deployment's prices), /healthz, and the JSON not-found error for every other path API
  * Gateway sends here. What comes from the catalog was made at `npm run build` (pages-documents.ts):
  * this function loads neither the catalog nor its schemas unless PRICE_OVERRIDES changes a price.
+ * It serves no operation, so it builds no service: the app every function has (create-app.ts), and
+ * a store loaded at the first /healthz, the only page that reads it, so no other page waits at
+ * start for the DynamoDB client (about 370 KiB of the bundle, docs/benchmarks.md).
  */
 import { readFile } from 'node:fs/promises';
 import { BUNDLED_PAGES_DOCUMENTS_FILE } from '../../schemas/function-conventions.js';
 import { besideBundle } from '../../shared/bundle-assets.js';
 import { ASSETS_PATH, assetResponse, consoleAssets } from '../../shared/console/console-assets.js';
+import { createApp } from '../../shared/http/create-app.js';
 import { serveDocumentation } from '../../shared/http/documentation-pages.js';
 import { lazy } from '../../shared/lazy.js';
+import { createLogger } from '../../shared/logger.js';
 import { mcpProtectedResource, serveProtectedResourceMetadata } from '../../shared/mcp/protected-resource.js';
 import { buildServerCard, serveServerCard } from '../../shared/mcp/server-card.js';
-import { createLambdaService } from './lambda-service.js';
+import { lambdaConfig } from './lambda-config.js';
 import type { PagesDocuments } from './pages-documents.js';
 import { toRestHandler } from './rest-adapter.js';
 
-const service = await createLambdaService({ operations: [], implementations: () => [] });
-const { app, config } = service;
+const config = await lambdaConfig([]);
+const store = lazy(async () => (await import('./lambda-store.js')).lambdaStore(config));
+const app = createApp({
+  logger: createLogger(config.LOG_LEVEL),
+  storeProbe: async () => (await store()).ping(),
+});
 
 /** The documents made at build time when they hold this deployment's prices; else made from the catalog. */
 const documents = lazy(async (): Promise<PagesDocuments> => {

@@ -16,11 +16,7 @@ import { clientAddress } from './client-address.js';
 import { compression } from './compression.js';
 import { carriesRequestId, toHttpResponse } from './render.js';
 
-export interface RestAppOptions {
-  operations: readonly RegisteredOperation[];
-  /** The API families that serve them (v1, /api/v2), each through the same pipeline. */
-  apis: readonly ApiBinding[];
-  pipeline: LookupPipeline;
+export interface AppOptions {
   logger: Logger;
   /** Serve GET /healthz with this probe of the store: it resolves when the store answers. */
   storeProbe?: () => Promise<void>;
@@ -28,11 +24,29 @@ export interface RestAppOptions {
   authFailures?: AuthFailureThrottleSettings;
 }
 
+export interface RestAppOptions extends AppOptions {
+  operations: readonly RegisteredOperation[];
+  /** The API families that serve them (v1, /api/v2), each through the same pipeline. */
+  apis: readonly ApiBinding[];
+  pipeline: LookupPipeline;
+}
+
 /** How long /healthz waits for the store before calling it unreachable. */
 const HEALTH_PROBE_TIMEOUT_MS = 2_000;
 
 export function createRestApp(options: RestAppOptions): Hono<RestEnv> {
-  const { pipeline, logger } = options;
+  const app = createApp(options);
+  for (const api of options.apis) mountApi(app, api, options.operations, options.pipeline);
+  return app;
+}
+
+/**
+ * What every app of the service has before its routes (the REST app's, and the pages function's,
+ * which serves no operation): request ids and the request log line, the refused-credentials
+ * throttle, compression, /healthz, the JSON not-found and the one error handler.
+ */
+export function createApp(options: AppOptions): Hono<RestEnv> {
+  const { logger } = options;
   const app = new Hono<RestEnv>();
 
   app.use('*', async (c, next) => {
@@ -61,8 +75,6 @@ export function createRestApp(options: RestAppOptions): Hono<RestEnv> {
   });
   if (options.authFailures) throttleAuthFailures(app, new AuthFailureThrottle(options.authFailures), logger);
   app.use('*', compression());
-
-  for (const api of options.apis) mountApi(app, api, options.operations, pipeline);
 
   if (options.storeProbe) serveHealth(app, options.storeProbe);
 

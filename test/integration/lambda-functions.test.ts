@@ -510,6 +510,11 @@ describe('the bundles', () => {
         input.includes('node_modules/@asteasolutions/zod-to-openapi/'),
       );
       expect(generatorAtStart, spec.name).toEqual([]);
+      // Pages reads the store for /healthz alone, and loads the DynamoDB client there.
+      const storeClientAtStart = atStart.some((input) =>
+        input.includes('node_modules/@aws-sdk/client-dynamodb/'),
+      );
+      expect(storeClientAtStart, spec.name).toBe(spec.kind !== 'pages');
       const files = await readdir(join(functionsDir, spec.name));
       expect(files.includes('chromium'), spec.name).toBe(spec.browser);
       expect(files.includes('dataset.sqlite'), spec.name).toBe(spec.dataset);
