@@ -5,7 +5,7 @@
  * `ApiKeyStore` is the port an adapter under shared/store/ implements. A key's `lastUsedAt` is
  * written by the billing port together with the request's admission (no write of its own).
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Family } from '../../schemas/operation-definition.js';
 import type { Clock } from '../clock.js';
 
@@ -22,8 +22,9 @@ export function isWellFormedApiKey(candidate: string): boolean {
   return apiKeyPattern.test(candidate);
 }
 
+/** Every request with a key hashes it: the one-shot `hash` takes half the time of a Hash object. */
 export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex');
+  return hash('sha256', apiKey, 'hex');
 }
 
 /** Constant-time equality of two hex digests. */
