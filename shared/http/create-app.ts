@@ -1,7 +1,8 @@
 /**
  * The REST app: the routes of every API family (api-binding.ts) over the served operations, all
- * through the same pipeline, one error renderer, one request log line. Used by the local server (every operation) and by each
- * Lambda function (its own operation only).
+ * through the same pipeline, one error renderer, one request log line. Used by the local server
+ * (every operation) and by each Lambda function (its own operation only); the pages function, which
+ * serves no operation, takes the app beneath it (`createApp`).
  */
 import { Hono } from 'hono';
 import { AuthFailuresThrottledError, InternalError, ResourceNotFoundError } from '../errors.js';
