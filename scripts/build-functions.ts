@@ -64,6 +64,12 @@ const wholeCatalog = /(?:^|\/)schemas\/catalog\.ts$/;
 const slicedKinds: ReadonlySet<FunctionSpec['kind']> = new Set(['operation', 'tool-group', 'batch-consumer']);
 const needsWholeCatalog = (spec: FunctionSpec) => spec.operations.some((id) => familyOf(id) === 'account');
 
+/**
+ * The WebAuthn server library and the X.509 and ASN.1 parsers it brings: the console loads them at
+ * its first passkey ceremony (mount-console.ts), never at start.
+ */
+const webAuthnServer = /(?:^|\/)node_modules\/(@simplewebauthn\/server|@peculiar\/[^/]+|asn1js)\//;
+
 /** The DynamoDB client: pages loads it at its first /healthz only (pages-handler.ts). */
 const storeClient = /(?:^|\/)node_modules\/@aws-sdk\/client-dynamodb\//;
 
@@ -176,7 +182,9 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
   if (spec.kind !== 'oauth')
     offending.push(...loadedAtStart.filter((input) => authorizationServer.test(input)));
   offending.push(
-    ...loadedAtStart.filter((input) => documentGenerator.test(input) || browserPackages.test(input)),
+    ...loadedAtStart.filter(
+      (input) => documentGenerator.test(input) || browserPackages.test(input) || webAuthnServer.test(input),
+    ),
   );
   if (offending.length > 0) {
     throw new Error(`${spec.name}: modules that must not be in this bundle:\n  ${offending.join('\n  ')}`);

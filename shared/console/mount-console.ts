@@ -3,8 +3,11 @@
  * function of its own on AWS can serve `createConsoleApp`'s sub-app the same way.
  */
 
-import { PasskeyCeremonies, relyingPartyOf } from '../auth/passkey-ceremonies.js';
+import { type PasskeyCeremonies, type RelyingParty, relyingPartyOf } from '../auth/passkey-ceremonies.js';
+import type { PasskeyStore } from '../auth/passkeys.js';
 import { BatchService } from '../batches/batch-service.js';
+import type { Clock } from '../clock.js';
+import { lazy } from '../lazy.js';
 import { builtInOAuth } from '../oauth/built-in-oauth.js';
 import { noMetrics } from '../observability/metrics.js';
 import { accountViewDependencies } from '../operations/account.js';
@@ -37,7 +40,7 @@ export function mountConsole(service: Service, store: Store): void {
     },
     passkeys: {
       store: store.passkeys,
-      ...(party ? { ceremonies: new PasskeyCeremonies(store.passkeys, clock, party) } : {}),
+      ...(party ? { ceremonies: ceremoniesOnFirstUse(store.passkeys, clock, party) } : {}),
     },
     assets: consoleAssets(),
     ...(config.OAUTH_ISSUER ? {} : { oauth: builtInOAuth(service) }),
@@ -51,4 +54,21 @@ export function mountConsole(service: Service, store: Store): void {
     },
   });
   service.app.route('/console', consoleApp);
+}
+
+/**
+ * The passkey ceremonies, webauthn-ceremonies.ts imported at the first of them: @simplewebauthn/server
+ * and what it brings are about 350 KiB that no other page of the console needs.
+ */
+function ceremoniesOnFirstUse(passkeys: PasskeyStore, clock: Clock, party: RelyingParty): PasskeyCeremonies {
+  const ceremonies = lazy(async () => {
+    const { WebAuthnCeremonies } = await import('../auth/webauthn-ceremonies.js');
+    return new WebAuthnCeremonies(passkeys, clock, party);
+  });
+  return {
+    startRegistration: async (account) => (await ceremonies()).startRegistration(account),
+    finishRegistration: async (input) => (await ceremonies()).finishRegistration(input),
+    startSignIn: async () => (await ceremonies()).startSignIn(),
+    finishSignIn: async (input) => (await ceremonies()).finishSignIn(input),
+  };
 }

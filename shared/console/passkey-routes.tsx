@@ -1,7 +1,8 @@
 /**
  * Passkeys in the console: a signed-in person registers one (Passkeys page), and from then on signs
  * in with it instead of pasting a key. The ceremonies run in the browser through the console's own
- * script (JSON requests, so the page needs no inline code) and are verified by PasskeyCeremonies.
+ * script (JSON requests, so the page needs no inline code) and are verified by the passkey ceremonies
+ * (passkey-ceremonies.ts).
  * Each JSON request passes the same two CSRF checks as a form: the app's Origin check, and the
  * token of the page's cookie (the sign-in cookie before a session, the session's after) in the body.
  * The challenge's id travels in a short-lived cookie of its own. A failed passkey sign-in counts

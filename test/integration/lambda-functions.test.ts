@@ -485,7 +485,7 @@ describe('the bundles', () => {
     expect(output.toString()).toBe('true');
   });
 
-  it('carry Chromium and Puppeteer in the website functions only, loaded at a first launch, neither Ajv nor zod’s other locales, and load no OpenAPI generator at start', async () => {
+  it('carry Chromium and Puppeteer in the website functions only, loaded at a first launch, neither Ajv nor zod’s other locales, and load neither the OpenAPI generator nor WebAuthn’s at start', async () => {
     const browserPackage = /node_modules\/(@sparticuz\/chromium|puppeteer-core|puppeteer)\//;
     for (const spec of deployedFunctions()) {
       const metafile = JSON.parse(await readFile(join(functionsDir, spec.name, 'metafile.json'), 'utf8'));
@@ -510,6 +510,11 @@ describe('the bundles', () => {
         input.includes('node_modules/@asteasolutions/zod-to-openapi/'),
       );
       expect(generatorAtStart, spec.name).toEqual([]);
+      // Nor the WebAuthn server library: the console imports it at its first passkey ceremony.
+      const webAuthnAtStart = atStart.filter((input) =>
+        input.includes('node_modules/@simplewebauthn/server/'),
+      );
+      expect(webAuthnAtStart, spec.name).toEqual([]);
       // Pages reads the store for /healthz alone, and loads the DynamoDB client there.
       const storeClientAtStart = atStart.some((input) =>
         input.includes('node_modules/@aws-sdk/client-dynamodb/'),
