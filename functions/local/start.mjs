@@ -15,7 +15,10 @@
  * is to find what sits beside the running bundle: here, the reader thread's own bundle. The build
  * takes about half a second and runs at every start, so a start always runs the checkout as it is;
  * each file is written under a temporary name and renamed, so starts that overlap (the tests start
- * many servers) never read a half-written bundle.
+ * many servers) never read a half-written bundle. One limit of sharing dist/local/: a server starts
+ * its reader threads when a search first needs them, from the reader bundle there at that moment,
+ * so a checkout edited and started again while an older server still runs hands that server the
+ * newer thread code.
  */
 
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
