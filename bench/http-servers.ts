@@ -5,12 +5,12 @@
  * free disposable check and a billed profile lookup), and one autocannon load of a target.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { npmStartCommand } from '../test/support/process-group.js';
 
 /** This checkout. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -24,20 +24,9 @@ export interface Started {
   url: string;
   /** The demo account's key, from the service's banner. */
   key?: string;
-  /** The server's process group (tsx and the node process it runs), whose CPU time a bench may count. */
+  /** The server's process group (its node process, and tsx's parent where tsx runs it), whose CPU time a bench may count. */
   group: number;
   stop(): Promise<void>;
-}
-
-/**
- * `npm start`'s command in the checkout `root`, as its package.json states it (`node
- * functions/local/start.mjs`; `tsx functions/local/server.ts` in checkouts before the bundle).
- */
-function npmStart(root: string): string[] {
-  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  return (scripts.start ?? '').split(' ');
 }
 
 /**
@@ -90,7 +79,7 @@ export async function startService(
   nodeOptions = '',
 ): Promise<Started & { dataDir: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), `bench-${store}-`));
-  const started = await startScript(root, npmStart(root), /lk_live_\S+/, {
+  const started = await startScript(root, npmStartCommand(root), /lk_live_\S+/, {
     DATA_DIR: dataDir,
     STORE: store,
     PORT: '0',

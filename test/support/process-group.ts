@@ -1,10 +1,25 @@
 /**
  * What the child-process helpers share, free of any test-runner import so benchmarks can use them
- * too: the project's root, and stopping a child together with everything it started.
+ * too: the project's root, `npm start`'s command, and stopping a child together with everything it
+ * started.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Kills the child's whole process group (it must have been started `detached`). */
 export { killGroup } from '../../local-aws/lambda-instance.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * `npm start`'s command in the checkout `root`, as its package.json states it (`node
+ * functions/local/start.mjs`; `tsx functions/local/server.ts` in checkouts before the bundle): the
+ * tests and the benches start the service exactly so.
+ */
+export function npmStartCommand(root: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return (scripts.start ?? '').split(' ');
+}

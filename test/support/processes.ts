@@ -4,12 +4,11 @@
  * the test's.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { expect } from 'vitest';
-import { killGroup, ROOT } from './process-group.js';
+import { killGroup, npmStartCommand, ROOT } from './process-group.js';
 
 const BIN = join(ROOT, 'node_modules', '.bin');
 const children = new Set<ChildProcess>();
@@ -27,16 +26,12 @@ export async function freshDataDir(): Promise<string> {
   return dataDir;
 }
 
-/** The script `npm start` runs, as package.json says (`node functions/local/start.mjs`): tests run the same. */
+/** The script `npm start` runs (`node functions/local/start.mjs`): tests run the same. */
 export const NPM_START_SCRIPT = npmStartScript();
 
 function npmStartScript(): string {
-  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const [runner, script, ...rest] = (scripts.start ?? '').split(' ');
-  if (runner !== 'node' || !script || rest.length > 0)
-    throw new Error(`npm start is not "node <script>": ${scripts.start}`);
+  const [runner, script, ...rest] = npmStartCommand(ROOT);
+  if (runner !== 'node' || !script || rest.length > 0) throw new Error('npm start is not "node <script>"');
   return script;
 }
 
