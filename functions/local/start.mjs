@@ -9,8 +9,8 @@
  * requests per second moved within the noise (docs/benchmarks.md, "npm start as a bundle").
  *
  * The bundle behaves module by module as the sources do: each module's `import.meta.url` is its
- * source file's URL, so files found beside a module (the console's browser script and stylesheet,
- * the dataset reader's source) are found where they are in the checkout, and packages stay in
+ * source file's URL, so files found beside a module (the console's browser script and stylesheet)
+ * are found where they are in the checkout, and packages stay in
  * node_modules (`packages: 'external'`). The one exception is shared/bundle-assets.ts, whose purpose
  * is to find what sits beside the running bundle: here, the reader thread's own bundle. The build
  * takes about half a second and runs at every start, so a start always runs the checkout as it is;
