@@ -3,7 +3,7 @@
  * context does not have it, from the environment (`LOOKUP_STAGE=prod`). Parsed once with zod; a bad
  * value stops the synth naming the setting. docs/aws.md lists them from `settingDocs`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseS3Uri, S3_URI_FORMAT } from '../schemas/functions.js';
 
 /** Ephemeral storage of a data function with `datasetS3Uri` unless `datasetEphemeralStorageMb` says otherwise. */

@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buffer } from 'node:stream/consumers';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Logger } from '../shared/logger.js';
 import type { Deployment, PolicyStatement } from './deployment-model.js';
 import type { FunctionHost } from './function-host.js';

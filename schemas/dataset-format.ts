@@ -5,7 +5,7 @@
  * unknown fields at every depth, so a misspelt field is a bad line rather than a silently missing
  * value. The published JSON Schema files under schemas/dataset/ are generated from these.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { companySizeCodes } from './parameters.js';
 import {
   certificationSchema,

@@ -5,7 +5,7 @@
  * removed, and no empty label (`example..com`, `mailinator.com..` would otherwise slip past an
  * exact-match list such as the disposable-domain snapshot).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A normalized domain: lower-case ASCII letters, digits, hyphens and dots, no trailing dot. */
 export const normalizedDomainSchema = z

@@ -1,7 +1,7 @@
 /**
  * The success envelope `{ data, meta }` and the three paging shapes of the spec.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const MAX_SAFE_CREDITS = Number.MAX_SAFE_INTEGER;
 

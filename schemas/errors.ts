@@ -2,7 +2,7 @@
  * The public error contract: codes, their HTTP status, which headers each row of the spec's Errors
  * table carries, and the error body. Imported by every transport and by the OpenAPI document.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const errorCodes = [
   'invalid_request',

@@ -5,7 +5,7 @@
  * (shared/operations/) and its tests. The types live here, apart from the list (catalog.ts), so the
  * modules that declare entries and the module that gathers them do not import each other.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PagingStyle, RunMeta } from './envelope.js';
 import type { ErrorCode } from './errors.js';
 

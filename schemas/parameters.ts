@@ -3,7 +3,7 @@
  * public ids, slugs and their URLs), keyword and paging parameters. Every rule of the spec's input
  * sections is here once; catalog entries compose them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const NETWORK_HOST = /^(?:www\.|[a-z]{2}\.)?linkedin\.com$/;
 

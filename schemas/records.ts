@@ -3,7 +3,7 @@
  * adds (internal ids, fetch times, source tags) never reaches a public body: every run's data is
  * parsed through these before it is answered.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { companySizeCodes, reactionTypes } from './parameters.js';
 
 const text = z.string();

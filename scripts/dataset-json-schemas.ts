@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { datasetFiles, datasetManifestSchema, MANIFEST_FILE } from '../schemas/dataset-format.js';
 
 export const JSON_SCHEMA_FOLDER = 'schemas/dataset';

@@ -2,7 +2,7 @@
  * The only reader of `process.env`. Every setting is parsed once with zod, has a documented default,
  * and a bad value fails start-up naming the variable. The README's configuration table mirrors this.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { batchQueueUrlVariable, toolGroupFunctionVariable } from '../schemas/function-conventions.js';
 import { normalHostName } from './http/host-name.js';
 import { parseAllowHosts } from './net/address-policy.js';

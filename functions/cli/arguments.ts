@@ -4,7 +4,7 @@
  */
 import { userInfo } from 'node:os';
 import { InvalidArgumentError } from 'commander';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Family, families } from '../../schemas/operation-definition.js';
 
 /** A parser for whole numbers in [min, max]; `Number()` alone would accept "1e3", " 12" and "0x1f". */

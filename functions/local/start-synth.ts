@@ -22,7 +22,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { apiGateway } from '../../local-aws/api-gateway.js';
 import { readDeployment } from '../../local-aws/cloud-assembly/read-deployment.js';
 import { FunctionHost } from '../../local-aws/function-host.js';

@@ -5,7 +5,7 @@
  * open to any key of the account whatever its scopes. Their MCP tools are listed only on request, so
  * the default tools/list stays the spec's 35.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { OperationDefinition } from '../operation-definition.js';
 import { cursorParam } from '../parameters.js';
 

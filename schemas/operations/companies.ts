@@ -2,7 +2,7 @@
  * Company lookups: keyword and domain search (offset-paged), details, and the company's posts,
  * similar companies, people, products and jobs.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { domainNameParam } from '../domain-name.js';
 import { companySizeParam, hasJobsParam, idListParam, keywordsParam, offsetParam } from '../parameters.js';
 import {

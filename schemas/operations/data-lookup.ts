@@ -2,7 +2,7 @@
  * What every data lookup (profiles, companies, posts, searches, jobs) has in common: its statuses,
  * deadline, settlement, and the identifier variants of its paths.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Family, OperationDefinition, OperationVariant, V2Path } from '../operation-definition.js';
 import {
   companyPublicIdParam,

@@ -2,7 +2,7 @@
  * Email tools: the free disposable check, and mailbox verify and address find over SMTP. Their MCP
  * tools are beyond the spec's catalog, so they are listed only on request (`?toolsets=emails`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { domainNameParam, normalizeDomainName, normalizedDomainSchema } from '../domain-name.js';
 
 /** An email parameter: the address as sent plus its normalized domain. */

@@ -1,7 +1,7 @@
 /**
  * Job lookups: search by keyword, and details by URL.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { jobUrlParam, keywordsParam } from '../parameters.js';
 import { jobDetailsSchema, jobSummarySchema } from '../records.js';
 import { byQuery } from '../v2-paths.js';

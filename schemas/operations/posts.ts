@@ -1,7 +1,7 @@
 /**
  * Post lookups: a post, its comments and its reactions, by URL or full slug.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { reactionTypeParam, reactionTypes } from '../parameters.js';
 import { commentSchema, postSchema, reactionSchema } from '../records.js';
 import { byQuery, postPath } from '../v2-paths.js';

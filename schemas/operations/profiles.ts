@@ -1,7 +1,7 @@
 /**
  * Profile lookups: details, contact, sections, activity (cursor-paged) and similar profiles.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { cursorParam, startParam, usernameParam } from '../parameters.js';
 import {
   certificationSchema,

@@ -3,7 +3,7 @@
  * industries, service categories, typeahead). Each answers its first ten results by relevance; an
  * empty result is a success, never a 404.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   COMPANY_PUBLIC_ID,
   companySizeCodes,

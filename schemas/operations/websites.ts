@@ -2,7 +2,7 @@
  * Website tools: a public page rendered in headless Chromium behind the egress guard, answered as
  * HTML, as visible text, or as the email addresses the site publishes.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ResponseExample } from '../operation-definition.js';
 
 export const MAX_PAGE_CHARS = 2_097_152;

@@ -9,7 +9,7 @@
  * a message may be sent again whenever in doubt.
  */
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { batchGroupMembersOf } from '../../schemas/function-conventions.js';
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import type { Config } from '../config.js';

@@ -7,7 +7,7 @@
  * caller and render what this module returns.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorDetail } from '../../schemas/errors.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { Clock } from '../clock.js';

@@ -4,7 +4,7 @@
  * range, search or cursor is answered with the page and the API's own message, 400.
  */
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { accountDetails, accountLedger, accountUsage } from '../accounts/account-view.js';
 import { ApiError } from '../errors.js';
 import { type ConsoleContext, type ConsoleEnv, type ConsoleServices, signedInOf } from './console-env.js';

@@ -5,7 +5,7 @@
  * remembered, so sign-in by key or passkey comes back to it (console-security.ts RETURN_COOKIE).
  */
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Family, families } from '../../schemas/operation-definition.js';
 import type { PendingAuthorization } from '../oauth/authorization-server.js';
 import type { BuiltInOAuth } from '../oauth/built-in-oauth.js';

@@ -5,7 +5,7 @@
  * the console and the key that signed in.
  */
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Family, families } from '../../schemas/operation-definition.js';
 import { expireKey, issueKey, revokeKey } from '../accounts/provisioning.js';
 import type { ApiKeyRecord } from '../auth/api-keys.js';

@@ -7,7 +7,7 @@
  * are the pipeline's, the same for every family, MCP included.
  */
 import type { Hono } from 'hono';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
 import type { Transport } from '../billing/credit-ledger.js';
 import type { ApiError, KeyScheme } from '../errors.js';

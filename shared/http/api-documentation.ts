@@ -4,7 +4,7 @@
  * function that serves routes without documenting them loads neither this nor the recorded examples.
  */
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { type ApiBinding, type ApiRoute, routesOf } from './api-binding.js';
 import {

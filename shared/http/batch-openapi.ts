@@ -7,7 +7,7 @@
  * example input.
  */
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import * as z from 'zod';
 import { exampleInput, type OperationDefinition } from '../../schemas/operation-definition.js';
 import { batchStates, deliveryStates, type PauseReason, webhookEventTypes } from '../batches/batch-store.js';
 import {

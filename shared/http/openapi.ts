@@ -5,7 +5,7 @@
  * reference that serves it is documentation-pages.ts.
  */
 import { type OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { errorBodySchema } from '../../schemas/errors.js';
 import {
   defaultToolNames,

@@ -12,7 +12,7 @@
  * compact mode's tools they are adapter tools, not catalog operations.
  */
 import type { Tool } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { resultLine } from '../batches/batch-results.js';
 import type { BatchRoutesOptions } from '../batches/batch-routes.js';

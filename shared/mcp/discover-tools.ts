@@ -8,7 +8,7 @@
  * They are adapter tools, not catalog operations: nothing about them reaches REST, v2 or OpenAPI.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorDetail } from '../../schemas/errors.js';
 import { InvalidRequestError } from '../errors.js';
 import { errorResponse, printableField, quoteInput } from '../pipeline/public-response.js';

@@ -6,7 +6,7 @@
  * SDK v1 clients validate `structuredContent` even on tool errors (typescript-sdk issue 1943).
  */
 import type { Tool } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema } from '../../schemas/errors.js';
 import { DATA_FAMILIES } from '../../schemas/function-conventions.js';

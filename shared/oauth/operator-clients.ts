@@ -19,7 +19,7 @@
  * leaves a slot without a client (skipped), never a client the operator cannot list.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Attribution } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
 import { type Config, mcpResourceUrl } from '../config.js';

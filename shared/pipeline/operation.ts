@@ -2,7 +2,7 @@
  * An operation as the pipeline runs it: its catalog entry, its run function and its price, and how
  * a family's run functions are paired with their entries (checked by tsc).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { RunMeta } from '../../schemas/envelope.js';
 import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
 import type { Principal } from '../auth/authenticator.js';

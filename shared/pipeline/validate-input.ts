@@ -8,7 +8,7 @@
  * looked up in Maps or with own-property checks: `constructor` and `__proto__` are names like any
  * other here.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { type DetailCode, type ErrorDetail, MAX_ERROR_DETAILS } from '../../schemas/errors.js';
 import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
 import { InvalidRequestError } from '../errors.js';

@@ -5,7 +5,7 @@
  * the path uses (no hand-listed paths). Every such lookup must answer 200.
  */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { catalog } from '../../schemas/catalog.js';
 import type { OperationVariant } from '../../schemas/operation-definition.js';
 import {

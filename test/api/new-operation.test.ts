@@ -8,7 +8,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { apiRoutes } from '../../infra/routes.js';
 import { catalog, v2Routes } from '../../schemas/catalog.js';
 import { deployedFunctions, toolGroups } from '../../schemas/functions.js';

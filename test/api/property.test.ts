@@ -7,7 +7,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema } from '../../schemas/errors.js';
 import { disposableCheck } from '../../schemas/operations/emails.js';

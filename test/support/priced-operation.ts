@@ -2,7 +2,7 @@
  * A billed operation that exists only in tests, to drive the pipeline through every settlement:
  * its `outcome` parameter picks what the run does.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import { InternalError, ResourceNotFoundError, UpstreamError } from '../../shared/errors.js';
 import type { Runner } from '../../shared/pipeline/operation.js';

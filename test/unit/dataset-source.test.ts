@@ -5,7 +5,7 @@
  * the private fields the public schemas must strip.
  */
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import {
   COMPANY_PUBLIC_ID,
   companySlugParam,

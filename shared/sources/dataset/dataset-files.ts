@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import {
   DATASET_FORMAT,
   DATASET_FORMAT_VERSION,

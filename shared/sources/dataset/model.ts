@@ -5,7 +5,7 @@
  * of its record schema plus the private `internalId` and the stored extras; what is derived or
  * withheld is decided by the adapter (dataset-source.ts), not stored twice.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type {
   commentLineSchema,
   companyLineSchema,

@@ -12,7 +12,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { V2Route } from '../../../schemas/v2-routes.js';
 import { ApiError, InvalidRequestError, LookupTimeoutError } from '../../errors.js';
 import { SERVICE_VERSION } from '../../version.js';

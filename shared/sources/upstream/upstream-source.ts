@@ -12,7 +12,7 @@
  *
  * Records from here carry no provider-private fields (v2 answers are public bodies).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { cursorPagingSchema } from '../../../schemas/envelope.js';
 import { v2EnvelopeSchema } from '../../../schemas/envelope.js';
 import type { OperationDefinition } from '../../../schemas/operation-definition.js';

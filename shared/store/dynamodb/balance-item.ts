@@ -14,7 +14,7 @@
  * In-flight entries use short names, since every write of the item pays for its size; they read as
  * the in-flight entry record, and a refunded one also as its `refunded` ledger entry.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { InflightEntry, LedgerEntry, Transport } from '../../billing/billing-store.js';
 import { type KeySpend, spendPeriods } from '../../billing/spend-caps.js';
 import { type BalanceRecord, balanceRecord } from '../records/balance.js';

@@ -4,7 +4,7 @@
  * admission that already writes that item, so recording a use costs no write of its own.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApiKeyRecord, ApiKeyStore } from '../../auth/api-keys.js';
 import { apiKeyRecord } from '../records/api-key.js';
 import { recordCodec } from '../records/stored-record.js';

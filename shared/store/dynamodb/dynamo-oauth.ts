@@ -15,7 +15,7 @@
  * `list`), never a connection its customer cannot see or revoke.
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type ConnectionRecord,
   type ConnectionRevocation,

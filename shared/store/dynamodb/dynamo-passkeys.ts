@@ -6,7 +6,7 @@
  * returns it, so two requests cannot both use it.
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type PasskeyChallenge,
   type PasskeyRecord,

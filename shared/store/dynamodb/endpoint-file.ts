@@ -6,7 +6,7 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const ENDPOINT_FILE = 'dynamodb-endpoint';
 

@@ -7,7 +7,7 @@
  * `admin migrate` copies them. So the change is never without its record.
  */
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AuditEntry } from '../../accounts/accounts.js';
 import type { CreditEntry } from '../../billing/billing-store.js';
 import { auditEntryFields, auditEntryRecord } from '../records/audit-entry.js';

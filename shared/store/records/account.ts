@@ -1,7 +1,7 @@
 /**
  * The account record: its name, status and rate limit (the balance is billing's: balance.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Account, accountStatuses } from '../../accounts/accounts.js';
 import { count, recordCodec } from './stored-record.js';
 

@@ -1,7 +1,7 @@
 /**
  * The API key record, found by the key's hash on every request (the key itself is never stored).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { families } from '../../../schemas/operation-definition.js';
 import type { ApiKeyRecord } from '../../auth/api-keys.js';
 import { count, nullable, recordCodec } from './stored-record.js';

@@ -1,7 +1,7 @@
 /**
  * An entry of an account's audit log: a change that is not a change of its credits.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type AuditEntry, auditActions } from '../../accounts/accounts.js';
 import { accountSettingFields } from './account.js';
 import { recordCodec } from './stored-record.js';

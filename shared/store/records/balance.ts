@@ -3,7 +3,7 @@
  * step of admission changes both. The window is the current fixed window and the count of the one
  * before it (limits/rolling-window.ts); an account never admitted has no window yet.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { count, epochMs, recordCodec } from './stored-record.js';
 
 export interface BalanceRecord {

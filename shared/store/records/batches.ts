@@ -3,7 +3,7 @@
  * run), a create's idempotency key as stored (the claim and the batch it made, per account), and a
  * webhook delivery with its attempts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type BatchItem,
   type BatchRecord,

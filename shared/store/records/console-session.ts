@@ -1,7 +1,7 @@
 /**
  * A console session: the hash of the browser's session id, its account, how it was signed in and until when.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ConsoleSessionRecord, signInMethods } from '../../console/console-sessions.js';
 import { epochMs, recordCodec } from './stored-record.js';
 

@@ -1,7 +1,7 @@
 /**
  * A credit entry: credits an operator granted or adjusted, the other side of the ledger.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type CreditEntry, creditKinds } from '../../billing/billing-store.js';
 import { count, recordCodec } from './stored-record.js';
 

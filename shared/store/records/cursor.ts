@@ -1,7 +1,7 @@
 /**
  * A cursor record: where an activity stream stopped, bound to its operation, account and subject.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CursorRecord } from '../../paging/cursors.js';
 import { epochMs, recordCodec } from './stored-record.js';
 

@@ -1,7 +1,7 @@
 /**
  * What email checks learned: facts about a domain, and mail hosts to speak to in lock-step.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LearnedFacts, LockStepHost } from '../../emails/domain-memory.js';
 import { epochMs, nullable, recordCodec } from './stored-record.js';
 

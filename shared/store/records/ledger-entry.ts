@@ -3,7 +3,7 @@
  * (pending, charged or refunded; free calls are recorded charged at no cost). Either may name the
  * batch item it ran for.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type InflightEntry,
   type LedgerEntry,

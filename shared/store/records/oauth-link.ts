@@ -1,7 +1,7 @@
 /**
  * An OAuth link: the account an OAuth subject acts for.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { recordCodec } from './stored-record.js';
 
 export interface OAuthLinkRecord {

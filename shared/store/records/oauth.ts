@@ -2,7 +2,7 @@
  * The OAuth authorization server's records (oauth/oauth-store.ts): oidc-provider's payloads, kept
  * opaque (the library checks their contents), and the connections customers approved.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { families } from '../../../schemas/operation-definition.js';
 import type { ConnectionRecord, OAuthStateRecord } from '../../oauth/oauth-store.js';
 import { count, epochMs, nullable, recordCodec } from './stored-record.js';

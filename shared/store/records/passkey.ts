@@ -1,7 +1,7 @@
 /**
  * A passkey and a pending WebAuthn challenge (auth/passkeys.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PasskeyChallenge, PasskeyRecord } from '../../auth/passkeys.js';
 import { epochMs, nullable, recordCodec } from './stored-record.js';
 

@@ -1,7 +1,7 @@
 /**
  * A service-wide setting kept in the store, such as the generated cursor secret.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { recordCodec } from './stored-record.js';
 
 export interface SettingRecord {

@@ -7,7 +7,7 @@
  * the request that reads it instead of turning up later as `undefined`. The service answers such a
  * request 500 `internal_error` and logs the error (errors.ts: `storeFailure`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A stored record that does not decode: which kind, which item, and what is wrong with it. */
 export class StoredRecordError extends Error {
