@@ -23,6 +23,7 @@ import {
   positionSchema,
   postSchema,
   productSchema,
+  profileSections,
   profileSummarySchema,
   reactionSchema,
   schoolSchema,
@@ -34,18 +35,6 @@ import {
 export const DATASET_FORMAT = 'lookup-service-dataset';
 export const DATASET_FORMAT_VERSION = 1;
 export const MANIFEST_FILE = 'manifest.json';
-
-/** The profile sections whose status profile details report. */
-export const profileSections = [
-  'experience',
-  'education',
-  'skills',
-  'certifications',
-  'courses',
-  'volunteerExperience',
-  'companyInterests',
-] as const;
-export type ProfileSection = (typeof profileSections)[number];
 
 /**
  * The same schema with every object, however deep, refusing unknown keys. Only the kinds the record

@@ -198,6 +198,18 @@ export const searchAllItemSchema = z.discriminatedUnion('type', [
   jobSummarySchema.extend({ type: z.literal('job') }),
 ]);
 
+/** The profile sections whose status profile details report (meta.sections). */
+export const profileSections = [
+  'experience',
+  'education',
+  'skills',
+  'certifications',
+  'courses',
+  'volunteerExperience',
+  'companyInterests',
+] as const;
+export type ProfileSection = (typeof profileSections)[number];
+
 export const sectionStatuses = ['complete', 'empty', 'incomplete', 'unavailable'] as const;
 export type SectionStatus = (typeof sectionStatuses)[number];
 

@@ -19,7 +19,7 @@ import type {
   serviceCategoryLineSchema,
 } from '../../../schemas/dataset-format.js';
 
-export { type ProfileSection, profileSections } from '../../../schemas/dataset-format.js';
+export { type ProfileSection, profileSections } from '../../../schemas/records.js';
 
 export type Stored<T> = T & { internalId: string };
 
