@@ -69,10 +69,9 @@ interface Subject {
 /**
  * The baselines, bundled as the functions are: a bare Hono route, the same route reading one item
  * with the DynamoDB client (the floor of any function that checks a key), and that one also
- * validating its query with zod (the floor of any function that validates with the library this
- * service validates with, imported as the service imports it: zod's own load is most of the
- * difference), all behind Hono's
- * response-streaming Lambda adapter, as the functions stream.
+ * validating its query with zod, imported as the service imports it (the floor of any function that
+ * validates with the library this service validates with: zod's own load is most of the
+ * difference), all behind Hono's response-streaming Lambda adapter, as the functions stream.
  */
 const dynamoClient = [
   "import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';",
