@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPagesDocuments } from '../../functions/lambda/pages-documents.js';
 import { catalog } from '../../schemas/catalog.js';
@@ -483,6 +484,22 @@ describe('the bundles', () => {
     const probe = `${banner}\nconst { z } = await import('zod');\nprocess.stdout.write(String(z.config().jitless));`;
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT });
     expect(output.toString()).toBe('true');
+  });
+
+  it('carry only the parts of zod their code uses: zod is imported as a namespace, never as `{ z }`', async () => {
+    // All of zod's classic API is 201 KiB of a bundle; imported as a namespace, 106–110 KiB. A `{ z }`
+    // import anywhere, ours (biome.json refuses it) or a dependency's, would bring all of it back.
+    for (const spec of deployedFunctions()) {
+      const metafile: Metafile = JSON.parse(
+        await readFile(join(functionsDir, spec.name, 'metafile.json'), 'utf8'),
+      );
+      const zodBytes = Object.values(metafile.outputs)
+        .flatMap((output) => Object.entries(output.inputs))
+        .filter(([input]) => input.includes('node_modules/zod/'))
+        .reduce((sum, [, { bytesInOutput }]) => sum + bytesInOutput, 0);
+      expect(zodBytes, spec.name).toBeGreaterThan(0);
+      expect(zodBytes, spec.name).toBeLessThan(150 * 1024);
+    }
   });
 
   it('carry Chromium and Puppeteer in the website functions only, loaded at a first launch, neither Ajv nor zod’s other locales, and load neither the OpenAPI generator nor WebAuthn’s at start', async () => {
