@@ -11,6 +11,7 @@ export default defineConfig({
     // machine, idle while a file waits on its child processes, servers and Chromium. Two files at a
     // time keep both cores busy; every file binds port 0 and works in a temp folder of its own.
     maxWorkers: 2,
+    globalSetup: ['test/support/unpack-chromium.ts'],
     projects: [
       {
         extends: true,
@@ -21,13 +22,14 @@ export default defineConfig({
         },
       },
       {
-        // Real Chromium: one file at a time, since parallel first launches would unpack the binary
-        // into the temp folder concurrently. The black-box suite's service launches Chromium too.
+        // Real Chromium, and the black-box suite's services, which launch it too: side by side with
+        // the other files (the binary is unpacked once, by the global setup). vitest runs a project
+        // without file parallelism after all the others, on one worker: the other core sat idle for
+        // the browser files' eight minutes.
         extends: true,
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts', 'test/blackbox/**/*.test.ts'],
-          fileParallelism: false,
           testTimeout: 60_000,
         },
       },

@@ -33,6 +33,7 @@ import { listenOnLoopback } from '../../local-aws/loopback.js';
 import { startQueuePollers } from '../../local-aws/queue-pollers.js';
 import { startScheduledRules } from '../../local-aws/scheduled-rules.js';
 import { SqsQueues } from '../../local-aws/sqs-queue.js';
+import { makeOnce } from '../../scripts/make-once.js';
 import { createLogger } from '../../shared/logger.js';
 import { createRepositories } from '../../shared/service.js';
 import {
@@ -54,6 +55,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BUILD_REPORT = join(ROOT, 'dist', 'functions', 'build-report.json');
 const CDK_OUT = join(ROOT, 'cdk.out');
 const BIN = join(ROOT, 'node_modules', '.bin');
+/** The locks of `npm run build` (the tests' too: test/support/built-functions.ts) and of the synth. */
+const BUILD_LOCK = join(ROOT, '.build', 'functions.lock');
+const SYNTH_LOCK = join(ROOT, '.build', 'synth.lock');
 
 /** `npm start`'s settings that reach every function, as an operator would set them on AWS. */
 export const PASSED_SETTINGS = [
@@ -109,26 +113,33 @@ function newestInput(): number {
 
 /**
  * Builds when dist/ is missing, synthesizes when cdk.out is missing or older than the build or
- * infra/ (`npm run build` itself stays the developer's call: a stale build is what they test).
+ * infra/ (`npm run build` itself stays the developer's call: a stale build is what they test). Each
+ * at most once at a time on one checkout: a second start:synth waits for the first's output.
  */
-function ensureSynthesized(): void {
+async function ensureSynthesized(): Promise<void> {
   const run = (why: string, command: string, args: string[]) => {
     process.stdout.write(`${why}: ${command} ${args.join(' ')}\n`);
     const result = spawnSync(join(BIN, command), args, { cwd: ROOT, stdio: 'inherit' });
     if (result.status !== 0) throw new StartUpFailure('synth_failed', `${command} ${args.join(' ')} failed.`);
   };
-  if (!existsSync(BUILD_REPORT))
-    run('No build in dist/functions; building', 'tsx', ['scripts/build-functions.ts']);
+  await makeOnce(
+    BUILD_LOCK,
+    () => existsSync(BUILD_REPORT),
+    () => run('No build in dist/functions; building', 'tsx', ['scripts/build-functions.ts']),
+  );
   const manifest = join(CDK_OUT, 'manifest.json');
-  if (mtime(manifest) < newestInput()) {
-    run(
-      existsSync(manifest)
-        ? 'cdk.out is older than the build or infra/; synthesizing'
-        : 'No cdk.out; synthesizing',
-      'cdk',
-      ['synth', '--no-notices', '--quiet'],
-    );
-  }
+  await makeOnce(
+    SYNTH_LOCK,
+    () => mtime(manifest) >= newestInput(),
+    () =>
+      run(
+        existsSync(manifest)
+          ? 'cdk.out is older than the build or infra/; synthesizing'
+          : 'No cdk.out; synthesizing',
+        'cdk',
+        ['synth', '--no-notices', '--quiet'],
+      ),
+  );
 }
 
 async function main() {
@@ -140,7 +151,7 @@ async function main() {
   const settings = parsed.data;
   const releaseDataDir = holdDataDir();
   const cdkOut = settings.START_SYNTH_CDK_OUT ?? CDK_OUT;
-  if (!settings.START_SYNTH_CDK_OUT) ensureSynthesized();
+  if (!settings.START_SYNTH_CDK_OUT) await ensureSynthesized();
   // Listening before the templates are read: the queue URLs they resolve to point at it.
   const sqsServer = createServer();
   const sqsEndpoint = await listenOnLoopback(sqsServer);

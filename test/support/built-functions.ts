@@ -1,13 +1,13 @@
 /**
  * The Lambda bundles for tests and benchmarks, built once: `npm run build` runs only when
  * dist/functions/build-report.json is missing or older than any source the bundles are made from
- * (schemas/, shared/, functions/, the build script and its esbuild options, the lockfile). Test files running in parallel
- * wait on one lock directory, so one of them builds and the others reuse its output.
+ * (schemas/, shared/, functions/, the build script and its esbuild options, the lockfile). Of test
+ * files running side by side, one builds and the others wait for its output (scripts/make-once.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { makeOnce } from '../../scripts/make-once.js';
 import { ROOT } from './process-group.js';
 
 export const FUNCTIONS_DIR = join(ROOT, 'dist', 'functions');
@@ -22,8 +22,6 @@ const SOURCES = [
   'scripts/lambda-bundle-options.ts',
   'package-lock.json',
 ];
-/** A lock older than this belongs to a build that died. */
-const STALE_LOCK_MS = 10 * 60_000;
 
 export interface BuildReport {
   builtAt: string;
@@ -44,35 +42,13 @@ function isCurrent(): boolean {
   }
 }
 
-function tryLock(): boolean {
-  try {
-    mkdirSync(LOCK, { recursive: false });
-    return true;
-  } catch {
-    const held = statSync(LOCK, { throwIfNoEntry: false });
-    if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) rmdirSync(LOCK);
-    return false;
-  }
-}
-
 /** Builds the bundles unless current ones exist; answers dist/functions. */
 export async function builtFunctions(): Promise<string> {
-  mkdirSync(join(ROOT, '.build'), { recursive: true });
-  while (!isCurrent()) {
-    if (!tryLock()) {
-      await sleep(500);
-      continue;
-    }
-    try {
-      if (!isCurrent()) {
-        execFileSync(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/build-functions.ts'], {
-          cwd: ROOT,
-          stdio: 'pipe',
-        });
-      }
-    } finally {
-      rmdirSync(LOCK);
-    }
-  }
+  await makeOnce(LOCK, isCurrent, () =>
+    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/build-functions.ts'], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    }),
+  );
   return FUNCTIONS_DIR;
 }
