@@ -122,10 +122,13 @@ async function ensureSynthesized(): Promise<void> {
     const result = spawnSync(join(BIN, command), args, { cwd: ROOT, stdio: 'inherit' });
     if (result.status !== 0) throw new StartUpFailure('synth_failed', `${command} ${args.join(' ')} failed.`);
   };
+  const waitingFor = (what: string) => () =>
+    process.stdout.write(`Another process is ${what} this checkout; waiting for it\n`);
   await makeOnce(
     BUILD_LOCK,
     () => existsSync(BUILD_REPORT),
     () => run('No build in dist/functions; building', 'tsx', ['scripts/build-functions.ts']),
+    waitingFor('building'),
   );
   const manifest = join(CDK_OUT, 'manifest.json');
   await makeOnce(
@@ -139,6 +142,7 @@ async function ensureSynthesized(): Promise<void> {
         'cdk',
         ['synth', '--no-notices', '--quiet'],
       ),
+    waitingFor('synthesizing'),
   );
 }
 
