@@ -11,7 +11,6 @@ export default defineConfig({
     // machine, idle while a file waits on its child processes, servers and Chromium. Two files at a
     // time keep both cores busy; every file binds port 0 and works in a temp folder of its own.
     maxWorkers: 2,
-    globalSetup: ['test/support/unpack-chromium.ts'],
     projects: [
       {
         extends: true,
@@ -23,11 +22,12 @@ export default defineConfig({
       },
       {
         // Real Chromium, and the black-box suite (`npm start` and `npm run start:synth` as users run
-        // them), one file at a time after the others, on a machine then otherwise idle. Run beside
-        // the other files (the layout of 2026-11-27's 0f027f8), the whole suite took 928 s instead of
-        // about 1,140, but two of three runs failed a different timing-bound test each: a kill -9
-        // that never caught a lookup in flight (reconcile-on-start) and a website function's 502
-        // under start:synth. The global setup still unpacks Chromium once, before any file.
+        // them): one file at a time after the others, on a machine then otherwise idle. Two first
+        // launches at once would unpack the binary into the temp folder together. And beside the
+        // other files (tried on 2026-11-27, with Chromium unpacked once beforehand) the whole suite
+        // took 928 s instead of about 1,140, but two of three runs failed a different timing-bound
+        // test each: a kill -9 that never caught a lookup in flight (reconcile-on-start) and a
+        // website function's 502 under start:synth.
         extends: true,
         test: {
           name: 'browser',
