@@ -9,6 +9,14 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** The outputs of a checkout made under a lock, each with its own: `npm run build`'s and the synth's. */
+export type CheckoutOutput = 'build' | 'synth';
+
+/** The lock of `output` in the checkout at `root`, shared by everything that makes that output. */
+export function lockOf(root: string, output: CheckoutOutput): string {
+  return join(root, '.build', `${output}.lock`);
+}
+
 /** A lock older than this belongs to a process that died making the output, whoever it names. */
 const STALE_LOCK_MS = 10 * 60_000;
 /** Between taking the directory and naming the holder: a lock without a name is this young. */

@@ -33,7 +33,7 @@ import { listenOnLoopback } from '../../local-aws/loopback.js';
 import { startQueuePollers } from '../../local-aws/queue-pollers.js';
 import { startScheduledRules } from '../../local-aws/scheduled-rules.js';
 import { SqsQueues } from '../../local-aws/sqs-queue.js';
-import { makeOnce } from '../../scripts/make-once.js';
+import { lockOf, makeOnce } from '../../scripts/make-once.js';
 import { createLogger } from '../../shared/logger.js';
 import { createRepositories } from '../../shared/service.js';
 import {
@@ -55,9 +55,6 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BUILD_REPORT = join(ROOT, 'dist', 'functions', 'build-report.json');
 const CDK_OUT = join(ROOT, 'cdk.out');
 const BIN = join(ROOT, 'node_modules', '.bin');
-/** The locks of `npm run build` (the tests' too: test/support/built-functions.ts) and of the synth. */
-const BUILD_LOCK = join(ROOT, '.build', 'functions.lock');
-const SYNTH_LOCK = join(ROOT, '.build', 'synth.lock');
 
 /** `npm start`'s settings that reach every function, as an operator would set them on AWS. */
 export const PASSED_SETTINGS = [
@@ -125,14 +122,14 @@ async function ensureSynthesized(): Promise<void> {
   const waitingFor = (what: string) => () =>
     process.stdout.write(`Another process is ${what} this checkout; waiting for it\n`);
   await makeOnce(
-    BUILD_LOCK,
+    lockOf(ROOT, 'build'),
     () => existsSync(BUILD_REPORT),
     () => run('No build in dist/functions; building', 'tsx', ['scripts/build-functions.ts']),
     waitingFor('building'),
   );
   const manifest = join(CDK_OUT, 'manifest.json');
   await makeOnce(
-    SYNTH_LOCK,
+    lockOf(ROOT, 'synth'),
     () => mtime(manifest) >= newestInput(),
     () =>
       run(

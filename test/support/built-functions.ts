@@ -7,12 +7,11 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeOnce } from '../../scripts/make-once.js';
+import { lockOf, makeOnce } from '../../scripts/make-once.js';
 import { ROOT } from './process-group.js';
 
 export const FUNCTIONS_DIR = join(ROOT, 'dist', 'functions');
 const REPORT = join(FUNCTIONS_DIR, 'build-report.json');
-const LOCK = join(ROOT, '.build', 'functions.lock');
 const SOURCES = [
   'schemas',
   'shared',
@@ -44,7 +43,7 @@ function isCurrent(): boolean {
 
 /** Builds the bundles unless current ones exist; answers dist/functions. */
 export async function builtFunctions(): Promise<string> {
-  await makeOnce(LOCK, isCurrent, () =>
+  await makeOnce(lockOf(ROOT, 'build'), isCurrent, () =>
     execFileSync(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/build-functions.ts'], {
       cwd: ROOT,
       stdio: 'pipe',
