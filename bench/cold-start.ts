@@ -1,7 +1,8 @@
 /**
  * Benchmark (`npm run bench`, last part): the cold start of every bundle `npm run build` makes, against
- * three baselines bundled the same way (esbuild, ESM, Node 22), in one run: a bare Hono handler, one
- * that also reads an item with the DynamoDB client, and one that also validates its query with zod. Each start is a fresh Node process on a copy of
+ * four baselines bundled the same way (esbuild, ESM, Node 22), in one run: a bare Hono handler, one
+ * that also reads an item with the AWS SDK's DynamoDB client, one that also validates its query with
+ * zod, and one that reads the item with the store's own client. Each start is a fresh Node process on a copy of
  * the function's directory alone (test/support's Lambda stand-in): *init* is the import of index.mjs,
  * *first event* the first event of its kind — for an operation an authenticated request without its
  * parameters (400 after the key check in DynamoDB, on an in-process dynalite), for pages GET
@@ -54,6 +55,7 @@ const compareDirectory = process.env.BENCH_COLD_COMPARE;
 const BARE = 'bare-hono';
 const BARE_DYNAMO = 'hono-dynamodb';
 const BARE_DYNAMO_ZOD = 'hono-dynamodb-zod';
+const BARE_STORE_CLIENT = 'hono-store-client';
 const baselinesDirectory = join(ROOT, '.build', 'cold-start-baselines');
 
 interface Subject {
@@ -71,7 +73,10 @@ interface Subject {
  * with the DynamoDB client (the floor of any function that checks a key), and that one also
  * validating its query with zod, imported as the service imports it (the floor of any function that
  * validates with the library this service validates with: zod's own load is most of the
- * difference), all behind Hono's response-streaming Lambda adapter, as the functions stream.
+ * difference), all behind Hono's response-streaming Lambda adapter, as the functions stream. The
+ * rows compare against the route with the AWS SDK's client, the issue's floor; the fourth baseline
+ * reads the same item with the store's own client (dynamo-client.ts), the floor of what the
+ * functions load, so that what a function adds beyond its client is shown apart.
  */
 const dynamoClient = [
   "import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';",
@@ -86,6 +91,11 @@ const baselines = {
     "import * as z from 'zod';",
     'const query = z.object({ username: z.string().min(1).max(100).optional() });',
     "app.get('*', async (c) => c.json({ data: await getItem(), query: query.safeParse(c.req.query()).success }));",
+  ],
+  [BARE_STORE_CLIENT]: [
+    "import { DynamoClient } from './shared/store/dynamodb/dynamo-client.ts';",
+    "const client = new DynamoClient({ region: process.env.AWS_REGION ?? 'us-east-1', endpoint: process.env.DYNAMODB_ENDPOINT, credentials: 'environment', maxAttempts: 2 });",
+    "app.get('*', async (c) => c.json({ data: await client.get({ TableName: process.env.DYNAMODB_TABLE, Key: { pk: 'KEY#none', sk: 'KEY' } }) }));",
   ],
 };
 
@@ -296,15 +306,16 @@ async function main(): Promise<void> {
   });
   const bare = results.find((result) => result.name === BARE)?.coldMs ?? 1;
   const bareDynamo = results.find((result) => result.name === BARE_DYNAMO)?.coldMs ?? 1;
+  const bareStoreClient = results.find((result) => result.name === BARE_STORE_CLIENT)?.coldMs ?? 1;
   const families = [...new Set(results.map((result) => result.family))];
   console.log(
-    'family         functions  cold ms (median, max)  × bare  × hono+dynamodb  bundle KiB  directory KiB',
+    'family         functions  cold ms (median, max)  × bare  × hono+dynamodb  × hono+store client  bundle KiB  directory KiB',
   );
   for (const family of families) {
     const members = results.filter((result) => result.family === family);
     const cold = members.map((member) => member.coldMs);
     console.log(
-      `${family.padEnd(14)} ${String(members.length).padStart(9)}  ${String(median(cold)).padStart(8)} ${String(Math.max(...cold)).padStart(8)}     ${String(round(median(cold) / bare, 2)).padStart(5)}  ${String(round(median(cold) / bareDynamo, 2)).padStart(14)}  ${String(median(members.map((m) => m.bundleKiB ?? 0))).padStart(10)}  ${String(median(members.map((m) => m.directoryKiB ?? 0))).padStart(13)}`,
+      `${family.padEnd(14)} ${String(members.length).padStart(9)}  ${String(median(cold)).padStart(8)} ${String(Math.max(...cold)).padStart(8)}     ${String(round(median(cold) / bare, 2)).padStart(5)}  ${String(round(median(cold) / bareDynamo, 2)).padStart(14)}  ${String(round(median(cold) / bareStoreClient, 2)).padStart(18)}  ${String(median(members.map((m) => m.bundleKiB ?? 0))).padStart(10)}  ${String(median(members.map((m) => m.directoryKiB ?? 0))).padStart(13)}`,
     );
   }
   // Issue 29's two cold-start rows, against the floor of any function that checks a key.
@@ -335,6 +346,7 @@ async function main(): Promise<void> {
       bareColdMs: bare,
       honoDynamoColdMs: bareDynamo,
       honoDynamoZodColdMs: results.find((result) => result.name === BARE_DYNAMO_ZOD)?.coldMs,
+      honoStoreClientColdMs: bareStoreClient,
       results,
     }),
   );

@@ -1,8 +1,8 @@
 /**
  * Counts the DynamoDB calls a store's client sends, by phase of a benchmark, command name and the
  * kind of item addressed, with each call's start and end (so overlapping calls can be told from
- * sequential round trips). It is a middleware on the client's stack, added by the benchmark or test
- * only: production code is not changed to be measured.
+ * sequential round trips). It is a middleware on the client (`DynamoClient.use`), added by the
+ * benchmark or test only: production code is not changed to be measured.
  */
 import type { DynamoTable } from '../shared/store/dynamodb/table.js';
 
@@ -37,29 +37,26 @@ export function countDynamoCalls(store: DynamoTable): DynamoCallCounter {
   let inFlight = 0;
   const byPhase = new Map<string, Map<string, CallCount>>();
 
-  store.doc.middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      const item = itemKind(args.input as { Key?: unknown; Item?: unknown });
-      const counts = byPhase.get(phase) ?? new Map<string, CallCount>();
-      byPhase.set(phase, counts);
-      const label = `${command} ${item}`;
-      const entry = counts.get(label) ?? { command, item, count: 0, startedAtMs: [], spansMs: [] };
-      const span: [number, number] = [performance.now(), Number.NaN];
-      entry.count += 1;
-      entry.startedAtMs.push(span[0]);
-      entry.spansMs.push(span);
-      counts.set(label, entry);
-      inFlight += 1;
-      try {
-        return await next(args);
-      } finally {
-        inFlight -= 1;
-        span[1] = performance.now();
-      }
-    },
-    { step: 'initialize', name: 'benchDynamoCallCounter' },
-  );
+  store.client.use(async (call, next) => {
+    const command = call.operation;
+    const item = itemKind(call.input as { Key?: unknown; Item?: unknown });
+    const counts = byPhase.get(phase) ?? new Map<string, CallCount>();
+    byPhase.set(phase, counts);
+    const label = `${command} ${item}`;
+    const entry = counts.get(label) ?? { command, item, count: 0, startedAtMs: [], spansMs: [] };
+    const span: [number, number] = [performance.now(), Number.NaN];
+    entry.count += 1;
+    entry.startedAtMs.push(span[0]);
+    entry.spansMs.push(span);
+    counts.set(label, entry);
+    inFlight += 1;
+    try {
+      return await next();
+    } finally {
+      inFlight -= 1;
+      span[1] = performance.now();
+    }
+  });
 
   return {
     setPhase(next) {

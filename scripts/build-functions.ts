@@ -71,7 +71,7 @@ const needsWholeCatalog = (spec: FunctionSpec) => spec.operations.some((id) => f
 const webAuthnServer = /(?:^|\/)node_modules\/(@simplewebauthn\/server|@peculiar\/[^/]+|asn1js)\//;
 
 /** The DynamoDB client: pages loads it at its first /healthz only (pages-handler.ts). */
-const storeClient = /(?:^|\/)node_modules\/@aws-sdk\/client-dynamodb\//;
+const storeClient = /(?:^|\/)shared\/store\/dynamodb\/dynamo-client\.ts$/;
 
 /**
  * The OAuth authorization server (oidc-provider and Koa, over 800 KiB): loaded at start by the oauth

@@ -3,12 +3,17 @@
  * DATA_DIR, or the table a running server recorded. Loaded only when one of those is used, so that a
  * process on SQLite (the default server, every operator command) never loads the AWS SDK or dynalite.
  */
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { Config } from '../config.js';
 import { createDynamoStore, type DynamoStore } from './dynamodb/dynamodb-store.js';
 import { startEmbeddedDynamo } from './dynamodb/embedded-dynamodb.js';
 import { endpointFile, type ServedTable } from './dynamodb/endpoint-file.js';
-import { createDynamoTable, type DynamoTable, ensureTable, isAwsEndpoint } from './dynamodb/table.js';
+import {
+  createDynamoTable,
+  type DynamoTable,
+  ensureTable,
+  isAwsEndpoint,
+  tableStatus,
+} from './dynamodb/table.js';
 import { embeddedDynamoPath, type OpenedStore, type Role } from './local-store.js';
 import type { Store } from './store.js';
 
@@ -83,15 +88,10 @@ export async function openServedTable(
 
 /** On AWS the stack owns the table: a missing one is a wrong DYNAMODB_TABLE or region, never created here. */
 async function requireTable(table: DynamoTable, config: Config): Promise<void> {
-  try {
-    await table.doc.send(new DescribeTableCommand({ TableName: table.table }));
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
-    throw new Error(
-      `no table ${config.DYNAMODB_TABLE} in ${config.AWS_REGION}: set DYNAMODB_TABLE to the stack's TableName output and AWS_REGION to its region`,
-      { cause: error },
-    );
-  }
+  if (await tableStatus(table)) return;
+  throw new Error(
+    `no table ${config.DYNAMODB_TABLE} in ${config.AWS_REGION}: set DYNAMODB_TABLE to the stack's TableName output and AWS_REGION to its region`,
+  );
 }
 
 async function answers(store: Store): Promise<boolean> {

@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Attribution, AuditEntry } from '../../shared/accounts/accounts.js';
 import { revokeKey } from '../../shared/accounts/provisioning.js';
@@ -382,26 +381,22 @@ describe('on DynamoDB, a change whose record item a crash kept from landing', ()
 
   /** What the first write of a credit or audit change leaves when the process dies right after it. */
   async function noteOnly(owner: { pk: string; sk: string }, id: string, record: Record<string, unknown>) {
-    await table.doc.send(
-      new UpdateCommand({
-        TableName: table.table,
-        Key: owner,
-        UpdateExpression: 'SET #note = :record',
-        ExpressionAttributeNames: { '#note': `journal:${id}` },
-        ExpressionAttributeValues: { ':record': record },
-      }),
-    );
+    await table.client.update({
+      TableName: table.table,
+      Key: owner,
+      UpdateExpression: 'SET #note = :record',
+      ExpressionAttributeNames: { '#note': `journal:${id}` },
+      ExpressionAttributeValues: { ':record': record },
+    });
   }
 
   const itemsUnder = async (accountId: string, prefix: string) =>
     (
-      await table.doc.send(
-        new QueryCommand({
-          TableName: table.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': itemKeys.account(accountId).pk, ':prefix': prefix },
-        }),
-      )
+      await table.client.query({
+        TableName: table.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': itemKeys.account(accountId).pk, ':prefix': prefix },
+      })
     ).Items ?? [];
 
   it('is read from its note, and landed by reconcile', async () => {
@@ -442,13 +437,11 @@ describe('on DynamoDB, a change whose record item a crash kept from landing', ()
     expect(await itemsUnder(accountId, 'AUDIT#')).toContainEqual(expect.objectContaining(audit));
     expect(await harness.repositories.ledger.credits(accountId)).toEqual([credit]);
     expect((await harness.repositories.accounts.history(accountId))[0]).toEqual(audit);
-    const { Items } = await table.doc.send(
-      new QueryCommand({
-        TableName: table.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': itemKeys.account(accountId).pk },
-      }),
-    );
+    const { Items } = await table.client.query({
+      TableName: table.table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': itemKeys.account(accountId).pk },
+    });
     expect((Items ?? []).flatMap(Object.keys).filter((name) => name.startsWith('journal:'))).toEqual([]);
   });
 });

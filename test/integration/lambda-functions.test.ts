@@ -533,10 +533,13 @@ describe('the bundles', () => {
       );
       expect(webAuthnAtStart, spec.name).toEqual([]);
       // Pages reads the store for /healthz alone, and loads the DynamoDB client there.
-      const storeClientAtStart = atStart.some((input) =>
-        input.includes('node_modules/@aws-sdk/client-dynamodb/'),
-      );
+      const storeClientAtStart = atStart.includes('shared/store/dynamodb/dynamo-client.ts');
       expect(storeClientAtStart, spec.name).toBe(spec.kind !== 'pages');
+      // That client is the store's own (dynamo-client.ts), never the AWS SDK's DynamoDB clients.
+      const sdkDynamo = Object.keys(metafile.inputs).filter((input) =>
+        /node_modules\/@aws-sdk\/(client-dynamodb|lib-dynamodb)\//.test(input),
+      );
+      expect(sdkDynamo, spec.name).toEqual([]);
       const files = await readdir(join(functionsDir, spec.name));
       expect(files.includes('chromium'), spec.name).toBe(spec.browser);
       expect(files.includes('dataset.sqlite'), spec.name).toBe(spec.dataset);

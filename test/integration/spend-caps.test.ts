@@ -6,7 +6,6 @@
  * a refunded call gives its credits back to the period it was taken from.
  */
 
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
@@ -266,9 +265,11 @@ describe.each(storeKinds)('on the %s store', (kind) => {
         .sort();
     }
     const { table } = harness.store as DynamoStore;
-    const { Item = {} } = await table.doc.send(
-      new GetCommand({ TableName: table.table, Key: itemKeys.balance(accountId), ConsistentRead: true }),
-    );
+    const { Item = {} } = await table.client.get({
+      TableName: table.table,
+      Key: itemKeys.balance(accountId),
+      ConsistentRead: true,
+    });
     const prefix = `spend:${keyId}/`;
     return Object.keys(Item)
       .filter((name) => name.startsWith(prefix))

@@ -5,7 +5,6 @@
  * one answers 500 `internal_error` (waiting will not mend it) and the log names the item.
  */
 import { Writable } from 'node:stream';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../shared/auth/api-keys.js';
 import { createLogger } from '../../shared/logger.js';
@@ -48,16 +47,14 @@ describe.each(storeKinds)('on the %s store', (kind: StoreKind) => {
       return;
     }
     const { table } = harness.store as DynamoStore;
-    await table.doc.send(
-      new UpdateCommand({
-        TableName: table.table,
-        Key: key,
-        UpdateExpression: 'SET #attribute = :value',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#attribute': attribute },
-        ExpressionAttributeValues: { ':value': value },
-      }),
-    );
+    await table.client.update({
+      TableName: table.table,
+      Key: key,
+      UpdateExpression: 'SET #attribute = :value',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#attribute': attribute },
+      ExpressionAttributeValues: { ':value': value },
+    });
   }
 
   async function expectNamedFailure(read: Promise<unknown>, record: string, item: string) {
@@ -336,14 +333,12 @@ describe('the snapshot export of a DynamoDB table (admin migrate)', () => {
       expect((await exportSnapshot(table)).balances).toEqual([
         { accountId: 'acct_export', balance: 5, granted: 5 },
       ]);
-      await table.doc.send(
-        new UpdateCommand({
-          TableName: table.table,
-          Key: itemKeys.balance('acct_export'),
-          UpdateExpression: 'SET balance = :value',
-          ExpressionAttributeValues: { ':value': 'plenty' },
-        }),
-      );
+      await table.client.update({
+        TableName: table.table,
+        Key: itemKeys.balance('acct_export'),
+        UpdateExpression: 'SET balance = :value',
+        ExpressionAttributeValues: { ':value': 'plenty' },
+      });
       const failure = await exportSnapshot(table).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(StoredRecordError);
       expect((failure as Error).message).toContain(`ACCOUNT#acct_export / BALANCE of table ${table.table}`);

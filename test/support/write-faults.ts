@@ -8,14 +8,7 @@ import type { DynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js'
 import type { SqliteStore } from '../../shared/store/sqlite/sqlite-store.js';
 import type { Store } from '../../shared/store/store.js';
 
-const DYNAMO_WRITES = new Set([
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'PutCommand',
-  'UpdateCommand',
-  'DeleteCommand',
-]);
+const DYNAMO_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 
 export class CrashedWrite extends Error {
   constructor(index: number) {
@@ -39,13 +32,10 @@ export function injectWriteFaults(store: Store): WriteFaults {
     if (landing && !landing.has(index)) throw new CrashedWrite(index);
   };
   if (store.kind === 'dynamodb') {
-    (store as DynamoStore).table.doc.middlewareStack.add(
-      (send, context) => async (args) => {
-        if (DYNAMO_WRITES.has(context.commandName ?? '')) next();
-        return send(args);
-      },
-      { step: 'initialize', name: 'testWriteFaults' },
-    );
+    (store as DynamoStore).table.client.use((call, send) => {
+      if (DYNAMO_WRITES.has(call.operation)) next();
+      return send();
+    });
   } else {
     const { database } = store as SqliteStore;
     const transaction = database.transaction.bind(database);

@@ -3,7 +3,6 @@
  * and its audit log as items `AUDIT#<time>#<id>` there too. A change of the account item notes its
  * audit entry in the same conditional write (journal.ts), so no change goes unrecorded.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Account, AccountStore, AuditEntry } from '../../accounts/accounts.js';
 import { accountRecord } from '../records/account.js';
 import { auditRecord, land, noteName, notesOf, putRecord, readRecords } from './journal.js';
@@ -17,13 +16,11 @@ export class DynamoAccountStore implements AccountStore {
   async insert(account: Account, audit: AuditEntry): Promise<void> {
     const record = auditRecord(audit);
     const key = itemKeys.account(account.accountId);
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.table,
-        Item: { ...key, type: itemTypes.account, ...account, [noteName(record)]: record },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.table.client.put({
+      TableName: this.table.table,
+      Item: { ...key, type: itemTypes.account, ...account, [noteName(record)]: record },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
     await land(this.table, key, record);
   }
 
@@ -59,7 +56,7 @@ export class DynamoAccountStore implements AccountStore {
         `rateLimit.windowSeconds = ${update.value(before.rateLimit.windowSeconds)}`,
       );
     try {
-      await this.table.doc.send(update.command(this.table.table, key));
+      await this.table.client.update(update.input(this.table.table, key));
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
@@ -79,13 +76,11 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   private async read(accountId: string, consistent: boolean): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.table,
-        Key: itemKeys.account(accountId),
-        ConsistentRead: consistent,
-      }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: itemKeys.account(accountId),
+      ConsistentRead: consistent,
+    });
     return Item;
   }
 }

@@ -3,7 +3,6 @@
  * under the account. `lastUsedAt` lives on the account's balance item (`keyUse`), written by the
  * admission that already writes that item, so recording a use costs no write of its own.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { ApiKeyRecord, ApiKeyStore } from '../../auth/api-keys.js';
 import { apiKeyRecord } from '../records/api-key.js';
@@ -31,39 +30,37 @@ export class DynamoApiKeyStore implements ApiKeyStore {
 
   /** The record as authentication needs it; its `lastUsedAt` is not read here (see `list`). */
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: itemKeys.apiKeyByHash(keyHash) }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: itemKeys.apiKeyByHash(keyHash),
+    });
     return Item ? toRecord(this.table.table, Item, null) : undefined;
   }
 
   async list(accountId: string): Promise<ApiKeyRecord[]> {
     const [listing, balance] = await Promise.all([
-      this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': itemKeys.account(accountId).pk,
-            ':prefix': itemKeys.accountKeyPrefix,
-          },
-        }),
-      ),
-      this.table.doc.send(
-        new GetCommand({
-          TableName: this.table.table,
-          Key: itemKeys.balance(accountId),
-          ProjectionExpression: 'keyUse',
-        }),
-      ),
+      this.table.client.query({
+        TableName: this.table.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': itemKeys.account(accountId).pk,
+          ':prefix': itemKeys.accountKeyPrefix,
+        },
+      }),
+      this.table.client.get({
+        TableName: this.table.table,
+        Key: itemKeys.balance(accountId),
+        ProjectionExpression: 'keyUse',
+      }),
     ]);
     const uses = keyUsesOf(this.table.table, itemKeys.balance(accountId), balance.Item);
     const records = await Promise.all(
       (listing.Items ?? []).map(async (item) => {
         const { keyId, keyHash } = keyListing.decode(item, itemName(this.table.table, item));
-        const found = await this.table.doc.send(
-          new GetCommand({ TableName: this.table.table, Key: itemKeys.apiKeyByHash(keyHash) }),
-        );
+        const found = await this.table.client.get({
+          TableName: this.table.table,
+          Key: itemKeys.apiKeyByHash(keyHash),
+        });
         return found.Item ? toRecord(this.table.table, found.Item, uses.get(keyId) ?? null) : undefined;
       }),
     );
@@ -81,26 +78,22 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   }
 
   private async setTime(record: ApiKeyRecord, attribute: 'revokedAt' | 'expiresAt', at: string) {
-    await this.table.doc.send(
-      new UpdateCommand({
-        TableName: this.table.table,
-        Key: itemKeys.apiKeyByHash(record.keyHash),
-        UpdateExpression: 'SET #attribute = :at',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#attribute': attribute },
-        ExpressionAttributeValues: { ':at': at },
-      }),
-    );
+    await this.table.client.update({
+      TableName: this.table.table,
+      Key: itemKeys.apiKeyByHash(record.keyHash),
+      UpdateExpression: 'SET #attribute = :at',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#attribute': attribute },
+      ExpressionAttributeValues: { ':at': at },
+    });
   }
 
   private async put(key: ItemKey, attributes: Record<string, unknown>): Promise<void> {
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.table,
-        Item: { ...key, ...attributes },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.table.client.put({
+      TableName: this.table.table,
+      Item: { ...key, ...attributes },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 }
 

@@ -33,13 +33,6 @@
  * Inputs and results are kept as JSON text, as SQLite keeps them, so a round trip gives back exactly
  * what was stored whatever its shape (a DynamoDB map nests 32 levels at most).
  */
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   type BatchItem,
@@ -160,9 +153,11 @@ export class DynamoBatchStore implements BatchStore {
 
   async get(batchId: string): Promise<BatchRecord | undefined> {
     const key = itemKeys.batch(batchId);
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ConsistentRead: true,
+    });
     return Item && batchRecord.decode(recordFields(Item), itemName(this.table.table, key));
   }
 
@@ -176,17 +171,15 @@ export class DynamoBatchStore implements BatchStore {
     }
     const records: BatchRecord[] = [];
     while (records.length < limit) {
-      const page = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': itemKeys.accountBatchPrefix },
-          ScanIndexForward: false,
-          ConsistentRead: true,
-          Limit: limit - records.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await this.table.client.query({
+        TableName: this.table.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': itemKeys.accountBatchPrefix },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        Limit: limit - records.length,
+        ExclusiveStartKey: startKey,
+      });
       const listed = await Promise.all(
         (page.Items ?? []).map(async (item) => {
           const entry = batchListing.decode(item, itemName(this.table.table, item));
@@ -232,7 +225,7 @@ export class DynamoBatchStore implements BatchStore {
           `${state} IN (${CLAIMABLE_STATES.map((value) => moved.value(value)).join(', ')})`,
         );
       try {
-        await this.table.doc.send(moved.command(this.table.table, itemKeys.batch(batchId)));
+        await this.table.client.update(moved.input(this.table.table, itemKeys.batch(batchId)));
       } catch (error) {
         // Another claim moved it first, or the batch left the claimable states: read it again.
         if (isConditionFailure(error)) continue;
@@ -258,25 +251,23 @@ export class DynamoBatchStore implements BatchStore {
     let startKey: Item | undefined;
     do {
       // Only items handed out already (below nextIndex) can be running or left pending by a crash.
-      const page = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          FilterExpression: '(#state = :running AND leaseUntil <= :now) OR #state = :pending',
-          ProjectionExpression: SEEN_PROJECTION,
-          ExpressionAttributeNames: { '#state': 'state', '#index': 'index' },
-          ExpressionAttributeValues: {
-            ':pk': range.pk,
-            ':from': range.from,
-            ':to': itemKeys.batchItem(batchId, record.nextIndex - 1).sk,
-            ':running': 'running',
-            ':pending': 'pending',
-            ':now': now,
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await this.table.client.query({
+        TableName: this.table.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        FilterExpression: '(#state = :running AND leaseUntil <= :now) OR #state = :pending',
+        ProjectionExpression: SEEN_PROJECTION,
+        ExpressionAttributeNames: { '#state': 'state', '#index': 'index' },
+        ExpressionAttributeValues: {
+          ':pk': range.pk,
+          ':from': range.from,
+          ':to': itemKeys.batchItem(batchId, record.nextIndex - 1).sk,
+          ':running': 'running',
+          ':pending': 'pending',
+          ':now': now,
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      });
       for (const item of page.Items ?? [])
         candidates.push(claimSeen.decode(item, itemName(this.table.table, item)));
       startKey = page.LastEvaluatedKey;
@@ -296,15 +287,13 @@ export class DynamoBatchStore implements BatchStore {
     const record = await this.get(batchId);
     if (!record || !CLAIMABLE_STATES.includes(record.state)) return undefined;
     const key = itemKeys.batchItem(batchId, index);
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.table,
-        Key: key,
-        ProjectionExpression: SEEN_PROJECTION,
-        ExpressionAttributeNames: { '#state': 'state', '#index': 'index' },
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ProjectionExpression: SEEN_PROJECTION,
+      ExpressionAttributeNames: { '#state': 'state', '#index': 'index' },
+      ConsistentRead: true,
+    });
     if (!Item) return undefined;
     const seen = claimSeen.decode(Item, itemName(this.table.table, key));
     // The conditional hand-out settles races with claimNext, reclaims and duplicate messages.
@@ -352,7 +341,7 @@ export class DynamoBatchStore implements BatchStore {
       )
       .set(`updatedAt = ${counted.value(at)}`)
       .when('attribute_exists(pk)');
-    await this.table.doc.send(counted.command(this.table.table, itemKeys.batch(batchId)));
+    await this.table.client.update(counted.input(this.table.table, itemKeys.batch(batchId)));
     return true;
   }
 
@@ -378,10 +367,10 @@ export class DynamoBatchStore implements BatchStore {
       )
       .when('attribute_exists(pk)', `${state} IN (${from.map((value) => update.value(value)).join(', ')})`);
     const moved = await writtenIfCondition(
-      this.table.doc.send(update.command(this.table.table, itemKeys.batch(batchId))),
+      this.table.client.update(update.input(this.table.table, itemKeys.batch(batchId))),
     );
     if (!moved) return false;
-    if (finished) await this.table.doc.send(new DeleteCommand({ TableName: this.table.table, Key: marker }));
+    if (finished) await this.table.client.delete({ TableName: this.table.table, Key: marker });
     return true;
   }
 
@@ -390,16 +379,14 @@ export class DynamoBatchStore implements BatchStore {
     const items: BatchItem[] = [];
     let startKey: Item | undefined;
     while (items.length < limit) {
-      const page = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
-          ConsistentRead: true,
-          Limit: limit - items.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await this.table.client.query({
+        TableName: this.table.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
+        ConsistentRead: true,
+        Limit: limit - items.length,
+        ExclusiveStartKey: startKey,
+      });
       for (const item of page.Items ?? [])
         items.push(batchItemRecord.decode(itemFields(item), itemName(this.table.table, item)));
       startKey = page.LastEvaluatedKey;
@@ -483,19 +470,19 @@ export class DynamoBatchStore implements BatchStore {
 
   private async delivery(batchId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
     const key = itemKeys.webhookDelivery(batchId, deliveryId);
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ConsistentRead: true,
+    });
     return Item && toDelivery(Item, itemName(this.table.table, key));
   }
 
   private async dropMarker(batchId: string, deliveryId: string): Promise<void> {
-    await this.table.doc.send(
-      new DeleteCommand({
-        TableName: this.table.table,
-        Key: itemKeys.pendingWebhookDelivery(batchId, deliveryId),
-      }),
-    );
+    await this.table.client.delete({
+      TableName: this.table.table,
+      Key: itemKeys.pendingWebhookDelivery(batchId, deliveryId),
+    });
   }
 
   /** Applies `update` to the delivery while it is pending with `attemptCount` attempts. */
@@ -511,7 +498,7 @@ export class DynamoBatchStore implements BatchStore {
       `size(attempts) = ${update.value(attemptCount)}`,
     );
     return writtenIfCondition(
-      this.table.doc.send(update.command(this.table.table, itemKeys.webhookDelivery(batchId, deliveryId))),
+      this.table.client.update(update.input(this.table.table, itemKeys.webhookDelivery(batchId, deliveryId))),
     );
   }
 
@@ -544,9 +531,11 @@ export class DynamoBatchStore implements BatchStore {
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
-      const { Item } = await this.table.doc.send(
-        new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
-      );
+      const { Item } = await this.table.client.get({
+        TableName: this.table.table,
+        Key: key,
+        ConsistentRead: true,
+      });
       // Expired or removed since the put: take it again.
       if (!Item) continue;
       const where = itemName(this.table.table, key);
@@ -577,7 +566,7 @@ export class DynamoBatchStore implements BatchStore {
     update
       .set(`claimedAt = ${update.value(now)}`)
       .when(`batchId = ${update.value(earlier.batchId)}`, `claimedAt = ${update.value(earlier.claimedAt)}`);
-    return writtenIfCondition(this.table.doc.send(update.command(this.table.table, key)));
+    return writtenIfCondition(this.table.client.update(update.input(this.table.table, key)));
   }
 
   /** The batch once its create has written the record, or undefined after CREATE_WAIT_MS. */
@@ -610,9 +599,9 @@ export class DynamoBatchStore implements BatchStore {
   private async writeChunk(chunk: Item[]): Promise<void> {
     let requests = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let retry = 0; ; retry++) {
-      const { UnprocessedItems } = await this.table.doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.table.table]: requests } }),
-      );
+      const { UnprocessedItems } = await this.table.client.batchWrite({
+        RequestItems: { [this.table.table]: requests },
+      });
       const left = UnprocessedItems?.[this.table.table] ?? [];
       if (left.length === 0) return;
       if (retry >= UNPROCESSED_RETRIES)
@@ -631,19 +620,17 @@ export class DynamoBatchStore implements BatchStore {
     let nextIndex = from;
     let startKey: Item | undefined;
     do {
-      const page = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ProjectionExpression: SEEN_PROJECTION,
-          ExpressionAttributeNames: { '#state': 'state', '#index': 'index' },
-          ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-          // Invalid items in the way take further pages.
-          Limit: limit - pending.length,
-        }),
-      );
+      const page = await this.table.client.query({
+        TableName: this.table.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ProjectionExpression: SEEN_PROJECTION,
+        ExpressionAttributeNames: { '#state': 'state', '#index': 'index' },
+        ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+        // Invalid items in the way take further pages.
+        Limit: limit - pending.length,
+      });
       for (const item of page.Items ?? []) {
         const seen = claimSeen.decode(item, itemName(this.table.table, item));
         nextIndex = seen.index + 1;
@@ -677,9 +664,9 @@ export class DynamoBatchStore implements BatchStore {
     if (seen.state === 'running' && now !== undefined) update.when(`leaseUntil <= ${update.value(now)}`);
     const key = itemKeys.batchItem(batchId, seen.index);
     try {
-      const command = update.command(this.table.table, key);
-      command.input.ReturnValues = 'ALL_NEW';
-      const { Attributes = {} } = await this.table.doc.send(command);
+      const { Attributes = {} } = await this.table.client.update(
+        update.input(this.table.table, key, 'ALL_NEW'),
+      );
       const item = batchItemRecord.decode(itemFields(Attributes), itemName(this.table.table, key));
       return { index: item.index, input: item.input, attempt: item.attempt };
     } catch (error) {
@@ -699,7 +686,7 @@ export class DynamoBatchStore implements BatchStore {
     const state = update.name('state');
     update.when(`${state} = ${update.value('running')}`, `attempt = ${update.value(attempt)}`);
     return writtenIfCondition(
-      this.table.doc.send(update.command(this.table.table, itemKeys.batchItem(batchId, index))),
+      this.table.client.update(update.input(this.table.table, itemKeys.batchItem(batchId, index))),
     );
   }
 
@@ -710,14 +697,12 @@ export class DynamoBatchStore implements BatchStore {
   }
 
   private async put(item: Item, condition?: string, values?: Record<string, unknown>): Promise<void> {
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.table,
-        Item: item,
-        ...(condition ? { ConditionExpression: condition } : {}),
-        ...(values ? { ExpressionAttributeValues: values } : {}),
-      }),
-    );
+    await this.table.client.put({
+      TableName: this.table.table,
+      Item: item,
+      ...(condition ? { ConditionExpression: condition } : {}),
+      ...(values ? { ExpressionAttributeValues: values } : {}),
+    });
   }
 }
 

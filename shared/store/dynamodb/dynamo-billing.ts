@@ -32,7 +32,6 @@
  * one conditional UpdateItem of the balance item that notes its credit entry (journal.ts), then the
  * entry's own item. docs/state.md has the rest.
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   AccountReadRequest,
   Admission,
@@ -119,22 +118,20 @@ export class DynamoBillingStore implements BillingStore {
   async open(accountId: string, opening?: CreditEntry): Promise<void> {
     const credits = opening?.amount ?? 0;
     const record = opening && creditRecord(opening);
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.table,
-        Item: {
-          ...itemKeys.balance(accountId),
-          type: itemTypes.balance,
-          accountId,
-          balance: credits,
-          granted: credits,
-          inflight: {},
-          keyUse: {},
-          ...(record ? { [noteName(record)]: record } : {}),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.table.client.put({
+      TableName: this.table.table,
+      Item: {
+        ...itemKeys.balance(accountId),
+        type: itemTypes.balance,
+        accountId,
+        balance: credits,
+        granted: credits,
+        inflight: {},
+        keyUse: {},
+        ...(record ? { [noteName(record)]: record } : {}),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
     if (record) await land(this.table, itemKeys.balance(accountId), { ...record, balance: credits });
   }
 
@@ -157,7 +154,9 @@ export class DynamoBillingStore implements BillingStore {
     if (entry.amount < 0) update.when(`balance >= ${update.value(-entry.amount)}`);
     let balance: number;
     try {
-      const { Attributes } = await this.table.doc.send(update.command(this.table.table, key, 'UPDATED_NEW'));
+      const { Attributes } = await this.table.client.update(
+        update.input(this.table.table, key, 'UPDATED_NEW'),
+      );
       balance = this.after(balanceAfterWrite, key, Attributes).balance;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -266,15 +265,13 @@ export class DynamoBillingStore implements BillingStore {
   async keySpend(accountId: string, keyId: string, now: number): Promise<KeySpend> {
     const { day, month } = spendPeriods(now);
     const key = itemKeys.balance(accountId);
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.table,
-        Key: key,
-        ProjectionExpression: '#day, #month',
-        ExpressionAttributeNames: { '#day': spendName(keyId, day), '#month': spendName(keyId, month) },
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ProjectionExpression: '#day, #month',
+      ExpressionAttributeNames: { '#day': spendName(keyId, day), '#month': spendName(keyId, month) },
+      ConsistentRead: true,
+    });
     return keySpendOf(spendOf(Item ?? {}, itemName(this.table.table, key)), keyId, now);
   }
 
@@ -304,23 +301,21 @@ export class DynamoBillingStore implements BillingStore {
     const settled: LedgerEntry[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
-          ExpressionAttributeValues: {
-            ':pk': itemKeys.account(accountId).pk,
-            ':from': `${itemKeys.ledgerPrefix}${query.since ?? ''}`,
-            ':to': upper,
-            ...values,
-          },
-          ScanIndexForward: false,
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-          ...(limit ? { Limit: limit - settled.length } : {}),
-        }),
-      );
+      const page = await this.table.client.query({
+        TableName: this.table.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+        ExpressionAttributeValues: {
+          ':pk': itemKeys.account(accountId).pk,
+          ':from': `${itemKeys.ledgerPrefix}${query.since ?? ''}`,
+          ':to': upper,
+          ...values,
+        },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+        ...(limit ? { Limit: limit - settled.length } : {}),
+      });
       const read = (page.Items ?? []).map((item) => this.toLedgerEntry(item));
       settled.push(...read.filter((entry) => matchesLedgerQuery(entry, query)));
       startKey = limit && settled.length >= limit ? undefined : page.LastEvaluatedKey;
@@ -355,9 +350,11 @@ export class DynamoBillingStore implements BillingStore {
   }: AccountReadRequest): Promise<WindowAdmission> {
     const key = itemKeys.rateWindow(accountId, ACCOUNT_WINDOW);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const { Item } = await this.table.doc.send(
-        new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
-      );
+      const { Item } = await this.table.client.get({
+        TableName: this.table.table,
+        Key: key,
+        ConsistentRead: true,
+      });
       const seen = Item && rateWindowItem.decode(Item, itemName(this.table.table, key));
       const window = windowAt(seen, rateLimit, now);
       const allowance = currentAllowance(window);
@@ -386,8 +383,8 @@ export class DynamoBillingStore implements BillingStore {
           );
       }
       try {
-        const { Attributes } = await this.table.doc.send(
-          update.command(this.table.table, key, 'UPDATED_NEW'),
+        const { Attributes } = await this.table.client.update(
+          update.input(this.table.table, key, 'UPDATED_NEW'),
         );
         const { windowCount } = this.after(windowAfterWrite, key, Attributes);
         if (keyUse) await this.recordKeyUse(accountId, keyUse);
@@ -495,7 +492,9 @@ export class DynamoBillingStore implements BillingStore {
     for (const name of stale) update.remove(update.name(name));
     try {
       const key = itemKeys.balance(accountId);
-      const { Attributes } = await this.table.doc.send(update.command(this.table.table, key, 'UPDATED_NEW'));
+      const { Attributes } = await this.table.client.update(
+        update.input(this.table.table, key, 'UPDATED_NEW'),
+      );
       this.forgetSettled(accountId, cleared);
       this.forget(this.staleSpend, accountId, stale);
       const spend =
@@ -522,7 +521,7 @@ export class DynamoBillingStore implements BillingStore {
       .set(`keyUse.${update.name(keyUse.keyId)} = ${update.value(keyUse.at)}`)
       .when('attribute_exists(keyUse)');
     try {
-      await this.table.doc.send(update.command(this.table.table, itemKeys.balance(accountId)));
+      await this.table.client.update(update.input(this.table.table, itemKeys.balance(accountId)));
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
@@ -531,24 +530,22 @@ export class DynamoBillingStore implements BillingStore {
   /** The first request of an account whose balance item an interrupted creation never wrote. */
   private async create(request: AdmissionRequest, base: WindowBase): Promise<Admission | undefined> {
     try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.table,
-          Item: {
-            ...itemKeys.balance(request.accountId),
-            type: itemTypes.balance,
-            accountId: request.accountId,
-            balance: 0,
-            granted: 0,
-            inflight: {},
-            keyUse: request.keyUse ? { [request.keyUse.keyId]: request.keyUse.at } : {},
-            windowStart: base.windowStart,
-            windowCount: 1,
-            previousCount: base.previousCount,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.table.client.put({
+        TableName: this.table.table,
+        Item: {
+          ...itemKeys.balance(request.accountId),
+          type: itemTypes.balance,
+          accountId: request.accountId,
+          balance: 0,
+          granted: 0,
+          inflight: {},
+          keyUse: request.keyUse ? { [request.keyUse.keyId]: request.keyUse.at } : {},
+          windowStart: base.windowStart,
+          windowCount: 1,
+          previousCount: base.previousCount,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
       return { outcome: 'admitted', window: { ...base, currentCount: 1 } };
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
@@ -583,7 +580,9 @@ export class DynamoBillingStore implements BillingStore {
     }
     const key = itemKeys.balance(entry.accountId);
     try {
-      const { Attributes } = await this.table.doc.send(update.command(this.table.table, key, 'UPDATED_NEW'));
+      const { Attributes } = await this.table.client.update(
+        update.input(this.table.table, key, 'UPDATED_NEW'),
+      );
       const balance = this.after(balanceAfterWrite, key, Attributes).balance;
       if (!entry.capped || !keyId) return { refunded: true, balance };
       const spent = spendOf(Attributes ?? {}, itemName(this.table.table, key));
@@ -597,19 +596,17 @@ export class DynamoBillingStore implements BillingStore {
   private async clearEntries(accountId: string, requestIds: readonly string[]): Promise<void> {
     const update = new UpdateExpression();
     for (const requestId of requestIds) update.remove(`inflight.${update.name(requestId)}`);
-    await this.table.doc.send(update.command(this.table.table, itemKeys.balance(accountId)));
+    await this.table.client.update(update.input(this.table.table, itemKeys.balance(accountId)));
   }
 
   /** Writes a ledger item; with `onlyNew`, false when one was there already. */
   private async putLedger(entry: LedgerEntry, onlyNew: boolean): Promise<boolean> {
     try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.table,
-          Item: { ...ledgerKey(entry), type: itemTypes.ledger, ...entry },
-          ...(onlyNew ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
-        }),
-      );
+      await this.table.client.put({
+        TableName: this.table.table,
+        Item: { ...ledgerKey(entry), type: itemTypes.ledger, ...entry },
+        ...(onlyNew ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+      });
       return true;
     } catch (error) {
       if (onlyNew && isConditionFailure(error)) return false;
@@ -618,9 +615,11 @@ export class DynamoBillingStore implements BillingStore {
   }
 
   private async getLedger(entry: InflightEntry): Promise<LedgerEntry | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: ledgerKey(entry), ConsistentRead: true }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: ledgerKey(entry),
+      ConsistentRead: true,
+    });
     return Item ? this.toLedgerEntry(Item) : undefined;
   }
 
@@ -652,9 +651,11 @@ export class DynamoBillingStore implements BillingStore {
 
   /** The balance item as stored, journal notes included. */
   private async readItem(accountId: string): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: itemKeys.balance(accountId), ConsistentRead: true }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: itemKeys.balance(accountId),
+      ConsistentRead: true,
+    });
     return Item;
   }
 

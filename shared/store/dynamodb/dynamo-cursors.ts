@@ -1,7 +1,6 @@
 /**
  * Cursor records on DynamoDB, deleted by the table's TTL (`expiresAt`, seconds) once expired.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CursorRecord, CursorStore } from '../../paging/cursors.js';
 import { cursorRecord } from '../records/cursor.js';
 import { fromTtl, itemKeys, itemName, itemTypes, ttlSeconds } from './keys.js';
@@ -12,20 +11,20 @@ export class DynamoCursorStore implements CursorStore {
 
   async insert(record: CursorRecord): Promise<void> {
     const { id, expiresAt, ...rest } = record;
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.table,
-        Item: { ...itemKeys.cursor(id), type: itemTypes.cursor, ...rest, expiresAt: ttlSeconds(expiresAt) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.table.client.put({
+      TableName: this.table.table,
+      Item: { ...itemKeys.cursor(id), type: itemTypes.cursor, ...rest, expiresAt: ttlSeconds(expiresAt) },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   async get(id: string): Promise<CursorRecord | undefined> {
     const key = itemKeys.cursor(id);
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ConsistentRead: true,
+    });
     if (!Item) return undefined;
     return cursorRecord.decode(
       { ...Item, id, expiresAt: fromTtl(Item.expiresAt) },

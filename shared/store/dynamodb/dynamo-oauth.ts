@@ -14,7 +14,6 @@
  * account written first, so a crash between the two leaves a listed id without a record (skipped by
  * `list`), never a connection its customer cannot see or revoke.
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   type ConnectionRecord,
@@ -68,9 +67,11 @@ export class DynamoOAuthStateStore implements OAuthStateStore {
 
   async find(model: string, id: string, now: number): Promise<OAuthStateRecord | undefined> {
     const key = itemKeys.oauthState(model, id);
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ConsistentRead: true,
+    });
     if (!Item) return undefined;
     const record = oauthStateRecord.decode(
       { payload: parsedJsonText(Item.payload), expiresAt: Item.expiresAtMs, consumedAt: Item.consumedAt },
@@ -81,9 +82,11 @@ export class DynamoOAuthStateStore implements OAuthStateStore {
 
   async findByUid(model: string, uid: string, now: number): Promise<OAuthStateRecord | undefined> {
     const key = itemKeys.oauthUid(model, uid);
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ConsistentRead: true,
+    });
     if (!Item) return undefined;
     const record = await this.find(model, uidEntry.decode(Item, itemName(this.table.table, key)).id, now);
     // The entry outlives a replacement that changed the uid: the record says which uid is its own.
@@ -92,15 +95,13 @@ export class DynamoOAuthStateStore implements OAuthStateStore {
 
   async consume(model: string, id: string, at: number): Promise<void> {
     try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.table,
-          Key: itemKeys.oauthState(model, id),
-          UpdateExpression: 'SET consumedAt = :at',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(consumedAt)',
-          ExpressionAttributeValues: { ':at': at },
-        }),
-      );
+      await this.table.client.update({
+        TableName: this.table.table,
+        Key: itemKeys.oauthState(model, id),
+        UpdateExpression: 'SET consumedAt = :at',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(consumedAt)',
+        ExpressionAttributeValues: { ':at': at },
+      });
     } catch (error) {
       // Used already (the first use stays), or not there at all.
       if (!isConditionFailure(error)) throw error;
@@ -131,19 +132,17 @@ export class DynamoOAuthStateStore implements OAuthStateStore {
   private async remove(model: string, id: string, boundTo?: string): Promise<boolean> {
     let removed: Item | undefined;
     try {
-      ({ Attributes: removed } = await this.table.doc.send(
-        new DeleteCommand({
-          TableName: this.table.table,
-          Key: itemKeys.oauthState(model, id),
-          ReturnValues: 'ALL_OLD',
-          ...(boundTo === undefined
-            ? {}
-            : {
-                ConditionExpression: 'grantId = :grantId',
-                ExpressionAttributeValues: { ':grantId': boundTo },
-              }),
-        }),
-      ));
+      ({ Attributes: removed } = await this.table.client.delete({
+        TableName: this.table.table,
+        Key: itemKeys.oauthState(model, id),
+        ReturnValues: 'ALL_OLD',
+        ...(boundTo === undefined
+          ? {}
+          : {
+              ConditionExpression: 'grantId = :grantId',
+              ExpressionAttributeValues: { ':grantId': boundTo },
+            }),
+      }));
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
@@ -159,23 +158,19 @@ export class DynamoOAuthStateStore implements OAuthStateStore {
   }
 
   private async write(key: ItemKey, attributes: Item): Promise<void> {
-    await this.table.doc.send(
-      new PutCommand({ TableName: this.table.table, Item: { ...key, ...attributes } }),
-    );
+    await this.table.client.put({ TableName: this.table.table, Item: { ...key, ...attributes } });
   }
 
   /** Deletes the item (only while its `id` is `id`, when given). */
   private async deleteItem(key: ItemKey, id?: string): Promise<void> {
     try {
-      await this.table.doc.send(
-        new DeleteCommand({
-          TableName: this.table.table,
-          Key: key,
-          ...(id === undefined
-            ? {}
-            : { ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': id } }),
-        }),
-      );
+      await this.table.client.delete({
+        TableName: this.table.table,
+        Key: key,
+        ...(id === undefined
+          ? {}
+          : { ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': id } }),
+      });
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
@@ -188,44 +183,42 @@ export class DynamoConnectionStore implements ConnectionStore {
   async insert(record: ConnectionRecord): Promise<void> {
     const listing = itemKeys.accountConnection(record.accountId, record.connectionId);
     try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.table,
-          Item: { ...listing, type: itemTypes.accountConnection, connectionId: record.connectionId },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.table.client.put({
+        TableName: this.table.table,
+        Item: { ...listing, type: itemTypes.accountConnection, connectionId: record.connectionId },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
     } catch (error) {
       if (isConditionFailure(error)) throw new ConnectionTakenError(record.connectionId);
       throw error;
     }
     try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.table,
-          // Nulls are left out: `revoke` tells an unrevoked connection by its missing `revokedAt`,
-          // and the codec reads a missing field as null.
-          Item: {
-            ...itemKeys.connection(record.connectionId),
-            type: itemTypes.connection,
-            ...withoutNulls(record),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.table.client.put({
+        TableName: this.table.table,
+        // Nulls are left out: `revoke` tells an unrevoked connection by its missing `revokedAt`,
+        // and the codec reads a missing field as null.
+        Item: {
+          ...itemKeys.connection(record.connectionId),
+          type: itemTypes.connection,
+          ...withoutNulls(record),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       // Another account's connection has the id: the listing entry just written is this insert's own.
-      await this.table.doc.send(new DeleteCommand({ TableName: this.table.table, Key: listing }));
+      await this.table.client.delete({ TableName: this.table.table, Key: listing });
       throw new ConnectionTakenError(record.connectionId);
     }
   }
 
   async get(connectionId: string): Promise<ConnectionRecord | undefined> {
     const key = itemKeys.connection(connectionId);
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ConsistentRead: true,
+    });
     return Item && connectionRecord.decode(Item, itemName(this.table.table, key));
   }
 
@@ -247,15 +240,13 @@ export class DynamoConnectionStore implements ConnectionStore {
 
   async recordUse(connectionId: string, at: string): Promise<void> {
     try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.table,
-          Key: itemKeys.connection(connectionId),
-          UpdateExpression: 'SET lastUsedAt = :at',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':at': at },
-        }),
-      );
+      await this.table.client.update({
+        TableName: this.table.table,
+        Key: itemKeys.connection(connectionId),
+        UpdateExpression: 'SET lastUsedAt = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+      });
     } catch (error) {
       // No such connection: an update would create a stray item.
       if (!isConditionFailure(error)) throw error;
@@ -265,28 +256,24 @@ export class DynamoConnectionStore implements ConnectionStore {
   async revoke(connectionId: string, at: string, reason: ConnectionRevocation): Promise<boolean> {
     const key = itemKeys.connection(connectionId);
     try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.table,
-          Key: key,
-          UpdateExpression: 'SET revokedAt = :at, revokedReason = :reason',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
-          ExpressionAttributeValues: { ':at': at, ':reason': reason },
-        }),
-      );
+      await this.table.client.update({
+        TableName: this.table.table,
+        Key: key,
+        UpdateExpression: 'SET revokedAt = :at, revokedReason = :reason',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: { ':at': at, ':reason': reason },
+      });
       return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
     // Revoked already (the first reason stays), or no such connection.
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.table,
-        Key: key,
-        ConsistentRead: true,
-        ProjectionExpression: 'pk',
-      }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ConsistentRead: true,
+      ProjectionExpression: 'pk',
+    });
     return Item !== undefined;
   }
 }

@@ -5,7 +5,6 @@
  * (removal goes the other way round). A challenge is an item with a TTL, taken by a delete that
  * returns it, so two requests cannot both use it.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   type PasskeyChallenge,
@@ -25,24 +24,20 @@ export class DynamoPasskeyStore implements PasskeyStore {
 
   async insert(record: PasskeyRecord): Promise<void> {
     try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.table,
-          Item: {
-            ...itemKeys.accountPasskey(record.accountId, record.credentialId),
-            type: itemTypes.accountPasskey,
-            credentialId: record.credentialId,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.table,
-          Item: { ...itemKeys.passkey(record.credentialId), type: itemTypes.passkey, ...record },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.table.client.put({
+        TableName: this.table.table,
+        Item: {
+          ...itemKeys.accountPasskey(record.accountId, record.credentialId),
+          type: itemTypes.accountPasskey,
+          credentialId: record.credentialId,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
+      await this.table.client.put({
+        TableName: this.table.table,
+        Item: { ...itemKeys.passkey(record.credentialId), type: itemTypes.passkey, ...record },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
     } catch (error) {
       if (isConditionFailure(error)) throw new PasskeyTakenError(record.credentialId);
       throw error;
@@ -51,23 +46,23 @@ export class DynamoPasskeyStore implements PasskeyStore {
 
   async find(credentialId: string): Promise<PasskeyRecord | undefined> {
     const key = itemKeys.passkey(credentialId);
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ConsistentRead: true,
+    });
     return Item && passkeyRecord.decode(Item, itemName(this.table.table, key));
   }
 
   async list(accountId: string): Promise<PasskeyRecord[]> {
-    const { Items = [] } = await this.table.doc.send(
-      new QueryCommand({
-        TableName: this.table.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': itemKeys.account(accountId).pk,
-          ':prefix': itemKeys.accountPasskeyPrefix,
-        },
-      }),
-    );
+    const { Items = [] } = await this.table.client.query({
+      TableName: this.table.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': itemKeys.account(accountId).pk,
+        ':prefix': itemKeys.accountPasskeyPrefix,
+      },
+    });
     const records = await Promise.all(
       Items.map((item) =>
         this.find(passkeyListing.decode(item, itemName(this.table.table, item)).credentialId),
@@ -80,18 +75,16 @@ export class DynamoPasskeyStore implements PasskeyStore {
 
   async recordUse(credentialId: string, counter: number, at: string): Promise<boolean> {
     try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.table,
-          Key: itemKeys.passkey(credentialId),
-          UpdateExpression: 'SET #counter = :counter, lastUsedAt = :at',
-          // A counter of 0 is an authenticator that keeps none; any other must only grow.
-          ConditionExpression:
-            'attribute_exists(pk) AND (#counter < :counter OR (#counter = :zero AND :counter = :zero))',
-          ExpressionAttributeNames: { '#counter': 'counter' },
-          ExpressionAttributeValues: { ':counter': counter, ':at': at, ':zero': 0 },
-        }),
-      );
+      await this.table.client.update({
+        TableName: this.table.table,
+        Key: itemKeys.passkey(credentialId),
+        UpdateExpression: 'SET #counter = :counter, lastUsedAt = :at',
+        // A counter of 0 is an authenticator that keeps none; any other must only grow.
+        ConditionExpression:
+          'attribute_exists(pk) AND (#counter < :counter OR (#counter = :zero AND :counter = :zero))',
+        ExpressionAttributeNames: { '#counter': 'counter' },
+        ExpressionAttributeValues: { ':counter': counter, ':at': at, ':zero': 0 },
+      });
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -101,48 +94,44 @@ export class DynamoPasskeyStore implements PasskeyStore {
 
   async remove(accountId: string, credentialId: string): Promise<boolean> {
     try {
-      await this.table.doc.send(
-        new DeleteCommand({
-          TableName: this.table.table,
-          Key: itemKeys.passkey(credentialId),
-          ConditionExpression: 'accountId = :accountId',
-          ExpressionAttributeValues: { ':accountId': accountId },
-        }),
-      );
+      await this.table.client.delete({
+        TableName: this.table.table,
+        Key: itemKeys.passkey(credentialId),
+        ConditionExpression: 'accountId = :accountId',
+        ExpressionAttributeValues: { ':accountId': accountId },
+      });
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
     }
-    await this.table.doc.send(
-      new DeleteCommand({
-        TableName: this.table.table,
-        Key: itemKeys.accountPasskey(accountId, credentialId),
-      }),
-    );
+    await this.table.client.delete({
+      TableName: this.table.table,
+      Key: itemKeys.accountPasskey(accountId, credentialId),
+    });
     return true;
   }
 
   async saveChallenge(challenge: PasskeyChallenge): Promise<void> {
     const { id, expiresAt, ...rest } = challenge;
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.table,
-        Item: {
-          ...itemKeys.passkeyChallenge(id),
-          type: itemTypes.passkeyChallenge,
-          ...rest,
-          expiresAt: ttlSeconds(expiresAt),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.table.client.put({
+      TableName: this.table.table,
+      Item: {
+        ...itemKeys.passkeyChallenge(id),
+        type: itemTypes.passkeyChallenge,
+        ...rest,
+        expiresAt: ttlSeconds(expiresAt),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   async takeChallenge(id: string, now: number): Promise<PasskeyChallenge | undefined> {
     const key = itemKeys.passkeyChallenge(id);
-    const { Attributes } = await this.table.doc.send(
-      new DeleteCommand({ TableName: this.table.table, Key: key, ReturnValues: 'ALL_OLD' }),
-    );
+    const { Attributes } = await this.table.client.delete({
+      TableName: this.table.table,
+      Key: key,
+      ReturnValues: 'ALL_OLD',
+    });
     if (!Attributes) return undefined;
     const challenge = passkeyChallengeRecord.decode(
       { ...Attributes, id, expiresAt: fromTtl(Attributes.expiresAt) },

@@ -1,7 +1,6 @@
 /**
  * Service-wide settings on DynamoDB: one item each, created once by a conditional put.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SettingStore } from '../../paging/cursors.js';
 import { settingRecord } from '../records/setting.js';
 import { itemKeys, itemName, itemTypes } from './keys.js';
@@ -12,9 +11,11 @@ export class DynamoSettingStore implements SettingStore {
 
   async get(name: string): Promise<string | undefined> {
     const key = itemKeys.setting(name);
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.table, Key: key, ConsistentRead: true }),
-    );
+    const { Item } = await this.table.client.get({
+      TableName: this.table.table,
+      Key: key,
+      ConsistentRead: true,
+    });
     // Items of earlier versions hold no `name`: their key says it.
     return Item && settingRecord.decode({ name, ...Item }, itemName(this.table.table, key)).value;
   }
@@ -22,13 +23,11 @@ export class DynamoSettingStore implements SettingStore {
   async getOrCreate(name: string, candidate: string): Promise<string> {
     const key = itemKeys.setting(name);
     try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.table,
-          Item: { ...key, type: itemTypes.setting, name, value: candidate },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.table.client.put({
+        TableName: this.table.table,
+        Item: { ...key, type: itemTypes.setting, name, value: candidate },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
       return candidate;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;

@@ -2,7 +2,6 @@
  * The DynamoDB adapter of the store port: one table (pk/sk, TTL attribute `expiresAt` in seconds),
  * key shapes from keys.ts, single-item conditional writes only.
  */
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '../store.js';
 import { DynamoAccountStore } from './dynamo-accounts.js';
 import { DynamoApiKeyStore } from './dynamo-api-keys.js';
@@ -59,15 +58,12 @@ export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<vo
       // What admission needs: an update of an item (admission's is conditional on the balance), which
       // proves the table is there and writable by this role with capacity to spare; a read proves none
       // of that. No condition here: two probes in the same millisecond must not fail each other.
-      await table.doc.send(
-        new UpdateCommand({
-          TableName: table.table,
-          Key: itemKeys.probe,
-          UpdateExpression: 'SET heartbeatAt = :now',
-          ExpressionAttributeValues: { ':now': new Date().toISOString() },
-        }),
-        { abortSignal: AbortSignal.timeout(2_000) },
-      );
+      await table.client.update({
+        TableName: table.table,
+        Key: itemKeys.probe,
+        UpdateExpression: 'SET heartbeatAt = :now',
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      });
     },
     /** DynamoDB's TTL deletes these on AWS; dynalite never does, so local processes sweep. */
     async sweepExpired(now) {
@@ -76,14 +72,12 @@ export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<vo
         const filter = { expression: 'expiresAt < :now', values: { ':now': ttlSeconds(now) } };
         for (const item of await scanAll(table, type, filter)) {
           try {
-            await table.doc.send(
-              new DeleteCommand({
-                TableName: table.table,
-                Key: { pk: item.pk, sk: item.sk },
-                ConditionExpression: 'expiresAt < :now',
-                ExpressionAttributeValues: { ':now': ttlSeconds(now) },
-              }),
-            );
+            await table.client.delete({
+              TableName: table.table,
+              Key: { pk: item.pk, sk: item.sk },
+              ConditionExpression: 'expiresAt < :now',
+              ExpressionAttributeValues: { ':now': ttlSeconds(now) },
+            });
             deleted += 1;
           } catch (error) {
             // Renewed in the meantime (a slot taken again): it stays.
@@ -94,7 +88,7 @@ export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<vo
       return deleted;
     },
     async close() {
-      table.doc.destroy();
+      table.client.destroy();
       await onClose?.();
     },
   };

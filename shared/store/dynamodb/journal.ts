@@ -6,7 +6,6 @@
  * readers merge notes with record items by id, `landNotes` completes them (run by `reconcile`), and
  * `admin migrate` copies them. So the change is never without its record.
  */
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { AuditEntry } from '../../accounts/accounts.js';
 import type { CreditEntry } from '../../billing/billing-store.js';
@@ -79,7 +78,7 @@ export async function land(table: DynamoTable, owner: ItemKey, record: JournalRe
   const update = new UpdateExpression();
   update.remove(update.name(noteName(record))).when('attribute_exists(pk)');
   try {
-    await table.doc.send(update.command(table.table, owner));
+    await table.client.update(update.input(table.table, owner));
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
@@ -99,13 +98,11 @@ export async function landNotes(
 /** Puts a record that changes no other item (an audit entry about a key); false when it was there. */
 export async function putRecord(table: DynamoTable, record: JournalRecord): Promise<boolean> {
   try {
-    await table.doc.send(
-      new PutCommand({
-        TableName: table.table,
-        Item: { ...recordKey(record), ...record },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await table.client.put({
+      TableName: table.table,
+      Item: { ...recordKey(record), ...record },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -123,18 +120,16 @@ export async function readRecords<Type extends JournalRecord['type']>(
   const records: JournalRecord[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await table.doc.send(
-      new QueryCommand({
-        TableName: table.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': itemKeys.account(accountId).pk,
-          ':prefix': type === itemTypes.credit ? itemKeys.creditPrefix : itemKeys.auditPrefix,
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const page = await table.client.query({
+      TableName: table.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': itemKeys.account(accountId).pk,
+        ':prefix': type === itemTypes.credit ? itemKeys.creditPrefix : itemKeys.auditPrefix,
+      },
+      ConsistentRead: true,
+      ExclusiveStartKey: startKey,
+    });
     for (const item of page.Items ?? []) records.push(toJournalRecord(table.table, item));
     startKey = page.LastEvaluatedKey;
   } while (startKey);

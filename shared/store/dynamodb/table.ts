@@ -2,29 +2,22 @@
  * The one DynamoDB client and the table it talks to, shared by every repository of the DynamoDB
  * adapter.
  */
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  type ScalarAttributeType,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type Credentials, DynamoClient } from './dynamo-client.js';
 
 export interface DynamoTable {
-  doc: DynamoDBDocumentClient;
+  client: DynamoClient;
   table: string;
 }
 
 export interface DynamoTableOptions {
   table: string;
   region: string;
-  /** Unset on AWS: the SDK finds DynamoDB itself. */
+  /** Unset on AWS: the region's own endpoint. */
   endpoint?: string;
   /**
    * Whom requests to `endpoint` are signed as: `placeholder` (the default for any endpoint but
    * AWS's own: the embedded DynamoDB ignores credentials, and a developer's machine may have none),
-   * `environment` (the SDK's own credentials: a Lambda function's role, which start:synth's DynamoDB
+   * `environment` (the environment's credentials: a Lambda function's role, which start:synth's DynamoDB
    * checks against the templates' grants, or an operator's AWS credentials; always so against
    * AWS's own endpoints), or a given access key (the operator of start:synth's DynamoDB).
    */
@@ -38,26 +31,22 @@ export function isAwsEndpoint(endpoint: string): boolean {
 
 const PLACEHOLDER_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-function credentialsFor(options: DynamoTableOptions) {
+function credentialsFor(options: DynamoTableOptions): Credentials {
   const signAs = options.signAs ?? 'placeholder';
   if (typeof signAs === 'object') return signAs;
-  if (!options.endpoint || signAs === 'environment' || isAwsEndpoint(options.endpoint)) return undefined;
+  if (!options.endpoint || signAs === 'environment' || isAwsEndpoint(options.endpoint)) return 'environment';
   return PLACEHOLDER_CREDENTIALS;
 }
 
 export function createDynamoTable(options: DynamoTableOptions): DynamoTable {
-  const credentials = credentialsFor(options);
-  const client = new DynamoDBClient({
+  const client = new DynamoClient({
     region: options.region,
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(credentials ? { credentials } : {}),
-    // Billing decisions must not wait through SDK back-off: fail fast, answer 503.
+    endpoint: options.endpoint,
+    credentials: credentialsFor(options),
+    // Billing decisions must not wait through back-off: fail fast, answer 503.
     maxAttempts: 2,
   });
-  const doc = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  return { doc, table: options.table };
+  return { client, table: options.table };
 }
 
 /** The key of a table: the single table's pk/sk unless a template says otherwise (start:synth). */
@@ -79,33 +68,37 @@ const SINGLE_TABLE_KEYS: TableKeys = {
 
 /** Creates the table when it does not exist (local and tests; on AWS the CDK stack owns it). */
 export async function ensureTable(store: DynamoTable, keys: TableKeys = SINGLE_TABLE_KEYS): Promise<void> {
-  try {
-    await store.doc.send(new DescribeTableCommand({ TableName: store.table }));
-    return;
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
-  }
-  await store.doc.send(
-    new CreateTableCommand({
-      TableName: store.table,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: keys.attributeDefinitions.map(({ AttributeName, AttributeType }) => ({
-        AttributeName,
-        AttributeType: AttributeType as ScalarAttributeType,
-      })),
-      KeySchema: keys.keySchema,
-    }),
-  );
+  if (await tableStatus(store)) return;
+  await store.client.call('CreateTable', {
+    TableName: store.table,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: keys.attributeDefinitions,
+    KeySchema: keys.keySchema,
+  });
   // A new table is CREATING for a moment (dynalite too, on a busy machine); writes before it is
   // ACTIVE fail as if it did not exist.
-  await waitUntilTableExists(
-    { client: store.doc, minDelay: 1, maxDelay: 1, maxWaitTime: TABLE_CREATION_WAIT_SECONDS },
-    { TableName: store.table },
-  );
+  const deadline = Date.now() + TABLE_CREATION_WAIT_MS;
+  while ((await tableStatus(store)) !== 'ACTIVE') {
+    if (Date.now() > deadline)
+      throw new Error(`table ${store.table} not ACTIVE after ${TABLE_CREATION_WAIT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, TABLE_POLL_MS));
+  }
 }
 
-/** How long a process waits for the table it created to become ACTIVE. */
-const TABLE_CREATION_WAIT_SECONDS = 60;
+/** The table's status (`ACTIVE`, `CREATING`…), undefined when there is no such table. */
+export async function tableStatus(store: DynamoTable): Promise<string | undefined> {
+  try {
+    const { Table } = await store.client.call('DescribeTable', { TableName: store.table });
+    return (Table as { TableStatus?: string } | undefined)?.TableStatus ?? 'UNKNOWN';
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ResourceNotFoundException') return undefined;
+    throw error;
+  }
+}
+
+/** How long a process waits for the table it created to become ACTIVE, asking every TABLE_POLL_MS. */
+const TABLE_CREATION_WAIT_MS = 60_000;
+const TABLE_POLL_MS = 100;
 
 /** True when a conditional write was refused because its condition did not hold. */
 export function isConditionFailure(error: unknown): boolean {
@@ -130,16 +123,14 @@ export function scanAll(
   filter?: { expression: string; values: Record<string, unknown> },
 ): Promise<Record<string, unknown>[]> {
   return everyPage((startKey) =>
-    store.doc.send(
-      new ScanCommand({
-        TableName: store.table,
-        FilterExpression: `#type = :type${filter ? ` AND (${filter.expression})` : ''}`,
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':type': type, ...filter?.values },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    ),
+    store.client.scan({
+      TableName: store.table,
+      FilterExpression: `#type = :type${filter ? ` AND (${filter.expression})` : ''}`,
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':type': type, ...filter?.values },
+      ConsistentRead: true,
+      ExclusiveStartKey: startKey,
+    }),
   );
 }
 
@@ -150,15 +141,13 @@ export function queryAll(
   prefix?: string,
 ): Promise<Record<string, unknown>[]> {
   return everyPage((startKey) =>
-    store.doc.send(
-      new QueryCommand({
-        TableName: store.table,
-        KeyConditionExpression: `pk = :pk${prefix === undefined ? '' : ' AND begins_with(sk, :prefix)'}`,
-        ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    ),
+    store.client.query({
+      TableName: store.table,
+      KeyConditionExpression: `pk = :pk${prefix === undefined ? '' : ' AND begins_with(sk, :prefix)'}`,
+      ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
+      ConsistentRead: true,
+      ExclusiveStartKey: startKey,
+    }),
   );
 }
 

@@ -1,8 +1,8 @@
 /**
- * Builds an UpdateItem command from clauses, naming every attribute and value with placeholders, so
+ * Builds an UpdateItem call from clauses, naming every attribute and value with placeholders, so
  * request-supplied names (request ids, key ids) never end up inside an expression.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from './keys.js';
 
 export class UpdateExpression {
@@ -49,13 +49,17 @@ export class UpdateExpression {
     return this;
   }
 
-  command(table: string, key: ItemKey, returnValues: 'NONE' | 'UPDATED_NEW' = 'NONE'): UpdateCommand {
+  input(
+    table: string,
+    key: ItemKey,
+    returnValues: 'NONE' | 'UPDATED_NEW' | 'ALL_NEW' = 'NONE',
+  ): UpdateCommandInput {
     const parts = [
       this.sets.length > 0 ? `SET ${this.sets.join(', ')}` : '',
       this.adds.length > 0 ? `ADD ${this.adds.join(', ')}` : '',
       this.removes.length > 0 ? `REMOVE ${this.removes.join(', ')}` : '',
     ];
-    return new UpdateCommand({
+    return {
       TableName: table,
       Key: key,
       UpdateExpression: parts.filter(Boolean).join(' '),
@@ -63,6 +67,6 @@ export class UpdateExpression {
       ...(Object.keys(this.names).length > 0 ? { ExpressionAttributeNames: this.names } : {}),
       ...(Object.keys(this.values).length > 0 ? { ExpressionAttributeValues: this.values } : {}),
       ReturnValues: returnValues,
-    });
+    };
   }
 }

@@ -1,0 +1,329 @@
+/**
+ * The DynamoDB client of the store adapter: DynamoDB's JSON protocol over one keep-alive agent,
+ * signed by the AWS SDK's own SigV4 signer (and its SHA-256), its values (un)marshalled by the SDK's own
+ * `@aws-sdk/util-dynamodb`, as the SDK's document client does.
+ *
+ * Why not the SDK's client: a cold start follows the bytes a function loads at init (about 0.23 ms
+ * per KB, docs/benchmarks.md), and the SDK's DynamoDB client is about 250 KB of every function that
+ * reads the table (its Smithy runtime, every AWS protocol, endpoint rules, waiters), for the seven
+ * calls this adapter makes. This client is about 25 KB. What it keeps of the SDK is what must be
+ * exactly right: the signature, the marshalling, and the credential chain (loaded only when the
+ * environment holds no keys, i.e. never on Lambda). docs/architecture.md, "The DynamoDB client",
+ * lists what it does not do that the SDK's would.
+ */
+
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type {
+  BatchWriteCommandInput,
+  BatchWriteCommandOutput,
+  DeleteCommandInput,
+  DeleteCommandOutput,
+  GetCommandInput,
+  GetCommandOutput,
+  PutCommandInput,
+  PutCommandOutput,
+  QueryCommandInput,
+  QueryCommandOutput,
+  ScanCommandInput,
+  ScanCommandOutput,
+  UpdateCommandInput,
+  UpdateCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { Sha256Node } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity } from '@smithy/types';
+
+/** Whom requests are signed as: given keys, or the environment's (a Lambda role, an operator's AWS setup). */
+export type Credentials = AwsCredentialIdentity | 'environment';
+
+export interface DynamoClientOptions {
+  region: string;
+  /** Unset on AWS: DynamoDB's regional endpoint. */
+  endpoint?: string;
+  credentials: Credentials;
+  /** Attempts of a call that failed in a way worth repeating (a lost connection, a 5xx, throttling). */
+  maxAttempts: number;
+}
+
+/** One call as sent: DynamoDB's operation name (`GetItem`, `PutItem`…) and its document-level input. */
+export interface DynamoCall {
+  operation: string;
+  input: Readonly<Record<string, unknown>>;
+}
+
+/** Wraps every call, in the order added (benchmarks count calls, tests make chosen ones fail). */
+export type DynamoMiddleware = (call: DynamoCall, next: () => Promise<unknown>) => Promise<unknown>;
+
+/** A refusal from DynamoDB: `name` is its error code (`ConditionalCheckFailedException`…). */
+export class DynamoServiceError extends Error {
+  constructor(
+    name: string,
+    message: string,
+    readonly statusCode: number,
+  ) {
+    super(message);
+    this.name = name;
+  }
+}
+
+type Out<T> = Omit<T, '$metadata'>;
+
+/** Error codes DynamoDB answers when a caller should slow down; a retry after a pause may succeed. */
+const THROTTLING = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'LimitExceededException',
+]);
+
+/** The SDK's standard back-off bases: a full-jitter delay up to base × 2^attempt. */
+const RETRY_BASE_MS = 100;
+const THROTTLING_RETRY_BASE_MS = 500;
+
+/** The SDK's socket timeout for a call (its Node handler's default). */
+const SOCKET_TIMEOUT_MS = 300_000;
+
+const MARSHALL_OPTIONS = { removeUndefinedValues: true };
+
+export class DynamoClient {
+  private readonly url: URL;
+  private readonly agent: HttpAgent;
+  private readonly signer: SignatureV4;
+  private readonly middleware: DynamoMiddleware[] = [];
+
+  constructor(private readonly options: DynamoClientOptions) {
+    this.url = new URL(options.endpoint ?? regionalEndpoint(options.region));
+    const secure = this.url.protocol === 'https:';
+    this.agent = secure
+      ? new HttpsAgent({ keepAlive: true, maxSockets: 50 })
+      : new HttpAgent({ keepAlive: true, maxSockets: 50 });
+    const { credentials } = options;
+    this.signer = new SignatureV4({
+      service: 'dynamodb',
+      region: options.region,
+      credentials: credentials === 'environment' ? environmentCredentials : credentials,
+      sha256: Sha256Node,
+    });
+  }
+
+  /** Adds a middleware around every call from now on (outermost first). */
+  use(middleware: DynamoMiddleware): void {
+    this.middleware.push(middleware);
+  }
+
+  get(input: GetCommandInput): Promise<Out<GetCommandOutput>> {
+    return this.document('GetItem', input);
+  }
+
+  put(input: PutCommandInput): Promise<Out<PutCommandOutput>> {
+    return this.document('PutItem', input);
+  }
+
+  update(input: UpdateCommandInput): Promise<Out<UpdateCommandOutput>> {
+    return this.document('UpdateItem', input);
+  }
+
+  delete(input: DeleteCommandInput): Promise<Out<DeleteCommandOutput>> {
+    return this.document('DeleteItem', input);
+  }
+
+  query(input: QueryCommandInput): Promise<Out<QueryCommandOutput>> {
+    return this.document('Query', input);
+  }
+
+  scan(input: ScanCommandInput): Promise<Out<ScanCommandOutput>> {
+    return this.document('Scan', input);
+  }
+
+  batchWrite(input: BatchWriteCommandInput): Promise<Out<BatchWriteCommandOutput>> {
+    return this.document('BatchWriteItem', input);
+  }
+
+  /** A call whose input and output are DynamoDB's own JSON (table administration: DescribeTable, CreateTable). */
+  call(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.through({ operation, input }, () => this.send(operation, input)) as Promise<
+      Record<string, unknown>
+    >;
+  }
+
+  /** Lets go of idle connections, so that a process with nothing else to do can end. */
+  destroy(): void {
+    this.agent.destroy();
+  }
+
+  private async document<T>(operation: string, input: object): Promise<T> {
+    const call = { operation, input: input as Record<string, unknown> };
+    const output = await this.through(call, async () =>
+      unmarshallOutput(await this.send(operation, marshallInput(call.input))),
+    );
+    return output as T;
+  }
+
+  private through(call: DynamoCall, last: () => Promise<unknown>): Promise<unknown> {
+    const run = (index: number): Promise<unknown> => {
+      const middleware = this.middleware[index];
+      return middleware ? middleware(call, () => run(index + 1)) : last();
+    };
+    return run(0);
+  }
+
+  /** Sends one call, repeating it while it fails in a way worth repeating and attempts remain. */
+  private async send(operation: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const payload = JSON.stringify(body);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(operation, payload);
+      } catch (error) {
+        if (attempt >= this.options.maxAttempts || !isRetryable(error)) throw error;
+        const base =
+          error instanceof DynamoServiceError && THROTTLING.has(error.name)
+            ? THROTTLING_RETRY_BASE_MS
+            : RETRY_BASE_MS;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * base * 2 ** attempt));
+      }
+    }
+  }
+
+  private async attempt(operation: string, payload: string): Promise<Record<string, unknown>> {
+    const { url } = this;
+    const signed = await this.signer.sign({
+      method: 'POST',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port ? Number(url.port) : undefined,
+      path: url.pathname,
+      query: {},
+      headers: {
+        host: url.host,
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': `DynamoDB_20120810.${operation}`,
+        'content-length': String(Buffer.byteLength(payload)),
+      },
+      body: payload,
+    });
+    const { status, text } = await this.post(signed.headers, payload);
+    const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    if (status >= 200 && status < 300) return parsed;
+    throw serviceError(status, parsed);
+  }
+
+  private post(headers: Record<string, string>, payload: string): Promise<{ status: number; text: string }> {
+    const { url } = this;
+    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const outgoing = request(
+        {
+          method: 'POST',
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          headers,
+          agent: this.agent,
+          timeout: SOCKET_TIMEOUT_MS,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          );
+        },
+      );
+      outgoing.on('timeout', () =>
+        outgoing.destroy(Object.assign(new Error('DynamoDB call timed out'), { name: 'TimeoutError' })),
+      );
+      outgoing.on('error', reject);
+      outgoing.end(payload);
+    });
+  }
+}
+
+/** DynamoDB's endpoint in a region, as the SDK resolves it without FIPS or dual-stack. */
+function regionalEndpoint(region: string): string {
+  return `https://dynamodb.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;
+}
+
+function serviceError(status: number, body: Record<string, unknown>): DynamoServiceError {
+  // `__type` is `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` (the code after `#`).
+  const type = typeof body.__type === 'string' ? body.__type : '';
+  const code = type.slice(type.indexOf('#') + 1) || `Http${status}`;
+  const message = body.message ?? body.Message;
+  return new DynamoServiceError(code, typeof message === 'string' ? message : code, status);
+}
+
+/** What the SDK's standard retry strategy repeats: lost connections, timeouts, 5xx and throttling. */
+function isRetryable(error: unknown): boolean {
+  if (error instanceof DynamoServiceError) return error.statusCode >= 500 || THROTTLING.has(error.name);
+  return error instanceof Error && !(error instanceof SyntaxError);
+}
+
+const VALUE_FIELDS = ['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey'] as const;
+const ITEM_FIELDS = ['Item', 'Attributes', 'LastEvaluatedKey'] as const;
+
+type Requests = Record<string, { PutRequest?: { Item: object }; DeleteRequest?: { Key: object } }[]>;
+
+function marshallInput(input: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const wire: Record<string, unknown> = { ...input };
+  for (const field of VALUE_FIELDS) {
+    const value = input[field];
+    if (value !== undefined) wire[field] = marshall(value as Record<string, unknown>, MARSHALL_OPTIONS);
+  }
+  if (input.RequestItems)
+    wire.RequestItems = mapRequests(input.RequestItems as Requests, (item) =>
+      marshall(item, MARSHALL_OPTIONS),
+    );
+  return wire;
+}
+
+function unmarshallOutput(wire: Record<string, unknown>): Record<string, unknown> {
+  const output: Record<string, unknown> = { ...wire };
+  for (const field of ITEM_FIELDS) {
+    const value = wire[field];
+    if (value !== undefined) output[field] = unmarshall(value as Parameters<typeof unmarshall>[0]);
+  }
+  if (Array.isArray(wire.Items)) output.Items = wire.Items.map((item) => unmarshall(item));
+  if (wire.UnprocessedItems) {
+    output.UnprocessedItems = mapRequests(wire.UnprocessedItems as Requests, (item) =>
+      unmarshall(item as Parameters<typeof unmarshall>[0]),
+    );
+  }
+  return output;
+}
+
+/** A BatchWriteItem's requests by table with every item and key converted. */
+function mapRequests(requests: Requests, convert: (item: object) => object): Requests {
+  return Object.fromEntries(
+    Object.entries(requests).map(([table, list]) => [
+      table,
+      list.map((request) =>
+        request.PutRequest
+          ? { PutRequest: { Item: convert(request.PutRequest.Item) } }
+          : { DeleteRequest: { Key: convert(request.DeleteRequest?.Key ?? {}) } },
+      ),
+    ]),
+  );
+}
+
+/**
+ * The environment's credentials: its keys when it has them and names no profile (a Lambda
+ * function's role, always), otherwise the SDK's whole chain (profiles, SSO, containers, instance
+ * roles), loaded only then and memoized by the SDK (it refreshes what expires).
+ */
+let chain: (() => Promise<AwsCredentialIdentity>) | undefined;
+async function environmentCredentials(): Promise<AwsCredentialIdentity> {
+  const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE } = process.env;
+  if (AWS_ACCESS_KEY_ID && AWS_SECRET_ACCESS_KEY && !AWS_PROFILE) {
+    return {
+      accessKeyId: AWS_ACCESS_KEY_ID,
+      secretAccessKey: AWS_SECRET_ACCESS_KEY,
+      ...(AWS_SESSION_TOKEN ? { sessionToken: AWS_SESSION_TOKEN } : {}),
+    };
+  }
+  chain ??= (await import('@aws-sdk/credential-provider-node')).defaultProvider();
+  return chain();
+}
