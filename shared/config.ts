@@ -134,6 +134,11 @@ const configSchema = z.object({
    * AWS_REGION. Only the Lambda functions send to or read from queues.
    */
   SQS_ENDPOINT: z.url().optional(),
+  /**
+   * /mcp on Lambda only: any Lambda-compatible endpoint to invoke the tool-group functions at
+   * (`npm run start:synth`'s emulation; the AWS SDK's own name for it); unset: Lambda of AWS_REGION.
+   */
+  AWS_ENDPOINT_URL_LAMBDA: z.url().optional(),
   /** The single table holding every item. */
   DYNAMODB_TABLE: z.string().min(3).max(255).default('lookup-service'),
   /** Region for the AWS SDK; any value works against the embedded DynamoDB. */

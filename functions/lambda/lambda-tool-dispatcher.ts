@@ -6,24 +6,24 @@
  * or its answer was cut off (it may have debited; reconcile settles that) and 503 when it could not
  * be invoked.
  */
-import { InvokeWithResponseStreamCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { InternalError, ServiceUnavailableError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ToolEntry } from '../../shared/mcp/tool-catalog.js';
 import type { ToolCall, ToolDispatcher } from '../../shared/mcp/tool-dispatch.js';
 import type { ToolOutcome } from '../../shared/mcp/tool-results.js';
 import { errorResponse } from '../../shared/pipeline/public-response.js';
+import type { LambdaStreamingInvoker } from './lambda-streaming-invoker.js';
 
 export class LambdaToolDispatcher implements ToolDispatcher {
   /**
-   * `client` must not retry (maxAttempts 1): an invoke that failed in transit may have run, and a
-   * retry would bill the call twice. The client decides whether to call again.
+   * `invoker` never retries: an invoke that failed in transit may have run, and a retry would bill
+   * the call twice. The client decides whether to call again.
    */
   constructor(
     private readonly tools: ReadonlyMap<string, ToolEntry>,
     /** Function name (or ARN) by tool group. */
     private readonly functions: ReadonlyMap<string, string>,
-    private readonly client: LambdaClient,
+    private readonly invoker: LambdaStreamingInvoker,
     private readonly logger: Logger,
   ) {}
 
@@ -35,13 +35,7 @@ export class LambdaToolDispatcher implements ToolDispatcher {
     const chunks: Uint8Array[] = [];
     let failure: { code: string; details: string } | undefined;
     try {
-      const answer = await this.client.send(
-        new InvokeWithResponseStreamCommand({
-          FunctionName: functionName,
-          Payload: Buffer.from(JSON.stringify(call)),
-        }),
-      );
-      for await (const event of answer.EventStream ?? []) {
+      for await (const event of this.invoker.invoke(functionName, Buffer.from(JSON.stringify(call)))) {
         if (event.PayloadChunk?.Payload) chunks.push(event.PayloadChunk.Payload);
         const { ErrorCode, ErrorDetails } = event.InvokeComplete ?? {};
         if (ErrorCode) failure = { code: ErrorCode, details: ErrorDetails ?? '' };

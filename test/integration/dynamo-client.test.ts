@@ -1,18 +1,15 @@
 /**
  * The store's DynamoDB client (shared/store/dynamodb/dynamo-client.ts) on the wire: its requests are
- * signed as SigV4 requires (checked by recomputing each signature from what arrived, with the AWS
- * SDK's signer as the oracle, and the SDK's own client's request as the control), its values
+ * signed as SigV4 requires (test/support/sigv4-oracle.ts recomputes each signature from what arrived,
+ * and the SDK's own client's request is the control), its values
  * round-trip through dynalite as the SDK's document client would store them, and it repeats what the
  * SDK's standard retry strategy repeats, no more.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buffer } from 'node:stream/consumers';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { Sha256Js } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackEndpoint, listenOnLoopback } from '../../local-aws/loopback.js';
 import { DynamoClient, DynamoServiceError } from '../../shared/store/dynamodb/dynamo-client.js';
@@ -23,28 +20,21 @@ import {
   isConditionFailure,
   tableStatus,
 } from '../../shared/store/dynamodb/table.js';
+import {
+  type CapturedRequest,
+  captureRequest,
+  signatureHolds as checkSignature,
+} from '../support/sigv4-oracle.js';
 
 const REGION = 'eu-west-3';
 const KEYS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
 
-interface Captured {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
 /** A loopback DynamoDB stand-in: records each request, answers the next scripted reply (200 `{}` when none is left). */
 function scriptedServer() {
-  const captured: Captured[] = [];
+  const captured: CapturedRequest[] = [];
   const replies: { status: number; body: unknown }[] = [];
   const server = createServer(async (req, res) => {
-    captured.push({
-      method: req.method ?? '',
-      path: req.url ?? '',
-      headers: req.headers,
-      body: (await buffer(req)).toString('utf8'),
-    });
+    captured.push(await captureRequest(req));
     const reply = replies.shift() ?? { status: 200, body: {} };
     res
       .writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.0' })
@@ -53,47 +43,9 @@ function scriptedServer() {
   return { server, captured, replies };
 }
 
-/** The signature recomputed from the request as it arrived, with the SDK's signer: true when it is the one sent. */
-async function signatureHolds(
-  request: Captured,
-  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
-): Promise<boolean> {
-  const authorization = String(request.headers.authorization);
-  const signedHeaders = (/SignedHeaders=([^,]+)/.exec(authorization)?.[1] ?? '').split(';');
-  const amzDate = String(request.headers['x-amz-date']);
-  const signingDate = new Date(
-    amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
-  );
-  // The payload's hash is recomputed from the body that arrived, never taken from its header.
-  const headers = Object.fromEntries(
-    signedHeaders
-      .filter((name) => name !== 'x-amz-content-sha256')
-      .map((name) => [name, String(request.headers[name])]),
-  );
-  const signer = new SignatureV4({
-    service: 'dynamodb',
-    region: REGION,
-    credentials,
-    // A JavaScript SHA-256, apart from the node:crypto one the client signs with.
-    sha256: Sha256Js,
-    applyChecksum: signedHeaders.includes('x-amz-content-sha256'),
-  });
-  const [hostname, port] = String(request.headers.host).split(':');
-  const resigned = await signer.sign(
-    {
-      method: request.method,
-      protocol: 'http:',
-      hostname: hostname as string,
-      port: Number(port),
-      path: request.path,
-      query: {},
-      headers,
-      body: request.body,
-    },
-    { signingDate },
-  );
-  return resigned.headers.authorization === authorization;
-}
+/** The signature check of test/support/sigv4-oracle.ts, in DynamoDB's scope here. */
+const signatureHolds = (request: CapturedRequest, credentials: Parameters<typeof checkSignature>[1]) =>
+  checkSignature(request, credentials, { service: 'dynamodb', region: REGION });
 
 describe('requests on the wire', () => {
   const scripted = scriptedServer();

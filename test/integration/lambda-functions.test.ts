@@ -535,11 +535,16 @@ describe('the bundles', () => {
       // Pages reads the store for /healthz alone, and loads the DynamoDB client there.
       const storeClientAtStart = atStart.includes('shared/store/dynamodb/dynamo-client.ts');
       expect(storeClientAtStart, spec.name).toBe(spec.kind !== 'pages');
-      // That client is the store's own (dynamo-client.ts), never the AWS SDK's DynamoDB clients.
-      const sdkDynamo = Object.keys(metafile.inputs).filter((input) =>
-        /node_modules\/@aws-sdk\/(client-dynamodb|lib-dynamodb)\//.test(input),
+      // That client is the store's own (dynamo-client.ts), and /mcp invokes its tool groups with its
+      // own (lambda-streaming-invoker.ts): no bundle carries the AWS SDK's DynamoDB or Lambda clients.
+      const sdkClients = Object.keys(metafile.inputs).filter((input) =>
+        /node_modules\/@aws-sdk\/(client-dynamodb|lib-dynamodb|client-lambda)\//.test(input),
       );
-      expect(sdkDynamo, spec.name).toEqual([]);
+      expect(sdkClients, spec.name).toEqual([]);
+      // Nor does any function load the SDK's runtime at start, but those that send to SQS.
+      const sendsToQueues = ['batches', 'batch-consumer', 'reconcile'].includes(spec.kind);
+      const sdkRuntimeAtStart = atStart.some((input) => input.includes('node_modules/@smithy/core/'));
+      expect(sdkRuntimeAtStart, spec.name).toBe(sendsToQueues);
       const files = await readdir(join(functionsDir, spec.name));
       expect(files.includes('chromium'), spec.name).toBe(spec.browser);
       expect(files.includes('dataset.sqlite'), spec.name).toBe(spec.dataset);

@@ -1,19 +1,15 @@
 /**
- * The DynamoDB client of the store adapter: DynamoDB's JSON protocol over one keep-alive agent,
- * signed by the AWS SDK's own SigV4 signer (and its SHA-256), its values (un)marshalled by the SDK's own
- * `@aws-sdk/util-dynamodb`, as the SDK's document client does.
+ * The DynamoDB client of the store adapter: DynamoDB's JSON protocol over signed HTTP
+ * (shared/net/aws-http.ts), its values (un)marshalled by the AWS SDK's own `@aws-sdk/util-dynamodb`
+ * as the SDK's document client does.
  *
  * Why not the SDK's client: a cold start follows the bytes a function loads at init (about 0.23 ms
- * per KB, docs/benchmarks.md), and the SDK's DynamoDB client is about 250 KB of every function that
+ * per KB, docs/benchmarks.md), and the SDK's DynamoDB client was about 250 KB of every function that
  * reads the table (its Smithy runtime, every AWS protocol, endpoint rules, waiters), for the seven
- * calls this adapter makes. This client is about 25 KB. What it keeps of the SDK is what must be
- * exactly right: the signature, the marshalling, and the credential chain (loaded only when the
- * environment holds no keys, i.e. never on Lambda). docs/architecture.md, "The DynamoDB client",
- * lists what it does not do that the SDK's would.
+ * calls this adapter makes; this client and its signing are about 20 KB. docs/architecture.md, "The
+ * DynamoDB client", lists what it keeps of the SDK's behaviour and what it does not do.
  */
 
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type {
   BatchWriteCommandInput,
   BatchWriteCommandOutput,
@@ -31,12 +27,7 @@ import type {
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { Sha256Node } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity } from '@smithy/types';
-
-/** Whom requests are signed as: given keys, or the environment's (a Lambda role, an operator's AWS setup). */
-export type Credentials = AwsCredentialIdentity | 'environment';
+import { AwsHttp, bodyText, type Credentials } from '../../net/aws-http.js';
 
 export interface DynamoClientOptions {
   region: string;
@@ -83,30 +74,14 @@ const THROTTLING = new Set([
 const RETRY_BASE_MS = 100;
 const THROTTLING_RETRY_BASE_MS = 500;
 
-/** The SDK's socket timeout for a call (its Node handler's default). */
-const SOCKET_TIMEOUT_MS = 300_000;
-
 const MARSHALL_OPTIONS = { removeUndefinedValues: true };
 
 export class DynamoClient {
-  private readonly url: URL;
-  private readonly agent: HttpAgent;
-  private readonly signer: SignatureV4;
+  private readonly http: AwsHttp;
   private readonly middleware: DynamoMiddleware[] = [];
 
   constructor(private readonly options: DynamoClientOptions) {
-    this.url = new URL(options.endpoint ?? regionalEndpoint(options.region));
-    const secure = this.url.protocol === 'https:';
-    this.agent = secure
-      ? new HttpsAgent({ keepAlive: true, maxSockets: 50 })
-      : new HttpAgent({ keepAlive: true, maxSockets: 50 });
-    const { credentials } = options;
-    this.signer = new SignatureV4({
-      service: 'dynamodb',
-      region: options.region,
-      credentials: credentials === 'environment' ? environmentCredentials : credentials,
-      sha256: Sha256Node,
-    });
+    this.http = new AwsHttp({ service: 'dynamodb', ...options });
   }
 
   /** Adds a middleware around every call from now on (outermost first). */
@@ -151,7 +126,7 @@ export class DynamoClient {
 
   /** Lets go of idle connections, so that a process with nothing else to do can end. */
   destroy(): void {
-    this.agent.destroy();
+    this.http.destroy();
   }
 
   private async document<T>(operation: string, input: object): Promise<T> {
@@ -188,64 +163,21 @@ export class DynamoClient {
   }
 
   private async attempt(operation: string, payload: string): Promise<Record<string, unknown>> {
-    const { url } = this;
-    const signed = await this.signer.sign({
+    const response = await this.http.send({
       method: 'POST',
-      protocol: url.protocol,
-      hostname: url.hostname,
-      port: url.port ? Number(url.port) : undefined,
-      path: url.pathname,
-      query: {},
+      path: '/',
       headers: {
-        host: url.host,
         'content-type': 'application/x-amz-json-1.0',
         'x-amz-target': `DynamoDB_20120810.${operation}`,
-        'content-length': String(Buffer.byteLength(payload)),
       },
       body: payload,
     });
-    const { status, text } = await this.post(signed.headers, payload);
+    const text = await bodyText(response);
     const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) return parsed;
     throw serviceError(status, parsed);
   }
-
-  private post(headers: Record<string, string>, payload: string): Promise<{ status: number; text: string }> {
-    const { url } = this;
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const outgoing = request(
-        {
-          method: 'POST',
-          protocol: url.protocol,
-          hostname: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          headers,
-          agent: this.agent,
-          timeout: SOCKET_TIMEOUT_MS,
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('error', reject);
-          response.on('end', () =>
-            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-          );
-        },
-      );
-      outgoing.on('timeout', () =>
-        outgoing.destroy(Object.assign(new Error('DynamoDB call timed out'), { name: 'TimeoutError' })),
-      );
-      outgoing.on('error', reject);
-      outgoing.end(payload);
-    });
-  }
-}
-
-/** DynamoDB's endpoint in a region, as the SDK resolves it without FIPS or dual-stack. */
-function regionalEndpoint(region: string): string {
-  return `https://dynamodb.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;
 }
 
 function serviceError(status: number, body: Record<string, unknown>): DynamoServiceError {
@@ -307,23 +239,4 @@ function mapRequests(requests: Requests, convert: (item: object) => object): Req
       ),
     ]),
   );
-}
-
-/**
- * The environment's credentials: its keys when it has them and names no profile (a Lambda
- * function's role, always), otherwise the SDK's whole chain (profiles, SSO, containers, instance
- * roles), loaded only then and memoized by the SDK (it refreshes what expires).
- */
-let chain: (() => Promise<AwsCredentialIdentity>) | undefined;
-async function environmentCredentials(): Promise<AwsCredentialIdentity> {
-  const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE } = process.env;
-  if (AWS_ACCESS_KEY_ID && AWS_SECRET_ACCESS_KEY && !AWS_PROFILE) {
-    return {
-      accessKeyId: AWS_ACCESS_KEY_ID,
-      secretAccessKey: AWS_SECRET_ACCESS_KEY,
-      ...(AWS_SESSION_TOKEN ? { sessionToken: AWS_SESSION_TOKEN } : {}),
-    };
-  }
-  chain ??= (await import('@aws-sdk/credential-provider-node')).defaultProvider();
-  return chain();
 }

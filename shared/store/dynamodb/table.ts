@@ -2,7 +2,8 @@
  * The one DynamoDB client and the table it talks to, shared by every repository of the DynamoDB
  * adapter.
  */
-import { type Credentials, DynamoClient } from './dynamo-client.js';
+import type { Credentials } from '../../net/aws-http.js';
+import { DynamoClient } from './dynamo-client.js';
 
 export interface DynamoTable {
   client: DynamoClient;
