@@ -9,9 +9,9 @@
 
 import { isWellFormedApiKey } from '../auth/api-keys.js';
 import type { Principal } from '../auth/authenticator.js';
-import { OAuthAuthenticator } from '../auth/oauth-tokens.js';
 import { mcpResourceUrl } from '../config.js';
-import { type BuiltInOAuth, builtInOAuth } from '../oauth/built-in-oauth.js';
+import { lazy } from '../lazy.js';
+import { builtInOAuth } from '../oauth/built-in-oauth.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import type { Service } from '../service.js';
 import type { BatchToolsBackend } from './batch-tools.js';
@@ -43,25 +43,27 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
   const { app, config, repositories } = service;
   const tools = buildToolCatalog(options.operations ?? service.operations);
   const resource = mcpResourceUrl(config);
-  const outsideIssuer = config.OAUTH_ISSUER
-    ? new OAuthAuthenticator(
+  // Both token checkers (and jose with them) load at the first OAuth token: a process whose callers
+  // bring API keys never loads them (docs/benchmarks.md, /mcp's cold start).
+  const { OAUTH_ISSUER: outsideIssuer } = config;
+  const outsideTokens =
+    outsideIssuer &&
+    lazy(async () => {
+      const { OAuthAuthenticator } = await import('../auth/oauth-tokens.js');
+      return new OAuthAuthenticator(
         {
-          issuer: config.OAUTH_ISSUER,
-          jwksUrl:
-            config.OAUTH_JWKS_URL ?? `${config.OAUTH_ISSUER.replace(/\/+$/, '')}/.well-known/jwks.json`,
+          issuer: outsideIssuer,
+          jwksUrl: config.OAUTH_JWKS_URL ?? `${outsideIssuer.replace(/\/+$/, '')}/.well-known/jwks.json`,
           audience: resource,
         },
         repositories.oauthLinks,
         repositories.accounts,
         service.clock,
         config.KEY_CACHE_SECONDS * 1000,
-      )
-    : undefined;
-  const builtIn = outsideIssuer ? undefined : builtInOAuth(service);
-  const verifyToken = async (token: string): Promise<Principal> =>
-    outsideIssuer
-      ? outsideIssuer.authenticate(token)
-      : (await (builtIn as BuiltInOAuth).tokens()).authenticate(token);
+      );
+    });
+  const tokens = outsideTokens || builtInOAuth(service).tokens;
+  const verifyToken = async (token: string): Promise<Principal> => (await tokens()).authenticate(token);
   serveProtectedResourceMetadata(app, mcpProtectedResource(config));
   // A card is a promise that the endpoint answers: with the endpoint switched off there is none (404).
   if (config.GATEWAY_MCP_ENABLED) {

@@ -545,6 +545,9 @@ describe('the bundles', () => {
       const sendsToQueues = ['batches', 'batch-consumer', 'reconcile'].includes(spec.kind);
       const sdkRuntimeAtStart = atStart.some((input) => input.includes('node_modules/@smithy/core/'));
       expect(sdkRuntimeAtStart, spec.name).toBe(sendsToQueues);
+      // jose (OAuth tokens) loads at the first token a function checks, but in the authorization server's.
+      const joseAtStart = atStart.some((input) => input.includes('node_modules/jose/'));
+      expect(joseAtStart, spec.name).toBe(spec.kind === 'oauth');
       const files = await readdir(join(functionsDir, spec.name));
       expect(files.includes('chromium'), spec.name).toBe(spec.browser);
       expect(files.includes('dataset.sqlite'), spec.name).toBe(spec.dataset);
