@@ -141,7 +141,7 @@ const configSchema = z.object({
   AWS_ENDPOINT_URL_LAMBDA: z.url().optional(),
   /** The single table holding every item. */
   DYNAMODB_TABLE: z.string().min(3).max(255).default('lookup-service'),
-  /** Region for the AWS SDK; any value works against the embedded DynamoDB. */
+  /** Region of every AWS call; any value works against the embedded DynamoDB. */
   AWS_REGION: z.string().min(1).default('us-east-1'),
   /** The dataset database to serve (built by `npm run data -- import`); the generated sample when unset. */
   DATASET: z.string().min(1).optional(),
