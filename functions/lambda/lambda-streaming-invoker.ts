@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { crc32 } from 'node:zlib';
-import { AwsHttp, bodyText } from '../../shared/net/aws-http.js';
+import { AwsHttp, AwsServiceError, bodyText } from '../../shared/net/aws-http.js';
 
 /** One event of the answer, as the SDK's `InvokeWithResponseStreamResponseEvent`. */
 export type InvocationEvent =
@@ -22,18 +22,6 @@ export type InvocationEvent =
       InvokeComplete: { ErrorCode?: string; ErrorDetails?: string; LogResult?: string };
       PayloadChunk?: undefined;
     };
-
-/** A refusal by Lambda (before the answer's stream, or as an exception event in it); `name` is its code. */
-export class LambdaServiceError extends Error {
-  constructor(
-    name: string,
-    message: string,
-    readonly statusCode: number,
-  ) {
-    super(message);
-    this.name = name;
-  }
-}
 
 export class LambdaStreamingInvoker {
   private readonly http: AwsHttp;
@@ -67,7 +55,7 @@ export class LambdaStreamingInvoker {
   }
 }
 
-async function refusal(response: IncomingMessage): Promise<LambdaServiceError> {
+async function refusal(response: IncomingMessage): Promise<AwsServiceError> {
   const status = response.statusCode ?? 0;
   const text = await bodyText(response);
   let body: { message?: unknown; Message?: unknown } = {};
@@ -79,7 +67,7 @@ async function refusal(response: IncomingMessage): Promise<LambdaServiceError> {
   // `X-Amzn-ErrorType: ResourceNotFoundException:http://internal.amazon.com/…`: the code before `:`.
   const code = String(response.headers['x-amzn-errortype'] ?? '').split(':')[0] || `Http${status}`;
   const message = body.message ?? body.Message;
-  return new LambdaServiceError(code, typeof message === 'string' ? message : code, status);
+  return new AwsServiceError(code, typeof message === 'string' ? message : code, status);
 }
 
 /** The event a message carries; undefined for an event type this code does not know (the SDK skips those too). */
@@ -89,11 +77,11 @@ function eventOf(message: EventMessage): InvocationEvent | undefined {
   if (type === 'exception') {
     const detail = JSON.parse(Buffer.from(message.body).toString('utf8') || '{}') as { message?: string };
     const code = header(':exception-type') ?? 'UnknownException';
-    throw new LambdaServiceError(code, detail.message ?? code, 200);
+    throw new AwsServiceError(code, detail.message ?? code, 200);
   }
   if (type === 'error') {
     const code = header(':error-code') ?? 'UnknownError';
-    throw new LambdaServiceError(code, header(':error-message') ?? code, 200);
+    throw new AwsServiceError(code, header(':error-message') ?? code, 200);
   }
   switch (header(':event-type')) {
     case 'PayloadChunk':

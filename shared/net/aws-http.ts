@@ -90,6 +90,18 @@ export class AwsHttp {
   }
 }
 
+/** A refusal by an AWS service: `name` is its error code (`ConditionalCheckFailedException`…). */
+export class AwsServiceError extends Error {
+  constructor(
+    name: string,
+    message: string,
+    readonly statusCode: number,
+  ) {
+    super(message);
+    this.name = name;
+  }
+}
+
 /** A connection idle past the socket timeout. */
 export class AwsTimeoutError extends Error {
   constructor() {

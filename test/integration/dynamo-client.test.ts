@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackEndpoint, listenOnLoopback } from '../../local-aws/loopback.js';
-import { DynamoClient, DynamoServiceError } from '../../shared/store/dynamodb/dynamo-client.js';
+import { AwsServiceError } from '../../shared/net/aws-http.js';
+import { DynamoClient } from '../../shared/store/dynamodb/dynamo-client.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
 import {
   createDynamoTable,
@@ -200,10 +201,10 @@ describe('requests on the wire', () => {
       expect(scripted.captured).toHaveLength(2);
     } else {
       const error = await call.catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(DynamoServiceError);
+      expect(error).toBeInstanceOf(AwsServiceError);
       const type = String((first.body as { __type: string }).__type);
-      expect((error as DynamoServiceError).name).toBe(type.slice(type.indexOf('#') + 1));
-      expect((error as DynamoServiceError).statusCode).toBe(first.status);
+      expect((error as AwsServiceError).name).toBe(type.slice(type.indexOf('#') + 1));
+      expect((error as AwsServiceError).statusCode).toBe(first.status);
       expect(scripted.captured).toHaveLength(1);
     }
     client.destroy();

@@ -10,16 +10,14 @@ import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { EventStreamCodec, Int64 } from '@smithy/core/event-streams';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  LambdaServiceError,
-  LambdaStreamingInvoker,
-} from '../../functions/lambda/lambda-streaming-invoker.js';
+import { LambdaStreamingInvoker } from '../../functions/lambda/lambda-streaming-invoker.js';
 import { LambdaToolDispatcher } from '../../functions/lambda/lambda-tool-dispatcher.js';
 import { streamEvent } from '../../local-aws/lambda-and-secrets-api.js';
 import { type LoopbackEndpoint, listenOnLoopback } from '../../local-aws/loopback.js';
 import { catalog } from '../../schemas/catalog.js';
 import { createLogger } from '../../shared/logger.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
+import { AwsServiceError } from '../../shared/net/aws-http.js';
 import { describedOperations } from '../../shared/pipeline/operation.js';
 import { type CapturedRequest, captureRequest, signatureHolds } from '../support/sigv4-oracle.js';
 
@@ -263,8 +261,8 @@ describe.each([
     expect(events).toHaveLength(eventsBefore);
     expect(error).toBeInstanceOf(Error);
     if (name) {
-      expect(error).toBeInstanceOf(LambdaServiceError);
-      expect((error as LambdaServiceError).name).toBe(name);
+      expect(error).toBeInstanceOf(AwsServiceError);
+      expect((error as AwsServiceError).name).toBe(name);
     }
   });
 

@@ -27,7 +27,7 @@ import type {
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { AwsHttp, bodyText, type Credentials } from '../../net/aws-http.js';
+import { AwsHttp, AwsServiceError, bodyText, type Credentials } from '../../net/aws-http.js';
 
 export interface DynamoClientOptions {
   region: string;
@@ -46,18 +46,6 @@ export interface DynamoCall {
 
 /** Wraps every call, in the order added (benchmarks count calls, tests make chosen ones fail). */
 export type DynamoMiddleware = (call: DynamoCall, next: () => Promise<unknown>) => Promise<unknown>;
-
-/** A refusal from DynamoDB: `name` is its error code (`ConditionalCheckFailedException`…). */
-export class DynamoServiceError extends Error {
-  constructor(
-    name: string,
-    message: string,
-    readonly statusCode: number,
-  ) {
-    super(message);
-    this.name = name;
-  }
-}
 
 type Out<T> = Omit<T, '$metadata'>;
 
@@ -154,7 +142,7 @@ export class DynamoClient {
       } catch (error) {
         if (attempt >= this.options.maxAttempts || !isRetryable(error)) throw error;
         const base =
-          error instanceof DynamoServiceError && THROTTLING.has(error.name)
+          error instanceof AwsServiceError && THROTTLING.has(error.name)
             ? THROTTLING_RETRY_BASE_MS
             : RETRY_BASE_MS;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * base * 2 ** attempt));
@@ -180,17 +168,17 @@ export class DynamoClient {
   }
 }
 
-function serviceError(status: number, body: Record<string, unknown>): DynamoServiceError {
+function serviceError(status: number, body: Record<string, unknown>): AwsServiceError {
   // `__type` is `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` (the code after `#`).
   const type = typeof body.__type === 'string' ? body.__type : '';
   const code = type.slice(type.indexOf('#') + 1) || `Http${status}`;
   const message = body.message ?? body.Message;
-  return new DynamoServiceError(code, typeof message === 'string' ? message : code, status);
+  return new AwsServiceError(code, typeof message === 'string' ? message : code, status);
 }
 
 /** What the SDK's standard retry strategy repeats: lost connections, timeouts, 5xx and throttling. */
 function isRetryable(error: unknown): boolean {
-  if (error instanceof DynamoServiceError) return error.statusCode >= 500 || THROTTLING.has(error.name);
+  if (error instanceof AwsServiceError) return error.statusCode >= 500 || THROTTLING.has(error.name);
   return error instanceof Error && !(error instanceof SyntaxError);
 }
 
