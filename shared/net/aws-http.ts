@@ -125,7 +125,8 @@ function regionalEndpoint(service: string, region: string): string {
 /**
  * The environment's credentials: its keys when it has them and names no profile (a Lambda
  * function's role, always), otherwise the SDK's whole chain (profiles, SSO, containers, instance
- * roles), loaded only then and memoized by the SDK (it refreshes what expires).
+ * roles), loaded only then and memoized by the SDK (it refreshes what expires). Credentials are not
+ * settings: like the SDK, this reads them from the environment at each call, not through config.ts.
  */
 let chain: (() => Promise<AwsCredentialIdentity>) | undefined;
 async function environmentCredentials(): Promise<AwsCredentialIdentity> {

@@ -47,7 +47,8 @@ export interface DynamoCall {
 /** Wraps every call, in the order added (benchmarks count calls, tests make chosen ones fail). */
 export type DynamoMiddleware = (call: DynamoCall, next: () => Promise<unknown>) => Promise<unknown>;
 
-type Out<T> = Omit<T, '$metadata'>;
+/** The SDK's output types, without the response metadata this client does not keep. */
+type WithoutMetadata<T> = Omit<T, '$metadata'>;
 
 /** Error codes DynamoDB answers when a caller should slow down; a retry after a pause may succeed. */
 const THROTTLING = new Set([
@@ -77,31 +78,31 @@ export class DynamoClient {
     this.middleware.push(middleware);
   }
 
-  get(input: GetCommandInput): Promise<Out<GetCommandOutput>> {
+  get(input: GetCommandInput): Promise<WithoutMetadata<GetCommandOutput>> {
     return this.document('GetItem', input);
   }
 
-  put(input: PutCommandInput): Promise<Out<PutCommandOutput>> {
+  put(input: PutCommandInput): Promise<WithoutMetadata<PutCommandOutput>> {
     return this.document('PutItem', input);
   }
 
-  update(input: UpdateCommandInput): Promise<Out<UpdateCommandOutput>> {
+  update(input: UpdateCommandInput): Promise<WithoutMetadata<UpdateCommandOutput>> {
     return this.document('UpdateItem', input);
   }
 
-  delete(input: DeleteCommandInput): Promise<Out<DeleteCommandOutput>> {
+  delete(input: DeleteCommandInput): Promise<WithoutMetadata<DeleteCommandOutput>> {
     return this.document('DeleteItem', input);
   }
 
-  query(input: QueryCommandInput): Promise<Out<QueryCommandOutput>> {
+  query(input: QueryCommandInput): Promise<WithoutMetadata<QueryCommandOutput>> {
     return this.document('Query', input);
   }
 
-  scan(input: ScanCommandInput): Promise<Out<ScanCommandOutput>> {
+  scan(input: ScanCommandInput): Promise<WithoutMetadata<ScanCommandOutput>> {
     return this.document('Scan', input);
   }
 
-  batchWrite(input: BatchWriteCommandInput): Promise<Out<BatchWriteCommandOutput>> {
+  batchWrite(input: BatchWriteCommandInput): Promise<WithoutMetadata<BatchWriteCommandOutput>> {
     return this.document('BatchWriteItem', input);
   }
 
