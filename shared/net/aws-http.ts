@@ -29,6 +29,8 @@ export interface AwsRequest {
   path: string;
   headers: Record<string, string>;
   body: string | Buffer;
+  /** Gives the request up (and its response, if one has begun) when it aborts. */
+  signal?: AbortSignal;
 }
 
 /** The SDK's socket timeout (its Node handler's default): a connection idle this long is given up. */
@@ -75,6 +77,7 @@ export class AwsHttp {
           headers: signed.headers,
           agent: this.agent,
           timeout: SOCKET_TIMEOUT_MS,
+          ...(request.signal ? { signal: request.signal } : {}),
         },
         resolve,
       );

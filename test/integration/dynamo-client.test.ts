@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackEndpoint, listenOnLoopback } from '../../local-aws/loopback.js';
 import { AwsServiceError } from '../../shared/net/aws-http.js';
 import { DynamoClient } from '../../shared/store/dynamodb/dynamo-client.js';
+import { createDynamoStore } from '../../shared/store/dynamodb/dynamodb-store.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../shared/store/dynamodb/embedded-dynamodb.js';
 import {
   createDynamoTable,
@@ -262,6 +263,50 @@ describe('requests on the wire', () => {
       'DynamoDB_20120810.UpdateItem',
     ]);
     client.destroy();
+  });
+});
+
+describe('a call that gets no answer', () => {
+  // Takes each request and never answers it.
+  const requests: string[] = [];
+  const silent = createServer((req) => {
+    requests.push(String(req.headers['x-amz-target']));
+  });
+  let endpoint: LoopbackEndpoint;
+  beforeAll(async () => {
+    endpoint = await listenOnLoopback(silent);
+  });
+  afterAll(() => endpoint.close());
+  afterEach(() => {
+    requests.length = 0;
+  });
+
+  it('is given up when its signal aborts, and not repeated', async () => {
+    const client = new DynamoClient({
+      region: REGION,
+      endpoint: endpoint.url,
+      credentials: KEYS,
+      maxAttempts: 2,
+    });
+    const error = await client
+      .get({ TableName: 'Table', Key: { pk: 'a', sk: 'b' } }, { signal: AbortSignal.timeout(200) })
+      .catch((caught: unknown) => caught);
+    expect((error as Error).name).toBe('AbortError');
+    expect(requests).toEqual(['DynamoDB_20120810.GetItem']);
+    client.destroy();
+  });
+
+  it('bounds the store’s probe (/healthz, the CLI asking a recorded server) at two seconds', async () => {
+    const store = createDynamoStore(
+      createDynamoTable({ endpoint: endpoint.url, region: REGION, table: 't' }),
+    );
+    const started = performance.now();
+    await expect(store.ping()).rejects.toThrow();
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(1_900);
+    expect(elapsed).toBeLessThan(10_000);
+    expect(requests).toEqual(['DynamoDB_20120810.UpdateItem']);
+    await store.close();
   });
 });
 

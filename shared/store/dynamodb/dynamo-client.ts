@@ -47,6 +47,11 @@ export interface DynamoCall {
 /** Wraps every call, in the order added (benchmarks count calls, tests make chosen ones fail). */
 export type DynamoMiddleware = (call: DynamoCall, next: () => Promise<unknown>) => Promise<unknown>;
 
+/** What a call may be given besides its input: a signal that gives it up (its retry too). */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
 /** The SDK's output types, without the response metadata this client does not keep. */
 type WithoutMetadata<T> = Omit<T, '$metadata'>;
 
@@ -78,37 +83,40 @@ export class DynamoClient {
     this.middleware.push(middleware);
   }
 
-  get(input: GetCommandInput): Promise<WithoutMetadata<GetCommandOutput>> {
-    return this.document('GetItem', input);
+  get(input: GetCommandInput, options?: CallOptions): Promise<WithoutMetadata<GetCommandOutput>> {
+    return this.document('GetItem', input, options);
   }
 
-  put(input: PutCommandInput): Promise<WithoutMetadata<PutCommandOutput>> {
-    return this.document('PutItem', input);
+  put(input: PutCommandInput, options?: CallOptions): Promise<WithoutMetadata<PutCommandOutput>> {
+    return this.document('PutItem', input, options);
   }
 
-  update(input: UpdateCommandInput): Promise<WithoutMetadata<UpdateCommandOutput>> {
-    return this.document('UpdateItem', input);
+  update(input: UpdateCommandInput, options?: CallOptions): Promise<WithoutMetadata<UpdateCommandOutput>> {
+    return this.document('UpdateItem', input, options);
   }
 
-  delete(input: DeleteCommandInput): Promise<WithoutMetadata<DeleteCommandOutput>> {
-    return this.document('DeleteItem', input);
+  delete(input: DeleteCommandInput, options?: CallOptions): Promise<WithoutMetadata<DeleteCommandOutput>> {
+    return this.document('DeleteItem', input, options);
   }
 
-  query(input: QueryCommandInput): Promise<WithoutMetadata<QueryCommandOutput>> {
-    return this.document('Query', input);
+  query(input: QueryCommandInput, options?: CallOptions): Promise<WithoutMetadata<QueryCommandOutput>> {
+    return this.document('Query', input, options);
   }
 
-  scan(input: ScanCommandInput): Promise<WithoutMetadata<ScanCommandOutput>> {
-    return this.document('Scan', input);
+  scan(input: ScanCommandInput, options?: CallOptions): Promise<WithoutMetadata<ScanCommandOutput>> {
+    return this.document('Scan', input, options);
   }
 
-  batchWrite(input: BatchWriteCommandInput): Promise<WithoutMetadata<BatchWriteCommandOutput>> {
-    return this.document('BatchWriteItem', input);
+  batchWrite(
+    input: BatchWriteCommandInput,
+    options?: CallOptions,
+  ): Promise<WithoutMetadata<BatchWriteCommandOutput>> {
+    return this.document('BatchWriteItem', input, options);
   }
 
   /** A call whose input and output are DynamoDB's own JSON (table administration: DescribeTable, CreateTable). */
   call(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.through({ operation, input }, () => this.send(operation, input)) as Promise<
+    return this.through({ operation, input }, () => this.send(operation, input, {})) as Promise<
       Record<string, unknown>
     >;
   }
@@ -118,10 +126,10 @@ export class DynamoClient {
     this.http.destroy();
   }
 
-  private async document<T>(operation: string, input: object): Promise<T> {
+  private async document<T>(operation: string, input: object, options: CallOptions = {}): Promise<T> {
     const call = { operation, input: input as Record<string, unknown> };
     const output = await this.through(call, async () =>
-      unmarshallOutput(await this.send(operation, marshallInput(call.input))),
+      unmarshallOutput(await this.send(operation, marshallInput(call.input), options)),
     );
     return output as T;
   }
@@ -135,13 +143,17 @@ export class DynamoClient {
   }
 
   /** Sends one call, repeating it while it fails in a way worth repeating and attempts remain. */
-  private async send(operation: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async send(
+    operation: string,
+    body: Record<string, unknown>,
+    { signal }: CallOptions,
+  ): Promise<Record<string, unknown>> {
     const payload = JSON.stringify(body);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.attempt(operation, payload);
+        return await this.attempt(operation, payload, signal);
       } catch (error) {
-        if (attempt >= this.options.maxAttempts || !isRetryable(error)) throw error;
+        if (attempt >= this.options.maxAttempts || signal?.aborted || !isRetryable(error)) throw error;
         const base =
           error instanceof AwsServiceError && THROTTLING.has(error.name)
             ? THROTTLING_RETRY_BASE_MS
@@ -151,7 +163,11 @@ export class DynamoClient {
     }
   }
 
-  private async attempt(operation: string, payload: string): Promise<Record<string, unknown>> {
+  private async attempt(
+    operation: string,
+    payload: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown>> {
     const response = await this.http.send({
       method: 'POST',
       path: '/',
@@ -160,6 +176,7 @@ export class DynamoClient {
         'x-amz-target': `DynamoDB_20120810.${operation}`,
       },
       body: payload,
+      signal,
     });
     const text = await bodyText(response);
     const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};

@@ -18,6 +18,9 @@ import { DynamoSettingStore } from './dynamo-settings.js';
 import { itemKeys, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure, scanAll } from './table.js';
 
+/** How long a probe waits for the table (/healthz, and the CLI asking whether a recorded server answers). */
+const PING_TIMEOUT_MS = 2_000;
+
 /** Item types that expire (the others live until an operator removes them). */
 const expiringTypes = [
   itemTypes.cursor,
@@ -58,12 +61,15 @@ export function createDynamoStore(table: DynamoTable, onClose?: () => Promise<vo
       // What admission needs: an update of an item (admission's is conditional on the balance), which
       // proves the table is there and writable by this role with capacity to spare; a read proves none
       // of that. No condition here: two probes in the same millisecond must not fail each other.
-      await table.client.update({
-        TableName: table.table,
-        Key: itemKeys.probe,
-        UpdateExpression: 'SET heartbeatAt = :now',
-        ExpressionAttributeValues: { ':now': new Date().toISOString() },
-      });
+      await table.client.update(
+        {
+          TableName: table.table,
+          Key: itemKeys.probe,
+          UpdateExpression: 'SET heartbeatAt = :now',
+          ExpressionAttributeValues: { ':now': new Date().toISOString() },
+        },
+        { signal: AbortSignal.timeout(PING_TIMEOUT_MS) },
+      );
     },
     /** DynamoDB's TTL deletes these on AWS; dynalite never does, so local processes sweep. */
     async sweepExpired(now) {
