@@ -12,8 +12,9 @@
  * run, and a retry would bill the call twice.
  */
 import type { IncomingMessage } from 'node:http';
+import { text } from 'node:stream/consumers';
 import { crc32 } from 'node:zlib';
-import { AwsHttp, AwsServiceError, bodyText } from '../../shared/net/aws-http.js';
+import { AwsHttp, AwsServiceError } from '../../shared/net/aws-http.js';
 
 /** One event of the answer, as the SDK's `InvokeWithResponseStreamResponseEvent`. */
 export type InvocationEvent =
@@ -57,10 +58,10 @@ export class LambdaStreamingInvoker {
 
 async function refusal(response: IncomingMessage): Promise<AwsServiceError> {
   const status = response.statusCode ?? 0;
-  const text = await bodyText(response);
+  const answer = await text(response);
   let body: { message?: unknown; Message?: unknown } = {};
   try {
-    body = JSON.parse(text) as typeof body;
+    body = JSON.parse(answer) as typeof body;
   } catch {
     // Not JSON (a proxy's page): the status alone names it.
   }

@@ -113,13 +113,6 @@ export class AwsTimeoutError extends Error {
   }
 }
 
-/** A response's whole body as text (an error response, a JSON answer). */
-export async function bodyText(response: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** A service's endpoint in a region, as the SDK resolves it without FIPS or dual-stack. */
 function regionalEndpoint(service: string, region: string): string {
   return `https://${service}.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;

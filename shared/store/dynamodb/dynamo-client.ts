@@ -10,6 +10,7 @@
  * DynamoDB client", lists what it keeps of the SDK's behaviour and what it does not do.
  */
 
+import { text } from 'node:stream/consumers';
 import type {
   BatchWriteCommandInput,
   BatchWriteCommandOutput,
@@ -27,7 +28,7 @@ import type {
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { AwsHttp, AwsServiceError, bodyText, type Credentials } from '../../net/aws-http.js';
+import { AwsHttp, AwsServiceError, type Credentials } from '../../net/aws-http.js';
 
 export interface DynamoClientOptions {
   region: string;
@@ -178,8 +179,8 @@ export class DynamoClient {
       body: payload,
       signal,
     });
-    const text = await bodyText(response);
-    const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    const body = await text(response);
+    const parsed = body ? (JSON.parse(body) as Record<string, unknown>) : {};
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) return parsed;
     throw serviceError(status, parsed);
