@@ -132,7 +132,7 @@ function outputSchema(operation: RegisteredOperation): JsonSchema {
     'output',
   );
   const successProperties = success.properties as Record<string, JsonSchema>;
-  const failureProperties = errorOutline.properties as Record<string, JsonSchema>;
+  const failureProperties = errorOutline().properties as Record<string, JsonSchema>;
   return {
     type: 'object',
     properties: {
@@ -202,4 +202,13 @@ function withoutFormats(value: unknown): unknown {
   return copy;
 }
 
-const errorOutline = outline(toJsonSchema(errorBodySchema, 'output'));
+let errorBodyOutline: JsonSchema | undefined;
+
+/**
+ * The error body's outline, derived at the first tool described: /mcp's cold start (an initialize)
+ * describes none, and deriving it took a few milliseconds of that start.
+ */
+function errorOutline(): JsonSchema {
+  errorBodyOutline ??= outline(toJsonSchema(errorBodySchema, 'output'));
+  return errorBodyOutline;
+}
