@@ -1,10 +1,12 @@
 /**
  * Benchmark (`npm run bench`, first part): the service over real HTTP as `npm start` runs it, beside
  * a bare Hono route served the same way, loaded by autocannon at 16 connections from this process.
- * Targets: the bare route; the free disposable check and a billed profile lookup on the SQLite store
- * (the default) and on the DynamoDB adapter over the embedded dynalite. Every target runs in each of
- * several rounds, their order rotating, so a machine shared with other work disturbs them alike; the
- * figures to compare are ratios to the bare route of the same run. Then one more SQLite server under
+ * Targets: the bare route; the bare route plus one ledger row committed by the store's group commit
+ * before it answers (bench/durable-route-server.ts: what durability alone costs a metered call); the
+ * free disposable check and a billed profile lookup on the SQLite store (the default) and on the
+ * DynamoDB adapter over the embedded dynalite. Every target runs in each of several rounds, their
+ * order rotating, so a machine shared with other work disturbs them alike; the figures to compare
+ * are ratios to the bare route of the same run. Then one more SQLite server under
  * `--cpu-prof`, loaded with each path in turn, summarized by where its main thread's time went
  * during each load. Prints a table, the issue-29 `ROW ` lines and a one-line JSON summary.
  * Results: docs/benchmarks.md.
@@ -26,16 +28,21 @@ import type autocannon from 'autocannon';
 import {
   BARE_PATH,
   BILLED_PATH,
+  DURABLE_PATH,
   FREE_PATH,
   loadWithAutocannon,
   ROOT,
   type Started,
   startBareRoute,
+  startDurableRoute,
   startService,
 } from './http-servers.js';
 import { describeMachine, printRow, round } from './measure.js';
 
 const CONNECTIONS = 16;
+const BARE_ROUTE = 'bare Hono route';
+/** bench/durable-route-server.ts: the bare route plus what durability alone costs a call. */
+const DURABLE_ROUTE = 'Hono + one durable row';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const WARMUP_SECONDS = 2;
@@ -74,11 +81,11 @@ interface Servers {
 
 /**
  * Warms every target up, then runs them in rounds, rotating their order each round. `services`
- * starts the servers of every target but the bare route's: once, or again for each round when
- * `freshServers` (each round's servers are warmed up before it).
+ * starts the servers of every target but the bench's own `routes` (started once by the caller):
+ * once, or again for each round when `freshServers` (each round's servers are warmed up before it).
  */
 async function runRounds(
-  bare: Target,
+  routes: readonly Target[],
   services: () => Promise<Servers>,
   freshServers: boolean,
 ): Promise<{ names: string[]; totals: Map<string, Totals> }> {
@@ -87,9 +94,9 @@ async function runRounds(
     for (const target of started.targets) await load(target, WARMUP_SECONDS);
     return started;
   };
-  await load(bare, WARMUP_SECONDS);
+  for (const route of routes) await load(route, WARMUP_SECONDS);
   let servers = await warmedUp();
-  const names = [bare, ...servers.targets].map((target) => target.name);
+  const names = [...routes, ...servers.targets].map((target) => target.name);
   const totals = new Map<string, Totals>(
     names.map((name) => [name, { requests: 0, seconds: 0, p50Ms: [], p99Ms: [], failures: 0, cpuMs: 0 }]),
   );
@@ -99,7 +106,7 @@ async function runRounds(
         await servers.stop();
         servers = await warmedUp();
       }
-      await runRound([bare, ...servers.targets], roundIndex, totals);
+      await runRound([...routes, ...servers.targets], roundIndex, totals);
     }
   } finally {
     await servers.stop();
@@ -316,8 +323,16 @@ async function main(): Promise<void> {
   let names: string[];
   let totals: Map<string, Totals>;
   try {
-    const bareTarget = { name: 'bare Hono route', url: `${bare.url}${BARE_PATH}`, group: bare.group };
-    ({ names, totals } = await runRounds(bareTarget, startServices, COMPARE_ROOT !== undefined));
+    const durable = await startDurableRoute(ROOT);
+    try {
+      const routes = [
+        { name: BARE_ROUTE, url: `${bare.url}${BARE_PATH}`, group: bare.group },
+        { name: DURABLE_ROUTE, url: `${durable.url}${DURABLE_PATH}`, group: durable.group },
+      ];
+      ({ names, totals } = await runRounds(routes, startServices, COMPARE_ROOT !== undefined));
+    } finally {
+      await durable.stop();
+    }
   } finally {
     await bare.stop();
   }
@@ -328,13 +343,13 @@ async function main(): Promise<void> {
     const total = totals.get(name);
     return total ? total.requests / total.seconds : Number.NaN;
   };
-  const bareRate = rate('bare Hono route');
+  const bareRate = rate(BARE_ROUTE);
   /** Server CPU time per request, µs. */
   const cpuPerRequest = (name: string) => {
     const total = totals.get(name);
     return total ? (1000 * total.cpuMs) / total.requests : Number.NaN;
   };
-  const bareCpu = cpuPerRequest('bare Hono route');
+  const bareCpu = cpuPerRequest(BARE_ROUTE);
   const rows = names.map((name) => {
     const total = totals.get(name) as Totals;
     return {
@@ -393,6 +408,20 @@ async function main(): Promise<void> {
       `${cpuPerRequest(name).toFixed(0)} µs`,
       `${bareCpu.toFixed(0)} µs`,
       bareCpu / cpuPerRequest(name),
+    );
+  }
+  // Not the issue's rows: how much of each gap a durable record of the call accounts for by itself.
+  const durableCpu = cpuPerRequest(DURABLE_ROUTE);
+  console.log(
+    `\n${DURABLE_ROUTE} / bare Hono: ${(rate(DURABLE_ROUTE) / bareRate).toFixed(3)} by throughput, ` +
+      `${(bareCpu / durableCpu).toFixed(3)} by CPU (${durableCpu.toFixed(0)} µs a request)`,
+  );
+  for (const kind of ['free check', 'billed lookup'] as const) {
+    const name = subject(kind);
+    if (!totals.has(name)) continue;
+    console.log(
+      `${kind} / ${DURABLE_ROUTE}: ${(rate(name) / rate(DURABLE_ROUTE)).toFixed(3)} by throughput, ` +
+        `${(durableCpu / cpuPerRequest(name)).toFixed(3)} by CPU`,
     );
   }
   console.log(

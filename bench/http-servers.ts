@@ -15,10 +15,13 @@ import { npmStartCommand } from '../test/support/process-group.js';
 /** This checkout. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BARE_ROUTE = 'bench/bare-server.ts';
+const DURABLE_ROUTE = 'bench/durable-route-server.ts';
 export const FREE_PATH = '/v1/emails/disposable?email=someone%40example.com';
 export const BILLED_PATH = '/v1/profiles/details/by-username?username=amelia-hartmann';
 /** The path bench/bare-server.ts answers. */
 export const BARE_PATH = '/bare';
+/** The path bench/durable-route-server.ts answers. */
+export const DURABLE_PATH = '/durable';
 
 export interface Started {
   url: string;
@@ -73,20 +76,30 @@ async function startScript(
 }
 
 /** The service as `npm start` builds it, on a fresh DATA_DIR, with room for the whole run. */
-export async function startService(
+export function startService(
   root: string,
   store: 'sqlite' | 'dynamodb',
   nodeOptions = '',
 ): Promise<Started & { dataDir: string }> {
-  const dataDir = await mkdtemp(join(tmpdir(), `bench-${store}-`));
-  const started = await startScript(root, npmStartCommand(root), /lk_live_\S+/, {
-    DATA_DIR: dataDir,
-    STORE: store,
-    PORT: '0',
-    DEMO_ACCOUNT_CREDITS: '1000000000',
-    DEFAULT_RATE_LIMIT: '1000000',
-    NODE_OPTIONS: nodeOptions,
-  }).catch(async (error: unknown) => {
+  return onFreshDataDir(`bench-${store}-`, (dataDir) =>
+    startScript(root, npmStartCommand(root), /lk_live_\S+/, {
+      DATA_DIR: dataDir,
+      STORE: store,
+      PORT: '0',
+      DEMO_ACCOUNT_CREDITS: '1000000000',
+      DEFAULT_RATE_LIMIT: '1000000',
+      NODE_OPTIONS: nodeOptions,
+    }),
+  );
+}
+
+/** A server started on a DATA_DIR of its own, removed when it stops (or fails to start). */
+async function onFreshDataDir(
+  prefix: string,
+  start: (dataDir: string) => Promise<Started>,
+): Promise<Started & { dataDir: string }> {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  const started = await start(dataDir).catch(async (error: unknown) => {
     await rm(dataDir, { recursive: true, force: true });
     throw error;
   });
@@ -100,9 +113,19 @@ export async function startService(
   };
 }
 
+/** What the bench's own routes print once they listen. */
+const ROUTE_BANNER = /listening on http:\/\/\S+\n/;
+
 /** The bare Hono route of the checkout `root`, served as `npm start` serves the app. */
 export function startBareRoute(root: string): Promise<Started> {
-  return startScript(root, ['tsx', BARE_ROUTE], /listening on http:\/\/\S+\n/, {});
+  return startScript(root, ['tsx', BARE_ROUTE], ROUTE_BANNER, {});
+}
+
+/** The bare route plus one group-committed ledger row per request, on a DATA_DIR of its own. */
+export function startDurableRoute(root: string): Promise<Started> {
+  return onFreshDataDir('bench-durable-', (dataDir) =>
+    startScript(root, ['tsx', DURABLE_ROUTE], ROUTE_BANNER, { DATA_DIR: dataDir }),
+  );
 }
 
 export interface LoadTarget {
