@@ -10,7 +10,6 @@
  * DynamoDB client", lists what it keeps of the SDK's behaviour and what it does not do.
  */
 
-import { text } from 'node:stream/consumers';
 import type {
   BatchWriteCommandInput,
   BatchWriteCommandOutput,
@@ -28,7 +27,8 @@ import type {
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { AwsHttp, AwsServiceError, type Credentials } from '../../net/aws-http.js';
+import type { Credentials } from '../../net/aws-http.js';
+import { AwsJsonProtocol, type CallOptions } from '../../net/aws-json-protocol.js';
 
 export interface DynamoClientOptions {
   region: string;
@@ -48,35 +48,21 @@ export interface DynamoCall {
 /** Wraps every call, in the order added (benchmarks count calls, tests make chosen ones fail). */
 export type DynamoMiddleware = (call: DynamoCall, next: () => Promise<unknown>) => Promise<unknown>;
 
-/** What a call may be given besides its input: a signal that gives it up (its retry too). */
-export interface CallOptions {
-  signal?: AbortSignal;
-}
-
 /** The SDK's output types, without the response metadata this client does not keep. */
 type WithoutMetadata<T> = Omit<T, '$metadata'>;
-
-/** Error codes DynamoDB answers when a caller should slow down; a retry after a pause may succeed. */
-const THROTTLING = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'TooManyRequestsException',
-  'LimitExceededException',
-]);
-
-/** The SDK's standard back-off bases: a full-jitter delay up to base × 2^attempt. */
-const RETRY_BASE_MS = 100;
-const THROTTLING_RETRY_BASE_MS = 500;
 
 const MARSHALL_OPTIONS = { removeUndefinedValues: true };
 
 export class DynamoClient {
-  private readonly http: AwsHttp;
+  private readonly protocol: AwsJsonProtocol;
   private readonly middleware: DynamoMiddleware[] = [];
 
-  constructor(private readonly options: DynamoClientOptions) {
-    this.http = new AwsHttp({ service: 'dynamodb', ...options });
+  constructor(options: DynamoClientOptions) {
+    this.protocol = new AwsJsonProtocol({
+      service: 'dynamodb',
+      targetPrefix: 'DynamoDB_20120810',
+      ...options,
+    });
   }
 
   /** Adds a middleware around every call from now on (outermost first). */
@@ -117,20 +103,20 @@ export class DynamoClient {
 
   /** A call whose input and output are DynamoDB's own JSON (table administration: DescribeTable, CreateTable). */
   call(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.through({ operation, input }, () => this.send(operation, input, {})) as Promise<
+    return this.through({ operation, input }, () => this.protocol.call(operation, input)) as Promise<
       Record<string, unknown>
     >;
   }
 
   /** Lets go of idle connections, so that a process with nothing else to do can end. */
   destroy(): void {
-    this.http.destroy();
+    this.protocol.destroy();
   }
 
   private async document<T>(operation: string, input: object, options: CallOptions = {}): Promise<T> {
     const call = { operation, input: input as Record<string, unknown> };
     const output = await this.through(call, async () =>
-      unmarshallOutput(await this.send(operation, marshallInput(call.input), options)),
+      unmarshallOutput(await this.protocol.call(operation, marshallInput(call.input), options)),
     );
     return output as T;
   }
@@ -142,63 +128,6 @@ export class DynamoClient {
     };
     return run(0);
   }
-
-  /** Sends one call, repeating it while it fails in a way worth repeating and attempts remain. */
-  private async send(
-    operation: string,
-    body: Record<string, unknown>,
-    { signal }: CallOptions,
-  ): Promise<Record<string, unknown>> {
-    const payload = JSON.stringify(body);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.attempt(operation, payload, signal);
-      } catch (error) {
-        if (attempt >= this.options.maxAttempts || signal?.aborted || !isRetryable(error)) throw error;
-        const base =
-          error instanceof AwsServiceError && THROTTLING.has(error.name)
-            ? THROTTLING_RETRY_BASE_MS
-            : RETRY_BASE_MS;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * base * 2 ** attempt));
-      }
-    }
-  }
-
-  private async attempt(
-    operation: string,
-    payload: string,
-    signal: AbortSignal | undefined,
-  ): Promise<Record<string, unknown>> {
-    const response = await this.http.send({
-      method: 'POST',
-      path: '/',
-      headers: {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `DynamoDB_20120810.${operation}`,
-      },
-      body: payload,
-      signal,
-    });
-    const body = await text(response);
-    const parsed = body ? (JSON.parse(body) as Record<string, unknown>) : {};
-    const status = response.statusCode ?? 0;
-    if (status >= 200 && status < 300) return parsed;
-    throw serviceError(status, parsed);
-  }
-}
-
-function serviceError(status: number, body: Record<string, unknown>): AwsServiceError {
-  // `__type` is `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` (the code after `#`).
-  const type = typeof body.__type === 'string' ? body.__type : '';
-  const code = type.slice(type.indexOf('#') + 1) || `Http${status}`;
-  const message = body.message ?? body.Message;
-  return new AwsServiceError(code, typeof message === 'string' ? message : code, status);
-}
-
-/** What the SDK's standard retry strategy repeats: lost connections, timeouts, 5xx and throttling. */
-function isRetryable(error: unknown): boolean {
-  if (error instanceof AwsServiceError) return error.statusCode >= 500 || THROTTLING.has(error.name);
-  return error instanceof Error && !(error instanceof SyntaxError);
 }
 
 const VALUE_FIELDS = ['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey'] as const;
