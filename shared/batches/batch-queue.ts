@@ -8,12 +8,12 @@
  * delivers at least once; the sweeper re-enqueues what looks stalled) runs its item at most once, and
  * a message may be sent again whenever in doubt.
  */
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { batchGroupMembersOf } from '../../schemas/function-conventions.js';
 import type { OperationDefinition } from '../../schemas/operation-definition.js';
 import type { Config } from '../config.js';
 import type { BatchRecord, BatchStore } from './batch-store.js';
+import { SqsClient } from './sqs-client.js';
 
 /** What a queue message names: one item of one batch. */
 export interface ItemMessage {
@@ -57,8 +57,8 @@ export class EnqueueError extends Error {
 }
 
 /** The SQS client of the functions: SQS_ENDPOINT when set (start:synth's emulation), else AWS_REGION's. */
-export function sqsClient(config: Pick<Config, 'AWS_REGION' | 'SQS_ENDPOINT'>): SQSClient {
-  return new SQSClient({
+export function sqsClient(config: Pick<Config, 'AWS_REGION' | 'SQS_ENDPOINT'>): SqsClient {
+  return new SqsClient({
     region: config.AWS_REGION,
     ...(config.SQS_ENDPOINT ? { endpoint: config.SQS_ENDPOINT } : {}),
   });
@@ -70,7 +70,7 @@ export class BatchQueues {
 
   /** `urls`: each group's queue URL (config.ts `batchQueueUrls`). */
   constructor(
-    private readonly client: SQSClient,
+    private readonly client: SqsClient,
     urls: ReadonlyMap<string, string>,
     operations: readonly OperationDefinition[],
   ) {
@@ -121,18 +121,14 @@ export class BatchQueues {
     let left = [...indexes];
     for (let attempt = 0; attempt < TRIES && left.length > 0; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
-      const { Failed = [] } = await this.client.send(
-        new SendMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: left.map((index) => ({
-            Id: String(index),
-            MessageBody: JSON.stringify({ batchId, index } satisfies ItemMessage),
-            ...(delaySeconds > 0
-              ? { DelaySeconds: Math.min(Math.ceil(delaySeconds), MAX_DELAY_SECONDS) }
-              : {}),
-          })),
-        }),
-      );
+      const { Failed = [] } = await this.client.sendMessageBatch({
+        QueueUrl: queueUrl,
+        Entries: left.map((index) => ({
+          Id: String(index),
+          MessageBody: JSON.stringify({ batchId, index } satisfies ItemMessage),
+          ...(delaySeconds > 0 ? { DelaySeconds: Math.min(Math.ceil(delaySeconds), MAX_DELAY_SECONDS) } : {}),
+        })),
+      });
       const failed = new Set(Failed.map((entry) => entry.Id));
       left = left.filter((index) => failed.has(String(index)));
     }
