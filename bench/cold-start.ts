@@ -7,7 +7,8 @@
  * *first event* the first event of its kind — for an operation an authenticated request without its
  * parameters (400 after the key check in DynamoDB, on an in-process dynalite), for pages GET
  * /openapi.json, for /mcp an initialize, for a tool group a ToolCall without arguments, for reconcile
- * a scheduled event, for the baselines GET /. Every answer is streamed as on AWS. Rounds interleave
+ * a scheduled event, for batches a batch of two lookups created (its items sent to a loopback SQS
+ * stand-in), for the baselines GET /. Every answer is streamed as on AWS. Rounds interleave
  * the functions so machine noise hits all alike; the median of the rounds is kept. Node's own boot is
  * left out (the same for every bundle). Prints medians per family, ratios to both baselines and
  * bundle sizes (from the build report), issue 29's two `ROW ` lines (data functions, and the worst of
@@ -16,8 +17,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { build } from 'esbuild';
+import { listenOnLoopback } from '../local-aws/loopback.js';
 import { catalog, v2Routes } from '../schemas/catalog.js';
 import {
   batchGroupMembers,
@@ -151,13 +155,25 @@ async function main(): Promise<void> {
     0,
   ).authenticateBearer(`Bearer ${apiKey}`);
   const withKey = { Authorization: `Bearer ${apiKey}` };
-  // The functions that send batch items get every queue's URL, as infra sets them (none is sent to here).
-  const batchQueueUrls = Object.fromEntries(
-    [...batchGroupMembers().keys()].map((group) => [
-      batchQueueUrlVariable(group),
-      `http://127.0.0.1:9/queue/batch-${group}`,
-    ]),
+  // The functions that send batch items get every queue's URL, as infra sets them, on a loopback SQS
+  // stand-in that takes every message: the batches function's first event sends a batch's items.
+  const sqs = await listenOnLoopback(
+    createServer(async (request, response) => {
+      await buffer(request);
+      response
+        .writeHead(200, { 'Content-Type': 'application/x-amz-json-1.0' })
+        .end('{"Successful":[],"Failed":[]}');
+    }),
   );
+  const batchQueueUrls = {
+    SQS_ENDPOINT: sqs.url,
+    ...Object.fromEntries(
+      [...batchGroupMembers().keys()].map((group) => [
+        batchQueueUrlVariable(group),
+        `${sqs.url}/123456789012/batch-${group}`,
+      ]),
+    ),
+  };
   const get =
     (path: string, headers: Record<string, string> = withKey) =>
     async (lambda: LambdaProcess) =>
@@ -220,7 +236,22 @@ async function main(): Promise<void> {
               firstEvent: async (lambda) => (await lambda.invoke({ Records: [] })).ms,
             };
           case 'batches':
-            return { ...subject, family: 'batches', env: batchQueueUrls, firstEvent: get('/v1/batches') };
+            return {
+              ...subject,
+              family: 'batches',
+              env: batchQueueUrls,
+              // A batch of two lookups created: its items checked, stored and sent to their queue.
+              firstEvent: async (lambda) =>
+                (
+                  await restRequest(lambda, {
+                    method: 'POST',
+                    path: '/v1/batches',
+                    query: [['operation', 'profiles.details']],
+                    headers: { ...withKey, 'Content-Type': 'application/json' },
+                    body: JSON.stringify([{ username: 'amelia-hartmann' }, { username: 'someone-else' }]),
+                  })
+                ).ms,
+            };
           case 'console':
             return { ...subject, family: 'console', firstEvent: get('/console/sign-in', {}) };
           case 'oauth':
@@ -288,6 +319,7 @@ async function main(): Promise<void> {
     }
   }
   await store.close();
+  await sqs.close();
 
   const results = subjects.map((subject) => {
     const runs = samples.get(subject.name) ?? [];
