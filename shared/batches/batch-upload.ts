@@ -10,7 +10,6 @@
  * refused before it is held whole.
  */
 import type { IncomingMessage } from 'node:http';
-import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 import type { ErrorDetail } from '../../schemas/errors.js';
 import { InvalidRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import { EgressDeniedError, type EgressOptions, guardedRequest } from '../net/guarded-request.js';
@@ -52,7 +51,7 @@ export async function readUploadedItems(
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
   const text = request.body ? await readBounded(chunksOf(request.body), limits.maxBytes, 'items') : '';
-  return { items: parseItems(text, format, limits, 'items'), body: text };
+  return { items: await parseItems(text, format, limits, 'items'), body: text };
 }
 
 /**
@@ -94,20 +93,20 @@ export async function fetchItems(url: string, limits: UploadLimits, egress: Egre
   }
   try {
     const text = await readBounded(response, limits.maxBytes, 'itemsUrl');
-    return parseItems(text, format, limits, 'itemsUrl');
+    return await parseItems(text, format, limits, 'itemsUrl');
   } catch (error) {
     if (signal.aborted) throw refuse(`did not answer within ${ITEMS_URL_TIMEOUT_MS / 1000} s`);
     throw error;
   }
 }
 
-function parseItems(text: string, format: Format, limits: UploadLimits, field: string): Items {
+async function parseItems(text: string, format: Format, limits: UploadLimits, field: string): Promise<Items> {
   const items =
     format === 'json'
       ? parseArray(text, field)
       : format === 'jsonl'
         ? parseLines(text)
-        : parseTable(text, field);
+        : await parseTable(text, field);
   if (items.length === 0)
     throw InvalidRequestError.single(field, 'invalid_value', 'The batch has no items; send at least one.');
   if (items.length > limits.maxItems)
@@ -211,8 +210,12 @@ function parseLines(text: string): Items {
   return items;
 }
 
-/** Rows under a header of parameter names; an empty cell leaves its parameter out. */
-function parseTable(text: string, field: string): Items {
+/**
+ * Rows under a header of parameter names; an empty cell leaves its parameter out. The CSV parser
+ * loads with the first CSV body: most batches are JSON, and a function's cold start need not read it.
+ */
+async function parseTable(text: string, field: string): Promise<Items> {
+  const { CsvError, parse: parseCsv } = await import('csv-parse/sync');
   let rows: Record<string, string>[];
   try {
     rows = parseCsv(text, { columns: true, bom: true, skip_empty_lines: true, relax_column_count: false });

@@ -546,6 +546,9 @@ describe('the bundles', () => {
       // that carry it load on the paths that need them).
       const sdkRuntimeAtStart = atStart.some((input) => input.includes('node_modules/@smithy/core/'));
       expect(sdkRuntimeAtStart, spec.name).toBe(false);
+      // The CSV parser loads with the first CSV batch body a function reads.
+      const csvParserAtStart = atStart.some((input) => input.includes('node_modules/csv-parse/'));
+      expect(csvParserAtStart, spec.name).toBe(false);
       // jose (OAuth tokens) loads at the first token a function checks, but in the authorization server's.
       const joseAtStart = atStart.some((input) => input.includes('node_modules/jose/'));
       expect(joseAtStart, spec.name).toBe(spec.kind === 'oauth');
