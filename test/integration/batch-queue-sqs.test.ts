@@ -13,7 +13,12 @@ import { type LoopbackEndpoint, listenOnLoopback } from '../../local-aws/loopbac
 import { batchGroupMembers } from '../../schemas/functions.js';
 import { BatchQueues, EnqueueError, sqsClient } from '../../shared/batches/batch-queue.js';
 import { AwsServiceError } from '../../shared/net/aws-http.js';
-import { type CapturedRequest, captureRequest, signatureHolds } from '../support/sigv4-oracle.js';
+import {
+  type CapturedRequest,
+  captureRequest,
+  environmentRole,
+  signatureHolds,
+} from '../support/sigv4-oracle.js';
 
 const REGION = 'eu-west-3';
 const ROLE = {
@@ -37,21 +42,14 @@ const server = createServer(async (req, res) => {
 });
 let endpoint: LoopbackEndpoint;
 let queues: BatchQueues;
-const saved = { ...process.env };
+environmentRole(ROLE);
 
 beforeAll(async () => {
   endpoint = await listenOnLoopback(server);
-  Object.assign(process.env, {
-    AWS_ACCESS_KEY_ID: ROLE.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: ROLE.secretAccessKey,
-    AWS_SESSION_TOKEN: ROLE.sessionToken,
-  });
-  delete process.env.AWS_PROFILE;
   const client = sqsClient({ AWS_REGION: REGION, SQS_ENDPOINT: endpoint.url });
   queues = new BatchQueues(client, new Map([[group, QUEUE_URL]]), members);
 });
 afterAll(async () => {
-  process.env = saved;
   await endpoint.close();
 });
 afterEach(() => {

@@ -19,7 +19,12 @@ import { createLogger } from '../../shared/logger.js';
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
 import { AwsServiceError } from '../../shared/net/aws-http.js';
 import { describedOperations } from '../../shared/pipeline/operation.js';
-import { type CapturedRequest, captureRequest, signatureHolds } from '../support/sigv4-oracle.js';
+import {
+  type CapturedRequest,
+  captureRequest,
+  environmentRole,
+  signatureHolds,
+} from '../support/sigv4-oracle.js';
 
 const REGION = 'eu-west-3';
 const ROLE = {
@@ -54,20 +59,13 @@ const server = createServer(async (req, res) => {
 });
 let endpoint: LoopbackEndpoint;
 let invoker: LambdaStreamingInvoker;
-const saved = { ...process.env };
+environmentRole(ROLE);
 
 beforeAll(async () => {
   endpoint = await listenOnLoopback(server);
-  Object.assign(process.env, {
-    AWS_ACCESS_KEY_ID: ROLE.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: ROLE.secretAccessKey,
-    AWS_SESSION_TOKEN: ROLE.sessionToken,
-  });
-  delete process.env.AWS_PROFILE;
   invoker = new LambdaStreamingInvoker({ region: REGION, endpoint: endpoint.url });
 });
 afterAll(async () => {
-  process.env = saved;
   await endpoint.close();
 });
 afterEach(() => {

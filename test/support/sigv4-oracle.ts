@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { buffer } from 'node:stream/consumers';
 import { Sha256Js } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface CapturedRequest {
   method: string;
@@ -65,4 +66,27 @@ export async function signatureHolds(
     { signingDate },
   );
   return resigned.headers.authorization === authorization;
+}
+
+/**
+ * For a test file: the environment holds `role`'s keys, as a Lambda function's does (so the clients
+ * sign as it, without the SDK's credential chain), from its first hook to its last.
+ */
+export function environmentRole(role: {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string;
+}) {
+  const saved = { ...process.env };
+  beforeAll(() => {
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: role.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: role.secretAccessKey,
+      AWS_SESSION_TOKEN: role.sessionToken,
+    });
+    delete process.env.AWS_PROFILE;
+  });
+  afterAll(() => {
+    process.env = saved;
+  });
 }
