@@ -6,12 +6,12 @@
  */
 import { batchGroupMembers } from '../../schemas/functions.js';
 import { emailInputChecks } from '../../shared/operations/email-input-checks.js';
-import type { OperationImplementation } from '../../shared/pipeline/operation.js';
+import type { InputCheck, OperationImplementation } from '../../shared/pipeline/operation.js';
 
 export const batchGroups = batchGroupMembers();
 export const batchOperations = [...batchGroups.values()].flat();
 
-const inputChecks = new Map<string, (input: never) => void>(Object.entries(emailInputChecks));
+const inputChecks = new Map<string, InputCheck<never>>(Object.entries(emailInputChecks));
 
 export const checksOnly = (): OperationImplementation[] =>
   batchOperations.map(({ id }) => {

@@ -120,7 +120,9 @@ export class BatchService {
         'The Idempotency-Key header is 1 to 255 printable ASCII characters without spaces.',
       );
 
-    const items = request.items.map((input) => this.checkItem(operation, input, request.requestId));
+    const items = await Promise.all(
+      request.items.map((input) => this.checkItem(operation, input, request.requestId)),
+    );
     if (request.invalidItems === 'reject') refuseInvalid(items);
 
     const now = this.clock.now();
@@ -237,13 +239,13 @@ export class BatchService {
   }
 
   /** The item to store: its input, and the single call's refusal when its input is refused. */
-  private checkItem(
+  private async checkItem(
     operation: RegisteredOperation,
     input: Record<string, unknown>,
     requestId: string,
-  ): NewItem {
+  ): Promise<NewItem> {
     try {
-      operation.accept({ kind: 'arguments', values: input }, variantFor(operation, input));
+      await operation.accept({ kind: 'arguments', values: input }, variantFor(operation, input));
       return { input };
     } catch (error) {
       if (!(error instanceof InvalidRequestError)) throw error;

@@ -57,18 +57,21 @@ export type RunnerMap<Definitions extends OperationDefinition> = {
 
 /**
  * Checks of input the catalog's schemas cannot make (they import only zod), e.g. whether a name can
- * be spelled for an email address: each throws an InvalidRequestError, after validation and before
- * admission, so such a refusal costs no credit and no rate-limit request, like every other 400.
+ * be spelled for an email address: each throws (or rejects with) an InvalidRequestError, after
+ * validation and before admission, so such a refusal costs no credit and no rate-limit request,
+ * like every other 400. A check may be async, to load what it needs at its first use.
  */
+export type InputCheck<Input> = (input: Input) => void | Promise<void>;
+
 export type InputChecks<Definitions extends OperationDefinition> = {
-  [D in Definitions as D['id']]?: (input: InputOf<D>) => void;
+  [D in Definitions as D['id']]?: InputCheck<InputOf<D>>;
 };
 
 /** One operation's run function and input check, paired with its entry by id. */
 export interface OperationImplementation {
   id: string;
   run: Runner<never>;
-  refuseInput?: (input: never) => void;
+  refuseInput?: InputCheck<never>;
 }
 
 /**
@@ -82,7 +85,7 @@ export function implement<const Definitions extends OperationDefinition>(
 ): OperationImplementation[] {
   // Keyed by the definitions' own ids, which is what the mapped types above are keyed by.
   const byId = new Map<string, Runner<never>>(Object.entries(runners));
-  const checkById = new Map<string, (input: never) => void>(Object.entries(checks));
+  const checkById = new Map<string, InputCheck<never>>(Object.entries(checks));
   return definitions.map(({ id }) => {
     const run = byId.get(id);
     if (!run) throw new Error(`Operation ${id} has no run function.`);
@@ -102,7 +105,7 @@ export interface RegisteredOperation {
    * Validates a request's input against the entry's schema and the operation's own check (both
    * throw an InvalidRequestError), and gives the run of that input.
    */
-  accept(input: RawInput, variant?: OperationVariant): AcceptedRun;
+  accept(input: RawInput, variant?: OperationVariant): Promise<AcceptedRun>;
 }
 
 /** Pairs each served entry with its implementation; an entry without one fails here, at start-up. */
@@ -129,13 +132,13 @@ function bindOperation(
   price: number,
 ): RegisteredOperation {
   const run = implementation.run as Runner<unknown>;
-  const refuseInput = implementation.refuseInput as ((input: unknown) => void) | undefined;
+  const refuseInput = implementation.refuseInput as InputCheck<unknown> | undefined;
   return {
     definition,
     price,
-    accept(input, variant) {
+    async accept(input, variant) {
       const validated = validateInput(definition, input, variant);
-      refuseInput?.(validated);
+      await refuseInput?.(validated);
       return (context) => run(validated, context);
     },
   };

@@ -122,7 +122,7 @@ export class LookupPipeline {
     try {
       principal = await this.authenticate(request);
       this.deps.authenticator.authorize(principal, operation.definition);
-      const run = operation.accept(request.input, request.variant);
+      const run = await operation.accept(request.input, request.variant);
 
       const caps = spendCapsOf(principal);
       const accountRead = operation.definition.metering === 'account';

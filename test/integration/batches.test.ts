@@ -406,6 +406,20 @@ describe('what a batch refuses', () => {
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
   });
 
+  it('refuses email find items whose names no spelling can write, as the single call would', async () => {
+    const items = [
+      { firstName: 'Ivan', lastName: 'Petrov', domain: 'example.com' },
+      { firstName: 'ꓮꓲ', lastName: 'Petrov', domain: 'example.com' },
+      { firstName: 'Ivan', lastName: '𐌰𐌱', domain: 'example.com' },
+    ];
+    const refused = await post('operation=emails.find', JSON.stringify(items));
+    expect(refused.status).toBe(400);
+    const error = ((await refused.json()) as { error: { message: string; details: { field: string }[] } })
+      .error;
+    expect(error.message).toContain('2 of 3 items are invalid');
+    expect(error.details.map((detail) => detail.field)).toEqual(['items[1].firstName', 'items[2].lastName']);
+  });
+
   it('lists invalid items by index, at most 16, unless asked to mark them', async () => {
     const items = Array.from({ length: 40 }, (_, index) => ({ username: index % 2 ? 'wei-zhang' : '!' }));
     const refused = await post('operation=profiles.details', JSON.stringify(items));

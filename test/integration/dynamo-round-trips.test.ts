@@ -28,8 +28,8 @@ beforeAll(async () => {
   // Each lookup notes when it begins (the operations the app serves, wrapped in place).
   for (const operation of harness.operations) {
     const accept = operation.accept;
-    operation.accept = (input, variant) => {
-      const run = accept(input, variant);
+    operation.accept = async (input, variant) => {
+      const run = await accept(input, variant);
       return (context) => {
         lookupStarts.push(performance.now());
         return run(context);

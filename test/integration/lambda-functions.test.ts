@@ -375,6 +375,27 @@ describe('the reconcile function', () => {
   });
 });
 
+describe('the batches function', () => {
+  it('checks email find items as the single call would, loading the name spelling at the first', async () => {
+    const lambda = await start('batches');
+    const items = [
+      { firstName: 'Иван', lastName: 'Петров', domain: 'example.com' },
+      { firstName: 'ꓮꓲ', lastName: 'Petrov', domain: 'example.com' },
+    ];
+    const answer = await request(lambda, {
+      method: 'POST',
+      path: '/v1/batches',
+      query: [['operation', 'emails.find']],
+      headers: authorized({ 'Content-Type': 'application/json' }),
+      body: JSON.stringify(items),
+    });
+    expect(answer.status).toBe(400);
+    const { error } = JSON.parse(answer.text) as { error: { message: string; details: { field: string }[] } };
+    expect(error.message).toContain('1 of 2 items are invalid');
+    expect(error.details.map((detail) => detail.field)).toEqual(['items[1].firstName']);
+  });
+});
+
 describe('/mcp and the tool-group functions', () => {
   let group: LambdaProcess;
   let mcp: LambdaProcess;
@@ -546,9 +567,12 @@ describe('the bundles', () => {
       // that carry it load on the paths that need them).
       const sdkRuntimeAtStart = atStart.some((input) => input.includes('node_modules/@smithy/core/'));
       expect(sdkRuntimeAtStart, spec.name).toBe(false);
-      // The CSV parser loads with the first CSV batch body a function reads.
+      // The CSV parser loads with the first CSV batch body a function reads, the transliteration
+      // tables with the first email find it checks or runs.
       const csvParserAtStart = atStart.some((input) => input.includes('node_modules/csv-parse/'));
       expect(csvParserAtStart, spec.name).toBe(false);
+      const transliterationAtStart = atStart.some((input) => input.includes('node_modules/transliteration/'));
+      expect(transliterationAtStart, spec.name).toBe(false);
       // jose (OAuth tokens) loads at the first token a function checks, but in the authorization server's.
       const joseAtStart = atStart.some((input) => input.includes('node_modules/jose/'));
       expect(joseAtStart, spec.name).toBe(spec.kind === 'oauth');
