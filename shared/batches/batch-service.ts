@@ -120,9 +120,9 @@ export class BatchService {
         'The Idempotency-Key header is 1 to 255 printable ASCII characters without spaces.',
       );
 
-    const items = await Promise.all(
-      request.items.map((input) => this.checkItem(operation, input, request.requestId)),
-    );
+    // One at a time: a batch may hold a million items, and each check may wait (for what it loads).
+    const items: NewItem[] = [];
+    for (const input of request.items) items.push(await this.checkItem(operation, input, request.requestId));
     if (request.invalidItems === 'reject') refuseInvalid(items);
 
     const now = this.clock.now();
