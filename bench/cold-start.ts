@@ -17,11 +17,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { buffer } from 'node:stream/consumers';
 import { build } from 'esbuild';
-import { listenOnLoopback } from '../local-aws/loopback.js';
 import { catalog, v2Routes } from '../schemas/catalog.js';
 import {
   batchGroupMembers,
@@ -44,6 +41,7 @@ import { type BuildReport, builtFunctions, FUNCTIONS_DIR } from '../test/support
 import { type LambdaProcess, restRequest, startLambda } from '../test/support/lambda-process.js';
 import { mcpInitialize } from '../test/support/mcp-initialize.js';
 import { ROOT } from '../test/support/process-group.js';
+import { startSqsEndpoint } from '../test/support/sqs-endpoint.js';
 import { describeMachine, printRow } from './measure.js';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
@@ -157,14 +155,7 @@ async function main(): Promise<void> {
   const withKey = { Authorization: `Bearer ${apiKey}` };
   // The functions that send batch items get every queue's URL, as infra sets them, on a loopback SQS
   // stand-in that takes every message: the batches function's first event sends a batch's items.
-  const sqs = await listenOnLoopback(
-    createServer(async (request, response) => {
-      await buffer(request);
-      response
-        .writeHead(200, { 'Content-Type': 'application/x-amz-json-1.0' })
-        .end('{"Successful":[],"Failed":[]}');
-    }),
-  );
+  const sqs = await startSqsEndpoint();
   const batchQueueUrls = {
     SQS_ENDPOINT: sqs.url,
     ...Object.fromEntries(

@@ -6,19 +6,13 @@
  * SDK's standard retry strategy would, a refused one is not. start:synth's black-box tests run the
  * same client against the SQS emulation, between the real functions.
  */
-import { createServer } from 'node:http';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type LoopbackEndpoint, listenOnLoopback } from '../../local-aws/loopback.js';
 import { batchGroupMembers } from '../../schemas/functions.js';
 import { BatchQueues, EnqueueError, sqsClient } from '../../shared/batches/batch-queue.js';
 import { AwsServiceError } from '../../shared/net/aws-http.js';
-import {
-  type CapturedRequest,
-  captureRequest,
-  environmentRole,
-  signatureHolds,
-} from '../support/sigv4-oracle.js';
+import { type CapturedRequest, environmentRole, signatureHolds } from '../support/sigv4-oracle.js';
+import { type SqsEndpoint, startSqsEndpoint } from '../support/sqs-endpoint.js';
 
 const REGION = 'eu-west-3';
 const ROLE = {
@@ -31,30 +25,19 @@ const [[group, members] = ['', []]] = [...batchGroupMembers()];
 const operation = members[0]?.id ?? '';
 const batch = { batchId: 'bat_0123456789abcdefABCD', operation };
 
-const captured: CapturedRequest[] = [];
-const replies: { status: number; body: unknown }[] = [];
-const server = createServer(async (req, res) => {
-  captured.push(await captureRequest(req));
-  const reply = replies.shift() ?? { status: 200, body: { Successful: [], Failed: [] } };
-  res
-    .writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.0' })
-    .end(JSON.stringify(reply.body));
-});
-let endpoint: LoopbackEndpoint;
+let sqs: SqsEndpoint;
 let queues: BatchQueues;
 environmentRole(ROLE);
 
 beforeAll(async () => {
-  endpoint = await listenOnLoopback(server);
-  const client = sqsClient({ AWS_REGION: REGION, SQS_ENDPOINT: endpoint.url });
+  sqs = await startSqsEndpoint();
+  const client = sqsClient({ AWS_REGION: REGION, SQS_ENDPOINT: sqs.url });
   queues = new BatchQueues(client, new Map([[group, QUEUE_URL]]), members);
 });
-afterAll(async () => {
-  await endpoint.close();
-});
+afterAll(() => sqs.close());
 afterEach(() => {
-  captured.length = 0;
-  replies.length = 0;
+  sqs.captured.length = 0;
+  sqs.replies.length = 0;
 });
 
 const bodyOf = (request: CapturedRequest) => JSON.parse(request.body) as Record<string, unknown>;
@@ -66,8 +49,8 @@ describe('a SendMessageBatch', () => {
       Array.from({ length: 12 }, (_, index) => index),
       30,
     );
-    expect(captured).toHaveLength(2);
-    const [first, second] = captured as [CapturedRequest, CapturedRequest];
+    expect(sqs.captured).toHaveLength(2);
+    const [first, second] = sqs.captured as [CapturedRequest, CapturedRequest];
     const entries = [first, second].flatMap((request) => bodyOf(request).Entries as { Id: string }[]);
     expect(entries.map((entry) => entry.Id).sort((a, b) => Number(a) - Number(b))).toEqual(
       Array.from({ length: 12 }, (_, index) => String(index)),
@@ -84,10 +67,10 @@ describe('a SendMessageBatch', () => {
 
     // The control: the SDK's own client sending the same input to the same endpoint.
     const ours = bodyOf(first);
-    const sdk = new SQSClient({ region: REGION, endpoint: endpoint.url, credentials: ROLE });
+    const sdk = new SQSClient({ region: REGION, endpoint: sqs.url, credentials: ROLE });
     await sdk.send(new SendMessageBatchCommand(ours as never));
     sdk.destroy();
-    const control = captured[2] as CapturedRequest;
+    const control = sqs.captured[2] as CapturedRequest;
     expect(control.headers['x-amz-target']).toBe(first.headers['x-amz-target']);
     expect(control.headers['content-type']).toBe(first.headers['content-type']);
     expect(bodyOf(control)).toEqual(ours);
@@ -100,7 +83,7 @@ describe('a SendMessageBatch', () => {
   });
 
   it('sends again, alone, the entries SQS reports failed', async () => {
-    replies.push({
+    sqs.replies.push({
       status: 200,
       body: {
         Successful: [{ Id: '0', MessageId: 'm0', MD5OfMessageBody: 'x' }],
@@ -109,27 +92,27 @@ describe('a SendMessageBatch', () => {
     });
     await queues.enqueue(batch, [0, 1]);
     expect(
-      captured.map((request) => (bodyOf(request).Entries as { Id: string }[]).map((entry) => entry.Id)),
+      sqs.captured.map((request) => (bodyOf(request).Entries as { Id: string }[]).map((entry) => entry.Id)),
     ).toEqual([['0', '1'], ['1']]);
   });
 
   it('is repeated after throttling, as the SDK’s standard retry strategy would', async () => {
-    replies.push({
+    sqs.replies.push({
       status: 400,
       body: { __type: 'com.amazonaws.sqs#RequestThrottled', message: 'slow down' },
     });
     await queues.enqueue(batch, [0]);
-    expect(captured).toHaveLength(2);
-    expect(captured[1]?.body).toBe(captured[0]?.body);
+    expect(sqs.captured).toHaveLength(2);
+    expect(sqs.captured[1]?.body).toBe(sqs.captured[0]?.body);
   });
 
   it('is not repeated when SQS refuses it; the items are reported unsent with SQS’s error', async () => {
-    replies.push({
+    sqs.replies.push({
       status: 400,
       body: { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' },
     });
     const error = await queues.enqueue(batch, [4, 5]).catch((caught: unknown) => caught);
-    expect(captured).toHaveLength(1);
+    expect(sqs.captured).toHaveLength(1);
     expect(error).toBeInstanceOf(EnqueueError);
     expect((error as EnqueueError).unsent).toEqual([4, 5]);
     const cause = (error as EnqueueError).cause;
