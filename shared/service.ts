@@ -82,7 +82,7 @@ export function createService(options: ServiceOptions) {
     options.implementations({ store: options.store, clock, config: options.config, logger, metrics }),
     options.config.PRICE_OVERRIDES,
   );
-  const app = createRestApp({
+  const { app, lane } = createRestApp({
     operations,
     apis: apiFamilies,
     pipeline,
@@ -94,7 +94,17 @@ export function createService(options: ServiceOptions) {
       clock,
     },
   });
-  return { app, pipeline, operations, repositories, authenticator, config: options.config, logger, clock };
+  return {
+    app,
+    apiLane: lane,
+    pipeline,
+    operations,
+    repositories,
+    authenticator,
+    config: options.config,
+    logger,
+    clock,
+  };
 }
 
 export type Service = ReturnType<typeof createService>;

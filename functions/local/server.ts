@@ -68,7 +68,7 @@ async function start(): Promise<{
     if (!config.OAUTH_ISSUER) mountAuthorizationServer(service);
     const demoKey = await issueDemoKey(service.repositories, config, 'npm start');
     reconcileOnSchedule(service.repositories, config, service.logger);
-    const server = createNodeServer(service.app, service.logger, config);
+    const server = createNodeServer(service.app, service.logger, config, service.apiLane);
     server.listen(config.PORT, config.HOST);
     await once(server, 'listening').catch((error: unknown) => {
       throw listenFailure(config, error);

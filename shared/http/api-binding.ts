@@ -15,14 +15,22 @@ import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse, type PublicResponse } from '../pipeline/public-response.js';
 import type { LookupPipeline, LookupRequest } from '../pipeline/run-lookup.js';
 import type { RawInput } from '../pipeline/validate-input.js';
-import { checkProtocol } from './protocol-checks.js';
+import { checkProtocol, type HeaderReader, type RequestHead } from './protocol-checks.js';
 import { toHttpResponse } from './render.js';
+
+/** What the request log line says of a call the pipeline (or a route of its own) answered. */
+export interface LookupSummary {
+  operation: string;
+  accountId?: string;
+  keyId?: string;
+  creditCost: number;
+}
 
 export interface RestEnv {
   Variables: {
     requestId: string;
     /** What the pipeline learned, for the request log. */
-    lookup?: { operation: string; accountId?: string; keyId?: string; creditCost: number };
+    lookup?: LookupSummary;
   };
 }
 
@@ -64,9 +72,9 @@ export interface ApiBinding {
   /** What the ledger records the call as. */
   transport: Transport;
   routes(operations: readonly OperationDefinition[]): ApiRoute[];
-  credential(headers: Headers): LookupRequest['credential'];
+  credential(header: HeaderReader): LookupRequest['credential'];
   /** A refusal of the family's own, before the pipeline (a key sent the other family's way). */
-  refuse(headers: Headers): ApiError | undefined;
+  refuse(header: HeaderReader): ApiError | undefined;
   /** The family's body of a pipeline answer. */
   envelope(response: PublicResponse, operationId: string, requestId: string): PublicResponse;
   docs: ApiDocs;
@@ -77,36 +85,67 @@ function honoPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-/** Mounts the family's routes of the given operations, all through the pipeline (api-documentation.ts documents them). */
+/** A route of a family and the operation it runs: what answers one API call. */
+export interface ApiEndpoint {
+  api: ApiBinding;
+  route: ApiRoute;
+  operation: RegisteredOperation;
+}
+
+/** Mounts the endpoints on the app, all through the pipeline (api-documentation.ts documents them). */
 export function mountApi(
   app: Hono<RestEnv>,
-  api: ApiBinding,
-  operations: readonly RegisteredOperation[],
+  endpoints: readonly ApiEndpoint[],
   pipeline: LookupPipeline,
 ): void {
-  for (const { route, operation } of routesOf(api, operations)) {
-    app.all(honoPath(route.path), async (c) => {
-      const requestId = c.get('requestId');
-      const headers = c.req.raw.headers;
-      const refusal = checkProtocol(c.req.raw) ?? api.refuse(headers);
-      if (refusal) return toHttpResponse(errorResponse(refusal, requestId));
-      const outcome = await pipeline.run({
-        operation,
-        variant: route.variant,
-        credential: api.credential(headers),
-        input: routeInput(route, c.req.url),
-        requestId,
-        transport: api.transport,
-      });
-      c.set('lookup', {
-        operation: operation.definition.id,
-        accountId: outcome.accountId,
-        keyId: outcome.keyId,
-        creditCost: outcome.creditCost,
-      });
-      return toHttpResponse(api.envelope(outcome.response, operation.definition.id, requestId));
+  for (const endpoint of endpoints) {
+    app.all(honoPath(endpoint.route.path), async (c) => {
+      const head = { method: c.req.method, header: (name: string) => c.req.header(name) };
+      const { response, lookup } = await answerApiCall(
+        endpoint,
+        pipeline,
+        head,
+        c.req.url,
+        c.get('requestId'),
+      );
+      if (lookup) c.set('lookup', lookup);
+      return toHttpResponse(response);
     });
   }
+}
+
+/**
+ * One API call, whichever server received it (the app's route above, or the embedded server's API
+ * lane, api-lane.ts): the protocol checks, the family's own refusal, the pipeline, the family's
+ * envelope. `target` is the request's URL, absolute or as its request line gave it. The lookup
+ * summary, for the log line, is there when the pipeline ran.
+ */
+export async function answerApiCall(
+  { api, route, operation }: ApiEndpoint,
+  pipeline: LookupPipeline,
+  head: RequestHead,
+  target: string,
+  requestId: string,
+): Promise<{ response: PublicResponse; lookup?: LookupSummary }> {
+  const refusal = checkProtocol(head) ?? api.refuse(head.header);
+  if (refusal) return { response: errorResponse(refusal, requestId) };
+  const outcome = await pipeline.run({
+    operation,
+    variant: route.variant,
+    credential: api.credential(head.header),
+    input: routeInput(route, target),
+    requestId,
+    transport: api.transport,
+  });
+  return {
+    response: api.envelope(outcome.response, operation.definition.id, requestId),
+    lookup: {
+      operation: operation.definition.id,
+      accountId: outcome.accountId,
+      keyId: outcome.keyId,
+      creditCost: outcome.creditCost,
+    },
+  };
 }
 
 /** How many parameters a path has. */
@@ -117,14 +156,14 @@ const parameterCount = (route: ApiRoute) => route.path.split('{').length - 1;
  * (`/api/v2/profiles/detail` before `/api/v2/profiles/{public_identifier}`): the router answers
  * with the first route that matches, whatever order the catalog lists them in.
  */
-export function routesOf(api: ApiBinding, operations: readonly RegisteredOperation[]) {
+export function routesOf(api: ApiBinding, operations: readonly RegisteredOperation[]): ApiEndpoint[] {
   const served = new Map(operations.map((operation) => [operation.definition, operation]));
   return api
     .routes(operations.map((operation) => operation.definition))
     .sort((a, b) => parameterCount(a) - parameterCount(b))
     .flatMap((route) => {
       const operation = served.get(route.operation);
-      return operation ? [{ route, operation }] : [];
+      return operation ? [{ api, route, operation }] : [];
     });
 }
 
@@ -134,8 +173,10 @@ export function routesOf(api: ApiBinding, operations: readonly RegisteredOperati
  * parameter as the family spells it. The segment is read from the URL's own path rather than from
  * the router's parameters, which are decoded leniently.
  */
-function routeInput(route: ApiRoute, url: string): RawInput {
-  const { pathname, search } = new URL(url);
+function routeInput(route: ApiRoute, target: string): RawInput {
+  // As the app sees a request target (the Node adaptor parses it with this same URL parser): the
+  // query as WHATWG URL parsing spells it.
+  const { pathname, search } = new URL(target, 'http://localhost');
   if (!route.pathParameter || !route.identifier) return { kind: 'query', query: search };
   // Hono matches one segment per parameter, so the segment sits where the template has it.
   const index = route.path.split('/').indexOf(`{${route.pathParameter}}`);

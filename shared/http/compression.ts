@@ -11,7 +11,7 @@ const compressors = {
   br: promisify(brotliCompress),
   gzip: promisify(gzip),
 } as const;
-type Encoding = keyof typeof compressors;
+export type Encoding = keyof typeof compressors;
 
 export function chooseEncoding(acceptEncoding: string | undefined): Encoding | undefined {
   if (!acceptEncoding) return undefined;
@@ -27,6 +27,14 @@ export function chooseEncoding(acceptEncoding: string | undefined): Encoding | u
     .filter(({ quality }) => quality > 0)
     .sort((a, b) => b.quality - a.quality);
   return ranked[0]?.encoding;
+}
+
+/** The body in `encoding`, or undefined when it is too small to be worth it. */
+export async function compressBody(encoding: Encoding, body: Buffer) {
+  if (body.length < MIN_BYTES) return undefined;
+  return encoding === 'br'
+    ? compressors.br(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
+    : compressors.gzip(body);
 }
 
 export function compression(): MiddlewareHandler {
@@ -45,12 +53,8 @@ export function compression(): MiddlewareHandler {
     ) {
       return;
     }
-    const body = Buffer.from(await response.clone().arrayBuffer());
-    if (body.length < MIN_BYTES) return;
-    const compressed =
-      encoding === 'br'
-        ? await compressors.br(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
-        : await compressors.gzip(body);
+    const compressed = await compressBody(encoding, Buffer.from(await response.clone().arrayBuffer()));
+    if (!compressed) return;
     const headers = new Headers(response.headers);
     headers.set('Content-Encoding', encoding);
     // The length was the uncompressed body's (a handler that sets one, like the OAuth server's).

@@ -5,17 +5,19 @@
  * serves no operation, takes the app beneath it (`createApp`).
  */
 import { Hono } from 'hono';
-import { AuthFailuresThrottledError, InternalError, ResourceNotFoundError } from '../errors.js';
+import { ResourceNotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse, newRequestId } from '../pipeline/public-response.js';
 import type { LookupPipeline } from '../pipeline/run-lookup.js';
 import { SERVICE_VERSION } from '../version.js';
-import { type ApiBinding, mountApi, type RestEnv } from './api-binding.js';
+import { type ApiBinding, mountApi, type RestEnv, routesOf } from './api-binding.js';
+import { ApiLane } from './api-lane.js';
 import { AuthFailureThrottle, type AuthFailureThrottleSettings } from './auth-failure-throttle.js';
 import { clientAddress } from './client-address.js';
 import { compression } from './compression.js';
 import { carriesRequestId, toHttpResponse } from './render.js';
+import { RequestEdge } from './request-edge.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -35,10 +37,23 @@ export interface RestAppOptions extends AppOptions {
 /** How long /healthz waits for the store before calling it unreachable. */
 const HEALTH_PROBE_TIMEOUT_MS = 2_000;
 
-export function createRestApp(options: RestAppOptions): Hono<RestEnv> {
-  const app = createApp(options);
-  for (const api of options.apis) mountApi(app, api, options.operations, options.pipeline);
-  return app;
+/**
+ * The app, and the API lane that answers the API's fixed paths on the embedded server without it
+ * (api-lane.ts); both share the request edge, so the throttle counts what either refused.
+ */
+export function createRestApp(options: RestAppOptions): { app: Hono<RestEnv>; lane: ApiLane } {
+  const edge = createEdge(options);
+  const app = createApp(options, edge);
+  const endpoints = options.apis.flatMap((api) => routesOf(api, options.operations));
+  mountApi(app, endpoints, options.pipeline);
+  return { app, lane: new ApiLane(endpoints, options.pipeline, edge) };
+}
+
+function createEdge(options: AppOptions): RequestEdge {
+  return new RequestEdge(
+    options.logger,
+    options.authFailures && new AuthFailureThrottle(options.authFailures),
+  );
 }
 
 /**
@@ -46,8 +61,7 @@ export function createRestApp(options: RestAppOptions): Hono<RestEnv> {
  * which serves no operation): request ids and the request log line, the refused-credentials
  * throttle, compression, /healthz, the JSON not-found and the one error handler.
  */
-export function createApp(options: AppOptions): Hono<RestEnv> {
-  const { logger } = options;
+export function createApp(options: AppOptions, edge = createEdge(options)): Hono<RestEnv> {
   const app = new Hono<RestEnv>();
 
   app.use('*', async (c, next) => {
@@ -56,25 +70,16 @@ export function createApp(options: AppOptions): Hono<RestEnv> {
     await next();
     const requestId = c.get('requestId');
     if (!carriesRequestId(c.res, requestId)) c.res.headers.set('X-Request-Id', requestId);
-    // The line's fields cost time to gather even when the level drops it.
-    if (!logger.isLevelEnabled('info')) return;
-    const lookup = c.get('lookup');
-    logger.info(
-      {
-        requestId,
-        method: c.req.method,
-        path: c.req.path,
-        operation: lookup?.operation,
-        accountId: lookup?.accountId,
-        keyId: lookup?.keyId,
-        status: c.res.status,
-        creditCost: lookup?.creditCost ?? 0,
-        latencyMs: Math.round((performance.now() - started) * 10) / 10,
-      },
-      'request',
-    );
+    edge.log({
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      lookup: c.get('lookup'),
+      started,
+    });
   });
-  if (options.authFailures) throttleAuthFailures(app, new AuthFailureThrottle(options.authFailures), logger);
+  if (options.authFailures) throttleAuthFailures(app, edge);
   app.use('*', compression());
 
   if (options.storeProbe) serveHealth(app, options.storeProbe);
@@ -82,33 +87,18 @@ export function createApp(options: AppOptions): Hono<RestEnv> {
   app.notFound((c) =>
     toHttpResponse(errorResponse(new ResourceNotFoundError('No endpoint at this path.'), c.get('requestId'))),
   );
-  app.onError((error, c) => {
-    logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
-    return toHttpResponse(errorResponse(new InternalError(error), c.get('requestId')));
-  });
+  app.onError((error, c) => toHttpResponse(edge.unhandled(error, c.get('requestId'))));
   return app;
 }
 
-/**
- * Before anything else (a store lookup above all), an address with too many refused credentials
- * is answered 429; afterwards a 401 to a request that carried a credential counts against it. A
- * request without any is not counted: it costs nothing and is usually a first try.
- */
-function throttleAuthFailures(app: Hono<RestEnv>, throttle: AuthFailureThrottle, logger: Logger) {
+/** The edge's throttle of refused credentials, before anything else runs and after the answer. */
+function throttleAuthFailures(app: Hono<RestEnv>, edge: RequestEdge): void {
   app.use('*', async (c, next) => {
     const address = clientAddress(c.env);
-    const retryAfter = throttle.retryAfterSeconds(address);
-    if (retryAfter !== undefined) {
-      logger.info(
-        { requestId: c.get('requestId'), address, retryAfter },
-        'authentication failures throttled',
-      );
-      return toHttpResponse(errorResponse(new AuthFailuresThrottledError(retryAfter), c.get('requestId')));
-    }
+    const throttled = edge.throttled(address, c.get('requestId'));
+    if (throttled) return toHttpResponse(throttled);
     await next();
-    const credentialSent =
-      c.req.header('authorization') !== undefined || c.req.header('x-api-key') !== undefined;
-    if (c.res.status === 401 && credentialSent) throttle.recordFailure(address);
+    edge.answered(address, c.res.status, (name) => c.req.header(name));
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * The node:http server of `npm start`: Hono's Node adaptor behind the checks only the wire can make
- * (request-framing.ts), the answers to requests the parser refuses (client-error.ts), and limits on
- * connections and idle sockets. Whatever is refused before the app sees it still gets the service's
+ * (request-framing.ts), the API lane for the API's fixed paths (api-lane.ts), the answers to
+ * requests the parser refuses (client-error.ts), and limits on connections and idle sockets. Whatever is refused before the app sees it still gets the service's
  * error envelope with an X-Request-Id, and a log line.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import { type ApiError, InvalidRequestError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { errorResponse, newRequestId } from '../pipeline/public-response.js';
+import type { ApiLane } from './api-lane.js';
 import { answerClientErrors } from './client-error.js';
 import { toHttpResponse } from './render.js';
 import { checkRequestHead } from './request-framing.js';
@@ -29,6 +30,8 @@ export function createNodeServer(
   app: { fetch: (request: Request, env: unknown) => Response | Promise<Response> },
   logger: Logger,
   settings: NodeServerSettings,
+  /** Without one, the app answers every request (as in tests of the app's own way). */
+  lane?: ApiLane,
 ): Server {
   const listener = getRequestListener(app.fetch, {
     // The adaptor refuses a request target it cannot turn into a URL; it would answer a bare 400.
@@ -54,7 +57,7 @@ export function createNodeServer(
     (incoming, outgoing) => {
       const refused = checkRequestHead(incoming.rawHeaders);
       if (refused) void writeResponse(outgoing, refusal(refused, logger));
-      else void listener(incoming, outgoing);
+      else if (!lane?.serve(incoming, outgoing)) void listener(incoming, outgoing);
     },
   );
   server.maxConnections = settings.HTTP_MAX_CONNECTIONS;

@@ -11,10 +11,19 @@ import {
 } from '../errors.js';
 import { quoteInput } from '../pipeline/public-response.js';
 
-export function checkProtocol(request: Request): ApiError | undefined {
-  if (request.method !== 'GET') return new MethodNotAllowedError(request.method);
-  if (!acceptsJson(request.headers.get('accept'))) return new NotAcceptableError();
-  return checkNoBody(request.headers);
+/** A request header's value (repeated fields joined by `, `, as Headers does), or undefined. */
+export type HeaderReader = (name: string) => string | undefined;
+
+/** What the protocol checks and the API families read of a request, whichever server received it. */
+export interface RequestHead {
+  method: string;
+  header: HeaderReader;
+}
+
+export function checkProtocol({ method, header }: RequestHead): ApiError | undefined {
+  if (method !== 'GET') return new MethodNotAllowedError(method);
+  if (!acceptsJson(header('accept') ?? null)) return new NotAcceptableError();
+  return checkNoBody(header);
 }
 
 /**
@@ -28,9 +37,9 @@ export function acceptsJson(accept: string | null): boolean {
 }
 
 /** A GET may declare `Content-Type: application/json` with no body; anything else is refused. */
-function checkNoBody(headers: Headers): ApiError | undefined {
-  const contentType = headers.get('content-type');
-  if (contentType !== null) {
+function checkNoBody(header: HeaderReader): ApiError | undefined {
+  const contentType = header('content-type');
+  if (contentType !== undefined) {
     const mediaType = contentType.split(';')[0]?.trim().toLowerCase();
     if (mediaType !== 'application/json') {
       return new UnsupportedMediaTypeError(
@@ -38,8 +47,8 @@ function checkNoBody(headers: Headers): ApiError | undefined {
       );
     }
   }
-  const length = headers.get('content-length');
-  if (headers.has('transfer-encoding') || (length !== null && length.trim() !== '0')) {
+  const length = header('content-length');
+  if (header('transfer-encoding') !== undefined || (length !== undefined && length.trim() !== '0')) {
     return new UnsupportedMediaTypeError('GET requests take no body; send parameters in the query string.');
   }
   return undefined;

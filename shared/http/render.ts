@@ -1,16 +1,28 @@
 /**
- * Writes a PublicResponse as an HTTP response.
+ * Writes a PublicResponse as an HTTP response: a fetch Response for the app, or the parts the API
+ * lane writes to node:http itself.
  */
 import type { PublicResponse } from '../pipeline/public-response.js';
 
 export function toHttpResponse(response: PublicResponse): Response {
-  const rendered = new Response(JSON.stringify(response.body), {
-    status: response.status,
-    headers: { ...response.headers, Date: httpDate() },
-  });
+  const { status, headers, body } = render(response);
+  const rendered = new Response(body, { status, headers });
   const requestId = response.headers['X-Request-Id'];
   if (requestId !== undefined) requestIds.set(rendered, requestId);
   return rendered;
+}
+
+/** What every server writes of a PublicResponse: its status, its headers and Date, its body as JSON. */
+export function render(response: PublicResponse): {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+} {
+  return {
+    status: response.status,
+    headers: { ...response.headers, Date: httpDate() },
+    body: JSON.stringify(response.body),
+  };
 }
 
 /**

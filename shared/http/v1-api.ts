@@ -5,10 +5,11 @@
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { type ApiError, InvalidApiKeyError, misplacedKeyMessages } from '../errors.js';
 import type { ApiBinding } from './api-binding.js';
+import type { HeaderReader } from './protocol-checks.js';
 
 /** A v1 request whose key came the /api/v2 way (X-API-Key) and not as a bearer token: said so. */
-function v2KeyHeaderOnV1(headers: Headers): ApiError | undefined {
-  if (headers.has('authorization') || !headers.has('x-api-key')) return undefined;
+function v2KeyHeaderOnV1(header: HeaderReader): ApiError | undefined {
+  if (header('authorization') !== undefined || header('x-api-key') === undefined) return undefined;
   return new InvalidApiKeyError(false, 'bearer', [], misplacedKeyMessages.v2HeaderOnV1);
 }
 
@@ -18,7 +19,7 @@ export const v1Api: ApiBinding = {
     operations.flatMap((operation) =>
       operation.variants.map((variant) => ({ path: variant.path, operation, variant })),
     ),
-  credential: (headers) => ({ scheme: 'bearer', authorization: headers.get('authorization') ?? undefined }),
+  credential: (header) => ({ scheme: 'bearer', authorization: header('authorization') }),
   refuse: v2KeyHeaderOnV1,
   envelope: (response) => response,
   docs: {

@@ -10,14 +10,15 @@ import { v2EnvelopeSchema } from '../../schemas/envelope.js';
 import { type V2Route, v2RoutesOf, variantOf } from '../../schemas/v2-routes.js';
 import { type ApiError, InvalidApiKeyError, misplacedKeyMessages } from '../errors.js';
 import type { ApiBinding, ApiRoute } from '../http/api-binding.js';
+import type { HeaderReader } from '../http/protocol-checks.js';
 import { toV2Response } from './v2-envelope.js';
 
 export const V2_TAG = 'v2';
 export const V2_SECURITY_SCHEME = 'apiKeyHeader';
 
 /** v2 takes its key in X-API-Key only; a bearer token sent here is refused, never tried. */
-function authorizationRefused(headers: Headers): ApiError | undefined {
-  if (!headers.has('authorization')) return undefined;
+function authorizationRefused(header: HeaderReader): ApiError | undefined {
+  if (header('authorization') === undefined) return undefined;
   return new InvalidApiKeyError(
     false,
     'header',
@@ -28,7 +29,7 @@ function authorizationRefused(headers: Headers): ApiError | undefined {
         message: '/api/v2 does not accept an Authorization header; send the key as X-API-Key: <API_KEY>.',
       },
     ],
-    misplacedKeyMessages.authorizationOnV2(headers.has('x-api-key')),
+    misplacedKeyMessages.authorizationOnV2(header('x-api-key') !== undefined),
   );
 }
 
@@ -56,7 +57,7 @@ function relationToV1({ operation, variant, extension }: ApiRoute): string {
 export const v2Api: ApiBinding = {
   transport: 'v2',
   routes: (operations) => v2RoutesOf(operations).map(toApiRoute),
-  credential: (headers) => ({ scheme: 'apiKey', apiKey: headers.get('x-api-key') ?? undefined }),
+  credential: (header) => ({ scheme: 'apiKey', apiKey: header('x-api-key') }),
   refuse: authorizationRefused,
   envelope: toV2Response,
   docs: {

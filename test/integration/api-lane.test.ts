@@ -1,0 +1,305 @@
+/**
+ * The embedded server's API lane (shared/http/api-lane.ts) answers exactly as the app does: one
+ * service behind two node:http servers built as `npm start` builds its own, one with the lane and
+ * one without, each request of the table sent to both and the answers compared (status, headers,
+ * decompressed body, the log line), with a count of the requests the lane left to the app.
+ */
+import { type IncomingHttpHeaders, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeServer } from '../../shared/http/node-server.js';
+import { createLogger } from '../../shared/logger.js';
+import { type Harness, startHarness } from '../support/harness.js';
+
+/** Refused credentials from one address before it is throttled (AUTH_FAILURE_LIMIT). */
+const FAILURE_LIMIT = 10;
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A request as the table gives it: path and headers (a list sends the field more than once). */
+interface Sent {
+  method?: string;
+  path: string;
+  headers?: Record<string, string | string[]>;
+  /** The local address to send from (all of 127/8 is loopback): the throttle counts by address. */
+  from?: string;
+}
+
+let harness: Harness;
+let apiKey: string;
+const logLines: Array<Record<string, unknown>> = [];
+let withLane: Server;
+let appOnly: Server;
+/** Requests the lane's server left to the app. */
+let passedToApp = 0;
+
+beforeAll(async () => {
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+      done();
+    },
+  });
+  harness = await startHarness({
+    env: { AUTH_FAILURE_LIMIT: String(FAILURE_LIMIT) },
+    logger: createLogger('info', sink),
+  });
+  ({ apiKey } = await harness.provision({ credits: 1_000 }));
+  const counted = {
+    fetch: (incoming: Request, env: unknown) => {
+      passedToApp += 1;
+      return harness.app.fetch(incoming, env);
+    },
+  };
+  withLane = createNodeServer(counted, harness.logger, harness.config, harness.apiLane);
+  appOnly = createNodeServer(harness.app, harness.logger, harness.config);
+  await Promise.all([withLane, appOnly].map((server) => listen(server)));
+});
+
+afterAll(async () => {
+  for (const server of [withLane, appOnly]) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  await harness?.close();
+});
+
+function listen(server: Server): Promise<void> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+}
+
+function send(server: Server, sent: Sent): Promise<Answer> {
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: sent.method ?? 'GET',
+        path: sent.path,
+        headers: sent.headers ?? {},
+        agent: false,
+        ...(sent.from ? { localAddress: sent.from } : {}),
+      },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          const encoding = incoming.headers['content-encoding'];
+          const body =
+            encoding === 'br' ? brotliDecompressSync(bytes) : encoding === 'gzip' ? gunzipSync(bytes) : bytes;
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            body: body.toString('utf8'),
+          });
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+/** What differs between two answers to the same request by nature: ids, times, counts left. */
+const VOLATILE = new Set([
+  'date',
+  'x-request-id',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'ratelimit',
+  'x-credits-remaining',
+  'content-length',
+]);
+
+function comparable(answer: Answer) {
+  const requestId = answer.headers['x-request-id'] as string;
+  const headers = Object.fromEntries(
+    Object.entries(answer.headers).map(([name, value]) => [name, VOLATILE.has(name) ? typeof value : value]),
+  );
+  return { status: answer.status, headers, body: answer.body.replaceAll(requestId, '<request id>') };
+}
+
+/** The log line of the request with this id, without what differs by nature. */
+function logLineOf(requestId: string) {
+  const line = logLines.find((entry) => entry.msg === 'request' && entry.requestId === requestId);
+  if (!line) throw new Error(`no log line for ${requestId}`);
+  const { time: _time, latencyMs, requestId: _id, ...rest } = line;
+  return { ...rest, latencyMs: typeof latencyMs };
+}
+
+/** Sends the request both ways; returns both answers after checking they are alike. */
+async function bothWays(sent: Sent): Promise<{ lane: Answer; app: Answer }> {
+  const lane = await send(withLane, sent);
+  const app = await send(appOnly, sent);
+  expect(comparable(lane)).toEqual(comparable(app));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(logLineOf(lane.headers['x-request-id'] as string)).toEqual(
+    logLineOf(app.headers['x-request-id'] as string),
+  );
+  return { lane, app };
+}
+
+const bearer = () => ({ authorization: `Bearer ${apiKey}` });
+
+describe('requests the lane answers', () => {
+  // Each entry: what is sent, and the status both ways must answer.
+  const cases: Array<[string, () => Sent, number]> = [
+    [
+      'a free check',
+      () => ({ path: '/v1/emails/disposable?email=someone%40example.com', headers: bearer() }),
+      200,
+    ],
+    [
+      'a billed lookup, brotli',
+      () => ({
+        path: '/v1/profiles/details/by-username?username=amelia-hartmann',
+        headers: { ...bearer(), 'accept-encoding': 'br, gzip' },
+      }),
+      200,
+    ],
+    [
+      'a billed lookup, gzip',
+      () => ({
+        path: '/v1/profiles/details/by-username?username=amelia-hartmann',
+        headers: { ...bearer(), 'accept-encoding': 'gzip;q=1, br;q=0' },
+      }),
+      200,
+    ],
+    [
+      'an unknown profile (refunded)',
+      () => ({ path: '/v1/profiles/details/by-username?username=zz-nobody-zz', headers: bearer() }),
+      404,
+    ],
+    ['a missing parameter', () => ({ path: '/v1/emails/disposable', headers: bearer() }), 400],
+    [
+      'an unknown and a repeated parameter',
+      () => ({
+        path: '/v1/emails/disposable?email=a%40b.com&email=c%40d.com&constructor=1',
+        headers: bearer(),
+      }),
+      400,
+    ],
+    [
+      'a broken percent-encoding',
+      () => ({ path: '/v1/emails/disposable?email=a%zz', headers: bearer() }),
+      400,
+    ],
+    [
+      'characters URL parsing re-encodes',
+      () => ({ path: '/v1/emails/disposable?email=a\'b"c%40d.com', headers: bearer() }),
+      200,
+    ],
+    ['no key', () => ({ path: '/v1/emails/disposable?email=a%40b.com' }), 401],
+    [
+      'a v2 key header on v1',
+      () => ({ path: '/v1/emails/disposable?email=a%40b.com', headers: { 'x-api-key': apiKey } }),
+      401,
+    ],
+    [
+      'two Authorization fields',
+      () => ({
+        path: '/v1/emails/disposable?email=a%40b.com',
+        headers: { authorization: [`Bearer ${apiKey}`, 'Bearer x'] },
+      }),
+      401,
+    ],
+    [
+      'v2 with its key',
+      () => ({ path: '/api/v2/ext/emails/disposable?email=a%40b.com', headers: { 'x-api-key': apiKey } }),
+      200,
+    ],
+    [
+      'v2 with a bearer token',
+      () => ({ path: '/api/v2/ext/emails/disposable?email=a%40b.com', headers: bearer() }),
+      401,
+    ],
+    [
+      'JSON not acceptable',
+      () => ({
+        path: '/v1/emails/disposable?email=a%40b.com',
+        headers: { ...bearer(), accept: 'text/html' },
+      }),
+      406,
+    ],
+    [
+      'a declared body',
+      () => ({
+        path: '/v1/emails/disposable?email=a%40b.com',
+        headers: { ...bearer(), 'content-type': 'text/plain' },
+      }),
+      415,
+    ],
+  ];
+
+  it.each(cases)('%s', async (_name, sent, status) => {
+    const before = passedToApp;
+    const { lane } = await bothWays(sent());
+    expect(lane.status).toBe(status);
+    expect(passedToApp).toBe(before);
+  });
+
+  it('compresses a large answer as the app does, and a small one not at all', async () => {
+    const { lane } = await bothWays({
+      path: '/v1/profiles/details/by-username?username=amelia-hartmann',
+      headers: { ...bearer(), 'accept-encoding': 'br' },
+    });
+    expect(lane.headers['content-encoding']).toBe('br');
+    expect(lane.headers.vary).toBe('Accept-Encoding');
+    const small = await bothWays({
+      path: '/v1/emails/disposable?email=a%40b.com',
+      headers: { ...bearer(), 'accept-encoding': 'br' },
+    });
+    expect(small.lane.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('counts refused credentials with the app: the same address is throttled whichever way it comes', async () => {
+    const from = '127.0.0.2';
+    const wrongKey = {
+      path: '/v1/emails/disposable?email=a%40b.com',
+      headers: { authorization: 'Bearer lk_live_wrong' },
+      from,
+    };
+    for (let attempt = 0; attempt < FAILURE_LIMIT; attempt += 1)
+      expect((await send(attempt % 2 === 0 ? withLane : appOnly, wrongKey)).status).toBe(401);
+    const before = passedToApp;
+    const { lane } = await bothWays({ ...wrongKey, headers: bearer() });
+    expect(lane.status).toBe(429);
+    expect(passedToApp).toBe(before);
+  });
+});
+
+describe('requests the lane leaves to the app', () => {
+  const cases: Array<[string, () => Sent]> = [
+    [
+      'another method',
+      () => ({ method: 'HEAD', path: '/v1/emails/disposable?email=a%40b.com', headers: bearer() }),
+    ],
+    [
+      'a path with a parameter',
+      () => ({ path: '/api/v2/profiles/amelia-hartmann', headers: { 'x-api-key': apiKey } }),
+    ],
+    [
+      'a path spelled otherwise',
+      () => ({ path: '/v1/emails/disposable/?email=a%40b.com', headers: bearer() }),
+    ],
+    [
+      'a Host the adaptor parses',
+      () => ({ path: '/v1/emails/disposable?email=a%40b.com', headers: { ...bearer(), host: 'LOCALHOST' } }),
+    ],
+    ['a page', () => ({ path: '/healthz' })],
+  ];
+
+  it.each(cases)('%s', async (_name, sent) => {
+    const before = passedToApp;
+    await bothWays(sent());
+    expect(passedToApp).toBe(before + 1);
+  });
+});
