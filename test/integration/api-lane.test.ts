@@ -29,6 +29,8 @@ interface Sent {
   headers?: Record<string, string | string[]>;
   /** The local address to send from (all of 127/8 is loopback): the throttle counts by address. */
   from?: string;
+  /** A body, which no GET may carry. */
+  body?: string;
 }
 
 let harness: Harness;
@@ -104,7 +106,7 @@ function send(server: Server, sent: Sent): Promise<Answer> {
       },
     );
     outgoing.on('error', reject);
-    outgoing.end();
+    outgoing.end(sent.body);
   });
 }
 
@@ -234,6 +236,15 @@ describe('requests the lane answers', () => {
       () => ({
         path: '/v1/emails/disposable?email=a%40b.com',
         headers: { ...bearer(), 'content-type': 'text/plain' },
+      }),
+      415,
+    ],
+    [
+      'a body',
+      () => ({
+        path: '/v1/emails/disposable?email=a%40b.com',
+        headers: { ...bearer(), 'content-type': 'application/json', 'content-length': '19' },
+        body: '{"email":"a@b.com"}',
       }),
       415,
     ],
