@@ -82,7 +82,7 @@ export function createService(options: ServiceOptions) {
     options.implementations({ store: options.store, clock, config: options.config, logger, metrics }),
     options.config.PRICE_OVERRIDES,
   );
-  const { app, lane } = createRestApp({
+  const { app, endpoints, edge } = createRestApp({
     operations,
     apis: apiFamilies,
     pipeline,
@@ -96,7 +96,9 @@ export function createService(options: ServiceOptions) {
   });
   return {
     app,
-    apiLane: lane,
+    /** The API's routes and what every request passes, for the embedded server's API lane. */
+    apiEndpoints: endpoints,
+    requestEdge: edge,
     pipeline,
     operations,
     repositories,

@@ -13,6 +13,7 @@ import type { BatchWorkerPool } from '../../shared/batches/batch-worker.js';
 import { mountBatches } from '../../shared/batches/mount-batches.js';
 import type { Config } from '../../shared/config.js';
 import { mountConsole } from '../../shared/console/mount-console.js';
+import { ApiLane } from '../../shared/http/api-lane.js';
 import { mountDocumentation } from '../../shared/http/mount-documentation.js';
 import { createNodeServer } from '../../shared/http/node-server.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
@@ -68,7 +69,12 @@ async function start(): Promise<{
     if (!config.OAUTH_ISSUER) mountAuthorizationServer(service);
     const demoKey = await issueDemoKey(service.repositories, config, 'npm start');
     reconcileOnSchedule(service.repositories, config, service.logger);
-    const server = createNodeServer(service.app, service.logger, config, service.apiLane);
+    const server = createNodeServer(
+      service.app,
+      service.logger,
+      config,
+      new ApiLane(service.apiEndpoints, service.pipeline, service.requestEdge),
+    );
     server.listen(config.PORT, config.HOST);
     await once(server, 'listening').catch((error: unknown) => {
       throw listenFailure(config, error);

@@ -8,7 +8,8 @@
  * Nothing is answered differently: the call is the app route's own (answerApiCall), what the
  * middleware does around it is the same code (RequestEdge, compressBody, render), and
  * test/integration/api-lane.test.ts sends each kind of request both ways and compares the answers.
- * Lambda functions have no lane: there a request's cost is API Gateway's and the cold start's.
+ * Lambda functions have no lane (functions/local/server.ts builds it): there a request's cost is API
+ * Gateway's and the cold start's, and their bundles do not carry it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newRequestId, type PublicResponse } from '../pipeline/public-response.js';

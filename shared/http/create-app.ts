@@ -11,8 +11,7 @@ import type { RegisteredOperation } from '../pipeline/operation.js';
 import { errorResponse, newRequestId } from '../pipeline/public-response.js';
 import type { LookupPipeline } from '../pipeline/run-lookup.js';
 import { SERVICE_VERSION } from '../version.js';
-import { type ApiBinding, mountApi, type RestEnv, routesOf } from './api-binding.js';
-import { ApiLane } from './api-lane.js';
+import { type ApiBinding, type ApiEndpoint, mountApi, type RestEnv, routesOf } from './api-binding.js';
 import { AuthFailureThrottle, type AuthFailureThrottleSettings } from './auth-failure-throttle.js';
 import { clientAddress } from './client-address.js';
 import { compression } from './compression.js';
@@ -38,15 +37,20 @@ export interface RestAppOptions extends AppOptions {
 const HEALTH_PROBE_TIMEOUT_MS = 2_000;
 
 /**
- * The app, and the API lane that answers the API's fixed paths on the embedded server without it
- * (api-lane.ts); both share the request edge, so the throttle counts what either refused.
+ * The app, with its endpoints and its request edge: what the embedded server's API lane
+ * (api-lane.ts) answers the API's fixed paths with, sharing the edge so that the throttle counts what
+ * either way refused.
  */
-export function createRestApp(options: RestAppOptions): { app: Hono<RestEnv>; lane: ApiLane } {
+export function createRestApp(options: RestAppOptions): {
+  app: Hono<RestEnv>;
+  endpoints: ApiEndpoint[];
+  edge: RequestEdge;
+} {
   const edge = createEdge(options);
   const app = createApp(options, edge);
   const endpoints = options.apis.flatMap((api) => routesOf(api, options.operations));
   mountApi(app, endpoints, options.pipeline);
-  return { app, lane: new ApiLane(endpoints, options.pipeline, edge) };
+  return { app, endpoints, edge };
 }
 
 function createEdge(options: AppOptions): RequestEdge {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiLane } from '../../shared/http/api-lane.js';
 import { createNodeServer } from '../../shared/http/node-server.js';
 import { createLogger } from '../../shared/logger.js';
 import { type Harness, startHarness } from '../support/harness.js';
@@ -59,7 +60,8 @@ beforeAll(async () => {
       return harness.app.fetch(incoming, env);
     },
   };
-  withLane = createNodeServer(counted, harness.logger, harness.config, harness.apiLane);
+  const lane = new ApiLane(harness.apiEndpoints, harness.pipeline, harness.requestEdge);
+  withLane = createNodeServer(counted, harness.logger, harness.config, lane);
   appOnly = createNodeServer(harness.app, harness.logger, harness.config);
   await Promise.all([withLane, appOnly].map((server) => listen(server)));
 });

@@ -563,6 +563,8 @@ describe('the bundles', () => {
         /node_modules\/@aws-sdk\/(client-dynamodb|lib-dynamodb|client-lambda|client-sqs)\//.test(input),
       );
       expect(sdkClients, spec.name).toEqual([]);
+      // The API lane is the embedded server's (functions/local/server.ts builds it): no function carries it.
+      expect(Object.keys(metafile.inputs), spec.name).not.toContain('shared/http/api-lane.ts');
       // Nor does any function load the SDK's runtime at start (the S3 and Secrets Manager clients
       // that carry it load on the paths that need them).
       const sdkRuntimeAtStart = atStart.some((input) => input.includes('node_modules/@smithy/core/'));
