@@ -242,6 +242,15 @@ describe('requests the lane answers', () => {
       415,
     ],
     [
+      'header names an object would inherit',
+      () => ({
+        path: '/v1/emails/disposable?email=a%40b.com',
+        // Computed, so that `__proto__` is a field sent rather than the literal's prototype.
+        headers: { ...bearer(), ['__proto__']: 'x', constructor: 'y' },
+      }),
+      200,
+    ],
+    [
       'a body',
       () => ({
         path: '/v1/emails/disposable?email=a%40b.com',
