@@ -1,9 +1,11 @@
 /**
- * The embedded server's own way to the API's fixed paths. A GET of a v1 or /api/v2 path without a
- * path parameter is answered from node:http's request directly, without the Node adaptor's request
- * and response objects, Hono's router over every route and its chain of middleware: those cost a
- * quarter of a free call's time and of a billed one's (docs/benchmarks.md, "The API lane").
- * Everything else (other methods, paths with a parameter, pages, /mcp, OAuth) goes to the app.
+ * The embedded server's own way to the API. A GET of a v1 or /api/v2 path is answered from
+ * node:http's request directly, without the Node adaptor's request and response objects, Hono's
+ * router over every route and its chain of middleware: those cost a quarter of a free call's time
+ * and of a billed one's (docs/benchmarks.md, "The API lane"). A path with a parameter
+ * (`/api/v2/profiles/{public_identifier}`) is matched here only when every segment is plain text
+ * that the router and URL parsing take as it is; anything else (other methods, a path spelled with
+ * escapes or dot segments, pages, /mcp, OAuth) goes to the app.
  *
  * Nothing is answered differently: the call is the app route's own (answerApiCall), what the
  * middleware does around it is the same code (RequestEdge, compressBody, render), and
@@ -28,17 +30,38 @@ import type { RequestEdge } from './request-edge.js';
  */
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 
+/**
+ * A path whose segments are unreserved characters only, none of them `.` or `..`: the router
+ * matches it as sent, and URL parsing, which the app's input reads segments from, keeps it so.
+ */
+const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]+)+$/;
+
+/** A path with parameters, by segment: the literal text, or undefined for a parameter. */
+interface Template {
+  segments: Array<string | undefined>;
+  endpoint: ApiEndpoint;
+}
+
 export class ApiLane {
-  /** The endpoints of fixed paths, by path: a path with a parameter needs the router. */
+  /** The endpoints of paths without parameters, by path. */
   private readonly fixed = new Map<string, ApiEndpoint>();
+  /** The others, in the router's order (api-binding.ts `routesOf`: fewer parameters first). */
+  private readonly templates: Template[] = [];
 
   constructor(
     endpoints: readonly ApiEndpoint[],
     private readonly pipeline: LookupPipeline,
     private readonly edge: RequestEdge,
   ) {
-    for (const endpoint of endpoints)
-      if (!endpoint.route.path.includes('{')) this.fixed.set(endpoint.route.path, endpoint);
+    for (const endpoint of endpoints) {
+      const { path } = endpoint.route;
+      if (!path.includes('{')) this.fixed.set(path, endpoint);
+      else
+        this.templates.push({
+          segments: path.split('/').map((segment) => (segment.startsWith('{') ? undefined : segment)),
+          endpoint,
+        });
+    }
   }
 
   /** Answers the request, or returns false for the app to answer it. */
@@ -47,7 +70,7 @@ export class ApiLane {
     const target = incoming.url ?? '';
     const queryStart = target.indexOf('?');
     const path = queryStart === -1 ? target : target.slice(0, queryStart);
-    const endpoint = this.fixed.get(path);
+    const endpoint = this.endpointOf(path);
     if (!endpoint || !PLAIN_HOST.test(incoming.headers.host ?? '')) return false;
     this.answer(endpoint, incoming, outgoing, path, target).catch((error: unknown) => {
       // Only writing can fail here (answerApiCall never throws): the answer is lost with its socket.
@@ -55,6 +78,18 @@ export class ApiLane {
       outgoing.destroy();
     });
     return true;
+  }
+
+  /** The endpoint the router would answer `path` with, where the lane can tell; undefined otherwise. */
+  private endpointOf(path: string): ApiEndpoint | undefined {
+    const fixed = this.fixed.get(path);
+    if (fixed || !PLAIN_PATH.test(path)) return fixed;
+    const segments = path.split('/');
+    return this.templates.find(
+      (template) =>
+        template.segments.length === segments.length &&
+        template.segments.every((literal, index) => literal === undefined || literal === segments[index]),
+    )?.endpoint;
   }
 
   private async answer(

@@ -38,7 +38,7 @@ const HEALTH_PROBE_TIMEOUT_MS = 2_000;
 
 /**
  * The app, with its endpoints and its request edge: what the embedded server's API lane
- * (api-lane.ts) answers the API's fixed paths with, sharing the edge so that the throttle counts what
+ * (api-lane.ts) answers the API's GETs with, sharing the edge so that the throttle counts what
  * either way refused.
  */
 export function createRestApp(options: RestAppOptions): {

@@ -1,6 +1,6 @@
 /**
  * The node:http server of `npm start`: Hono's Node adaptor behind the checks only the wire can make
- * (request-framing.ts), the API lane for the API's fixed paths (api-lane.ts), the answers to
+ * (request-framing.ts), the API lane for the API's GETs (api-lane.ts), the answers to
  * requests the parser refuses (client-error.ts), and limits on connections and idle sockets.
  * Whatever is refused before the app sees it still gets the service's error envelope with an
  * X-Request-Id, and a log line.

@@ -226,6 +226,34 @@ describe('requests the lane answers', () => {
       401,
     ],
     [
+      'a v2 path parameter',
+      () => ({ path: '/api/v2/profiles/amelia-hartmann', headers: { 'x-api-key': apiKey } }),
+      200,
+    ],
+    [
+      'a v2 path parameter before a fixed segment',
+      () => ({ path: '/api/v2/profiles/amelia-hartmann/positions', headers: { 'x-api-key': apiKey } }),
+      200,
+    ],
+    [
+      'a v2 path parameter nobody has',
+      () => ({ path: '/api/v2/companies/constructor', headers: { 'x-api-key': apiKey } }),
+      404,
+    ],
+    [
+      'a v2 path parameter the identifier rules refuse',
+      () => ({ path: '/api/v2/profiles/__proto__/positions', headers: { 'x-api-key': apiKey } }),
+      400,
+    ],
+    [
+      'a v2 path parameter and a query parameter naming it',
+      () => ({
+        path: '/api/v2/profiles/amelia-hartmann?public_identifier=x',
+        headers: { 'x-api-key': apiKey },
+      }),
+      400,
+    ],
+    [
       'JSON not acceptable',
       () => ({
         path: '/v1/emails/disposable?email=a%40b.com',
@@ -305,8 +333,16 @@ describe('requests the lane leaves to the app', () => {
       () => ({ method: 'HEAD', path: '/v1/emails/disposable?email=a%40b.com', headers: bearer() }),
     ],
     [
-      'a path with a parameter',
-      () => ({ path: '/api/v2/profiles/amelia-hartmann', headers: { 'x-api-key': apiKey } }),
+      'a path parameter with an escape',
+      () => ({ path: '/api/v2/profiles/a%2Fb/skills', headers: { 'x-api-key': apiKey } }),
+    ],
+    [
+      'a dot segment',
+      () => ({ path: '/api/v2/profiles/../profiles/amelia-hartmann', headers: { 'x-api-key': apiKey } }),
+    ],
+    [
+      'an unknown path beside the parameterized ones',
+      () => ({ path: '/api/v2/profiles/amelia-hartmann/nothing-here', headers: { 'x-api-key': apiKey } }),
     ],
     [
       'a path spelled otherwise',
