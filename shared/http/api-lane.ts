@@ -2,7 +2,7 @@
  * The embedded server's own way to the API. A GET of a v1 or /api/v2 path is answered from
  * node:http's request directly, without the Node adaptor's request and response objects, Hono's
  * router over every route and its chain of middleware: those cost a quarter of a free call's time
- * and of a billed one's (docs/benchmarks.md, "The API lane"). A path with a parameter
+ * and of a billed one's (docs/benchmarks.md, "eleventh pass: the API lane"). A path with a parameter
  * (`/api/v2/profiles/{public_identifier}`) is matched here only when every segment is plain text
  * that the router and URL parsing take as it is; anything else (other methods, a path spelled with
  * escapes or dot segments, pages, /mcp, OAuth) goes to the app.
