@@ -152,6 +152,8 @@ async function bothWays(sent: Sent): Promise<{ lane: Answer; app: Answer }> {
 }
 
 const bearer = () => ({ authorization: `Bearer ${apiKey}` });
+/** A GET of `path` with the key as /api/v2 takes it. */
+const withV2Key = (path: string) => (): Sent => ({ path, headers: { 'x-api-key': apiKey } });
 
 describe('requests the lane answers', () => {
   // Each entry: what is sent, and the status both ways must answer.
@@ -202,11 +204,7 @@ describe('requests the lane answers', () => {
       200,
     ],
     ['no key', () => ({ path: '/v1/emails/disposable?email=a%40b.com' }), 401],
-    [
-      'a v2 key header on v1',
-      () => ({ path: '/v1/emails/disposable?email=a%40b.com', headers: { 'x-api-key': apiKey } }),
-      401,
-    ],
+    ['a v2 key header on v1', withV2Key('/v1/emails/disposable?email=a%40b.com'), 401],
     [
       'two Authorization fields',
       () => ({
@@ -215,42 +213,27 @@ describe('requests the lane answers', () => {
       }),
       401,
     ],
-    [
-      'v2 with its key',
-      () => ({ path: '/api/v2/ext/emails/disposable?email=a%40b.com', headers: { 'x-api-key': apiKey } }),
-      200,
-    ],
+    ['v2 with its key', withV2Key('/api/v2/ext/emails/disposable?email=a%40b.com'), 200],
     [
       'v2 with a bearer token',
       () => ({ path: '/api/v2/ext/emails/disposable?email=a%40b.com', headers: bearer() }),
       401,
     ],
-    [
-      'a v2 path parameter',
-      () => ({ path: '/api/v2/profiles/amelia-hartmann', headers: { 'x-api-key': apiKey } }),
-      200,
-    ],
+    ['a v2 path parameter', withV2Key('/api/v2/profiles/amelia-hartmann'), 200],
     [
       'a v2 path parameter before a fixed segment',
-      () => ({ path: '/api/v2/profiles/amelia-hartmann/positions', headers: { 'x-api-key': apiKey } }),
+      withV2Key('/api/v2/profiles/amelia-hartmann/positions'),
       200,
     ],
-    [
-      'a v2 path parameter nobody has',
-      () => ({ path: '/api/v2/companies/constructor', headers: { 'x-api-key': apiKey } }),
-      404,
-    ],
+    ['a v2 path parameter nobody has', withV2Key('/api/v2/companies/constructor'), 404],
     [
       'a v2 path parameter the identifier rules refuse',
-      () => ({ path: '/api/v2/profiles/__proto__/positions', headers: { 'x-api-key': apiKey } }),
+      withV2Key('/api/v2/profiles/__proto__/positions'),
       400,
     ],
     [
       'a v2 path parameter and a query parameter naming it',
-      () => ({
-        path: '/api/v2/profiles/amelia-hartmann?public_identifier=x',
-        headers: { 'x-api-key': apiKey },
-      }),
+      withV2Key('/api/v2/profiles/amelia-hartmann?public_identifier=x'),
       400,
     ],
     [
@@ -332,17 +315,11 @@ describe('requests the lane leaves to the app', () => {
       'another method',
       () => ({ method: 'HEAD', path: '/v1/emails/disposable?email=a%40b.com', headers: bearer() }),
     ],
-    [
-      'a path parameter with an escape',
-      () => ({ path: '/api/v2/profiles/a%2Fb/skills', headers: { 'x-api-key': apiKey } }),
-    ],
-    [
-      'a dot segment',
-      () => ({ path: '/api/v2/profiles/../profiles/amelia-hartmann', headers: { 'x-api-key': apiKey } }),
-    ],
+    ['a path parameter with an escape', withV2Key('/api/v2/profiles/a%2Fb/skills')],
+    ['a dot segment', withV2Key('/api/v2/profiles/../profiles/amelia-hartmann')],
     [
       'an unknown path beside the parameterized ones',
-      () => ({ path: '/api/v2/profiles/amelia-hartmann/nothing-here', headers: { 'x-api-key': apiKey } }),
+      withV2Key('/api/v2/profiles/amelia-hartmann/nothing-here'),
     ],
     [
       'a path spelled otherwise',
