@@ -1,7 +1,7 @@
 /**
  * The SQLite adapter's group commit: writes queued in one turn of the event loop share one COMMIT,
- * each in its own savepoint, so a failing write rolls back only its own changes, and every promise
- * settles only once the commit is done.
+ * a failing write rolls back only its own changes (the batch runs again, each write in a
+ * savepoint), and every promise settles only once the commit is done.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +49,43 @@ describe('Database.write', () => {
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[2] as PromiseFulfilledResult<string>).value).toBe('third result');
     expect([setting('first'), setting('second'), setting('third')]).toEqual(['1', undefined, '3']);
+  });
+
+  it('applies each surviving write of a batch with a failure exactly once, and answers what it committed', async () => {
+    database = new Database(':memory:');
+    put('counter', '0');
+    // Each write reads the counter and adds one: a write applied twice, or one that saw a state it
+    // did not commit on, would show in the count and in what it answered.
+    const increment = () => {
+      const next = Number(setting('counter')) + 1;
+      database.statement("UPDATE settings SET value = ? WHERE name = 'counter'").run(String(next));
+      return next;
+    };
+    const outcomes = await Promise.allSettled([
+      database.write(increment),
+      database.write(() => {
+        increment();
+        throw new Error('the second write fails after counting');
+      }),
+      database.write(increment),
+      database.write(increment),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : undefined))).toEqual([
+      1,
+      undefined,
+      2,
+      3,
+    ]);
+    expect(setting('counter')).toBe('3');
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe(
+      'the second write fails after counting',
+    );
   });
 
   it('settles nothing before the commit: inside a write, the transaction is still open', async () => {

@@ -328,6 +328,13 @@ const schema = [
   `,
 ];
 
+/** One write of a batch failed on its first, bare run (`Database.commitBatch`). */
+class BatchedWriteFailed extends Error {
+  constructor(cause: unknown) {
+    super('A write of the batch failed; the batch runs again, each write in a savepoint.', { cause });
+  }
+}
+
 interface QueuedWrite {
   work: () => unknown;
   resolve: (value: unknown) => void;
@@ -399,11 +406,14 @@ export class Database {
 
   /**
    * Runs `work` in the next group commit: every write queued in the same turn of the event loop
-   * shares one BEGIN IMMEDIATE … COMMIT, each in a savepoint of its own, so a failing one rolls back
-   * only itself. A commit writes the pages it changed, and concurrent requests change the same few
+   * shares one BEGIN IMMEDIATE … COMMIT, and a failing one rolls back only itself (see
+   * `commitBatch`). A commit writes the pages it changed, and concurrent requests change the same few
    * (an account's balance, the ledger's last page): one commit for many halves a billed request's
    * cost (docs/benchmarks.md). Each promise settles after the COMMIT, so nothing is answered before
    * it is durable, exactly as with a transaction per write.
+   *
+   * `work` reads and writes this database and nothing else, and returns what it found: a batch in
+   * which another write fails runs it again, after rolling back its first run.
    *
    * While another process holds the lock, the batch is retried on a timer (writes queued meanwhile
    * join it); a write still unwritten when its wait (`urgency`) runs out fails with StoreBusyError,
@@ -444,12 +454,7 @@ export class Database {
     if (batch.length === 0) return;
     let outcomes: Array<() => void>;
     try {
-      outcomes = this.transaction(() =>
-        // A lone write needs no savepoint of its own: if it fails, the transaction rolls back.
-        batch.length === 1
-          ? [this.runAlone(batch[0] as QueuedWrite)]
-          : batch.map((queued) => this.runQueued(queued)),
-      );
+      outcomes = this.commitBatch(batch);
     } catch (error) {
       // BEGIN or COMMIT (or a lone write) failed, so none of the batch happened.
       if (isLocked(error) && !closing) {
@@ -465,9 +470,35 @@ export class Database {
     for (const settle of outcomes) settle();
   }
 
-  /** The only write of a commit, which is its transaction; how to settle its promise after the COMMIT. */
-  private runAlone({ work, resolve }: QueuedWrite): () => void {
-    const result = work();
+  /**
+   * Runs a batch in one transaction; how to settle each write's promise after the COMMIT. Writes
+   * almost never fail, so every write first runs bare: a savepoint around each (SAVEPOINT, RELEASE,
+   * and the pages SQLite copies aside for it) was a fifth of a free call's store time
+   * (docs/benchmarks.md). Should one fail, the whole transaction rolls back and the batch runs again
+   * with each write in a savepoint of its own, so that only the failing write is refused. A lone
+   * write needs no savepoint: if it fails, its transaction rolls back.
+   */
+  private commitBatch(batch: QueuedWrite[]): Array<() => void> {
+    if (batch.length === 1) return this.transaction(() => [this.runAlone(batch[0] as QueuedWrite)]);
+    try {
+      return this.transaction(() => batch.map((queued) => this.runAlone(queued, true)));
+    } catch (error) {
+      if (!(error instanceof BatchedWriteFailed)) throw error;
+    }
+    return this.transaction(() => batch.map((queued) => this.runQueued(queued)));
+  }
+
+  /**
+   * A write run bare; how to settle its promise after the COMMIT. In a batch (`batched`), its
+   * failure is a BatchedWriteFailed, which tells `commitBatch` to run the batch again.
+   */
+  private runAlone({ work, resolve }: QueuedWrite, batched = false): () => void {
+    let result: unknown;
+    try {
+      result = work();
+    } catch (error) {
+      throw batched ? new BatchedWriteFailed(error) : error;
+    }
     return () => resolve(result);
   }
 
