@@ -12,7 +12,9 @@ import { newRequestId } from '../shared/pipeline/public-response.js';
 import { Database } from '../shared/store/sqlite/database.js';
 import { insertLedger } from '../shared/store/sqlite/sqlite-billing.js';
 
-const database = new Database(join(process.env.DATA_DIR ?? '.data', 'durable-route.sqlite'));
+const database = new Database(join(process.env.DATA_DIR ?? '.data', 'durable-route.sqlite'), {
+  backgroundCheckpoints: true,
+});
 
 const app = new Hono().get('/durable', async (c) => {
   const requestId = newRequestId();

@@ -1,7 +1,7 @@
 /**
- * `npm start`: bundles the local server (server.ts) and its dataset reader thread with esbuild into
- * dist/local/, then runs the server's bundle in this process. Plain JavaScript, so that no loader
- * runs the service.
+ * `npm start`: bundles the local server (server.ts) and its threads (dataset readers, the store's
+ * checkpoints) with esbuild into dist/local/, then runs the server's bundle in this process. Plain
+ * JavaScript, so that no loader runs the service.
  *
  * Why not tsx, as `npm start` ran before: tsx loads each module through its loader hooks and compiles
  * it with esbuild's keepNames, which wraps every function and class the code creates, each request's
@@ -12,11 +12,11 @@
  * source file's URL, so files found beside a module (the console's browser script and stylesheet)
  * are found where they are in the checkout, and packages stay in
  * node_modules (`packages: 'external'`). The one exception is shared/bundle-assets.ts, whose purpose
- * is to find what sits beside the running bundle: here, the reader thread's own bundle. The build
+ * is to find what sits beside the running bundle: here, the threads' own bundles. The build
  * takes about half a second and runs at every start, so a start always runs the checkout as it is;
  * each file is written under a temporary name and renamed, so starts that overlap (the tests start
  * many servers) never read a half-written bundle. One limit of sharing dist/local/: a server starts
- * its reader threads when a search first needs them, from the reader bundle there at that moment,
+ * its threads when it first needs them, from the thread bundles there at that moment,
  * so a checkout edited and started again while an older server still runs hands that server the
  * newer thread code.
  */
@@ -28,7 +28,7 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const outdir = join(root, 'dist', 'local');
-/** Finds the running bundle; the reader pool asks it for the thread's bundle (READER_THREAD_BUNDLE). */
+/** Finds the running bundle; the reader pool and the checkpointer ask it for their threads' bundles. */
 const bundleLocator = join(root, 'shared', 'bundle-assets.ts');
 
 /** Each project module's `import.meta.url` as its source file's, as under tsx. */
@@ -54,6 +54,8 @@ try {
       server: 'functions/local/server.ts',
       // READER_THREAD_BUNDLE of shared/sources/dataset/reader-pool.ts.
       'reader-thread': 'shared/sources/dataset/reader-thread.ts',
+      // CHECKPOINT_THREAD_BUNDLE of shared/store/sqlite/wal-checkpointer.ts.
+      'checkpoint-thread': 'shared/store/sqlite/checkpoint-thread.ts',
     },
     outdir,
     outExtension: { '.js': '.mjs' },

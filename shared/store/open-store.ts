@@ -27,6 +27,7 @@ import {
   synthStatePath,
 } from './local-store.js';
 import { MIGRATION_SETTING } from './migration.js';
+import type { DatabaseOptions } from './sqlite/database.js';
 import { holdServerLock } from './sqlite/server-lock.js';
 import { createSqliteStore, type SqliteStore } from './sqlite/sqlite-store.js';
 
@@ -85,7 +86,7 @@ async function openSqliteFor(config: Config, role: Role): Promise<OpenedStore> {
   if (role === 'cli') return openSqlite(config, { lockWaitMs: CLI_LOCK_WAIT_MS });
   const release = holdServerLock(config.DATA_DIR);
   try {
-    const opened = await openSqlite(config);
+    const opened = await openSqlite(config, { backgroundCheckpoints: true });
     return {
       ...opened,
       close: async () => {
@@ -100,9 +101,13 @@ async function openSqliteFor(config: Config, role: Role): Promise<OpenedStore> {
 }
 
 /** The SQLite store under DATA_DIR, refusing while unmigrated embedded-DynamoDB data sits beside it. */
-export async function openSqlite(config: Config, options: { migrating?: boolean; lockWaitMs?: number } = {}) {
+export async function openSqlite(
+  config: Config,
+  options: { migrating?: boolean } & Pick<DatabaseOptions, 'lockWaitMs' | 'backgroundCheckpoints'> = {},
+) {
   const path = sqlitePath(config);
-  const store = createSqliteStore(path, { lockWaitMs: options.lockWaitMs });
+  const { lockWaitMs, backgroundCheckpoints } = options;
+  const store = createSqliteStore(path, { lockWaitMs, backgroundCheckpoints });
   if (!options.migrating && existsSync(embeddedDynamoPath(config))) {
     if ((await store.settings.get(MIGRATION_SETTING)) === undefined) {
       await store.close();

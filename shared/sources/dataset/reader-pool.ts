@@ -18,11 +18,9 @@
  * hold up, and a thread would add its start-up to every cold start (docs/benchmarks.md).
  */
 
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { besideBundle } from '../../bundle-assets.js';
+import { threadEntry } from '../../bundle-assets.js';
 import type { DataSource } from '../data-source.js';
 import {
   PORT_METHODS,
@@ -70,18 +68,6 @@ interface ReaderThread {
 
 /** The reader thread's own bundle, which `npm start` writes beside the server's (functions/local/start.mjs). */
 export const READER_THREAD_BUNDLE = 'reader-thread.mjs';
-
-/**
- * The worker's entry and how to start it: beside the bundle `npm start` runs, the thread's bundle;
- * the tests run the TypeScript sources, which a worker thread reads only through tsx's loader (it
- * inherits none under vitest).
- */
-function workerEntry(): { url: URL; execArgv: string[] } {
-  const bundled = besideBundle(READER_THREAD_BUNDLE);
-  if (bundled) return { url: pathToFileURL(bundled), execArgv: [] };
-  const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return { url: new URL('./reader-thread.ts', import.meta.url), execArgv: ['--import', loader] };
-}
 
 export class ReaderPool {
   private readonly threads = new Set<ReaderThread>();
@@ -136,7 +122,10 @@ export class ReaderPool {
   }
 
   private startThread(): ReaderThread {
-    const { url, execArgv } = workerEntry();
+    const { url, execArgv } = threadEntry(
+      READER_THREAD_BUNDLE,
+      new URL('./reader-thread.ts', import.meta.url),
+    );
     const workerData: ReaderThreadData = { path: this.path };
     const thread: ReaderThread = {
       worker: new Worker(url, { workerData, execArgv }),

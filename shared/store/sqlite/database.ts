@@ -3,12 +3,14 @@
  * use the file while the server runs) and the schema, created or upgraded by `PRAGMA user_version`;
  * and queues every write (see `write`), so waiting for another process's lock never blocks the
  * event loop: SQLite's own busy wait is synchronous, so it is kept to a few milliseconds, and longer
- * waits are retried on timers, up to a bound, after which the write fails with StoreBusyError.
+ * waits are retried on timers, up to a bound, after which the write fails with StoreBusyError. A
+ * server's store checkpoints on a thread of its own once busy (`backgroundCheckpoints`).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StoreBusyError } from '../store.js';
 import { DatabaseSync } from './node-sqlite.js';
+import { type CheckpointSchedule, WalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * SQLite's synchronous busy wait for one attempt: absorbs the momentary locks of normal work (another
@@ -347,7 +349,26 @@ interface QueuedWrite {
 export interface DatabaseOptions {
   /** How long a required write waits for another process's lock (DEFAULT_LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /**
+   * Checkpoint on a thread of its own once the database has committed
+   * BACKGROUND_CHECKPOINTS_AFTER_COMMITS times (wal-checkpointer.ts): for a server's store. Off (the
+   * default), SQLite checkpoints inline, as a one-off command's short-lived connection should.
+   */
+  backgroundCheckpoints?: boolean;
 }
+
+/**
+ * A server starts its checkpoint thread once this busy: a server that is started and stopped, as
+ * most tests do, never pays for a thread.
+ */
+const BACKGROUND_CHECKPOINTS_AFTER_COMMITS = 200;
+/**
+ * How the checkpoint thread works (checkpoint-thread.ts): it copies the WAL into the file every half
+ * second, and starts the WAL over once it is past 64 MB (about 15 s of a free-call load on one core).
+ */
+const CHECKPOINT_SCHEDULE: CheckpointSchedule = { intervalMs: 500, restartBytes: 64 * 1024 * 1024 };
+/** SQLite's own default, in pages, restored should the checkpoint thread fail. */
+const INLINE_CHECKPOINT_PAGES = 1000;
 
 export class Database {
   readonly db: DatabaseSync;
@@ -358,6 +379,9 @@ export class Database {
   /** Cancels the next commit attempt, when one is scheduled. */
   private cancelAttempt: (() => void) | undefined;
   private retryDelayMs = RETRY_FIRST_DELAY_MS;
+  /** Commits so far while no checkpoint thread runs; undefined once none is to start. */
+  private commitsBeforeCheckpointer: number | undefined;
+  private checkpointer: WalCheckpointer | undefined;
 
   /** `path` is a file, or `:memory:` for a database that lives as long as this object. */
   constructor(
@@ -366,6 +390,7 @@ export class Database {
   ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+    if (options.backgroundCheckpoints && path !== ':memory:') this.commitsBeforeCheckpointer = 0;
     this.db = new DatabaseSync(path, { timeout: OPEN_BUSY_TIMEOUT_MS });
     this.db.exec('PRAGMA journal_mode = WAL');
     // With WAL, NORMAL loses no committed transaction when the process crashes, only (possibly the
@@ -432,9 +457,26 @@ export class Database {
   /** Commits what is queued if the lock is free now; what cannot wait any longer fails. */
   close(): void {
     this.cancelAttempt?.();
+    this.commitsBeforeCheckpointer = undefined;
     this.commitPending(true);
+    this.checkpointer?.close();
     this.statements.clear();
     this.db.close();
+  }
+
+  /** Counts a commit, and starts the checkpoint thread when the database has become busy. */
+  private countCommit(): void {
+    if (this.commitsBeforeCheckpointer === undefined) return;
+    this.commitsBeforeCheckpointer += 1;
+    if (this.commitsBeforeCheckpointer < BACKGROUND_CHECKPOINTS_AFTER_COMMITS) return;
+    this.commitsBeforeCheckpointer = undefined;
+    this.checkpointer = new WalCheckpointer(this.path, CHECKPOINT_SCHEDULE, {
+      ready: () => this.db.exec('PRAGMA wal_autocheckpoint = 0'),
+      lost: () => {
+        this.checkpointer = undefined;
+        if (this.db.isOpen) this.db.exec(`PRAGMA wal_autocheckpoint = ${INLINE_CHECKPOINT_PAGES}`);
+      },
+    });
   }
 
   /** The next commit attempt: in the next turn of the event loop, or after `delayMs`. */
@@ -467,6 +509,7 @@ export class Database {
       return;
     }
     this.retryDelayMs = RETRY_FIRST_DELAY_MS;
+    this.countCommit();
     for (const settle of outcomes) settle();
   }
 
