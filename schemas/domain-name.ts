@@ -2,8 +2,9 @@
  * Domain names, one rule for every domain input (the domain of an email address, email find's
  * domain, company search by domain), so that no input lets through a form another one refuses:
  * IDNA (UTS #46) mapping to lower-case ASCII by WHATWG URL parsing (skipped for a domain already in
- * that form), exactly one trailing dot removed, and no empty label (`example..com`, `mailinator.com..` would otherwise slip past an
- * exact-match list such as the disposable-domain snapshot).
+ * that form), exactly one trailing dot removed, and no empty label (`example..com`,
+ * `mailinator.com..` would otherwise slip past an exact-match list such as the disposable-domain
+ * snapshot).
  */
 import * as z from 'zod';
 
