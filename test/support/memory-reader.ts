@@ -30,6 +30,7 @@ import type {
   PostRecord,
   ReactionRecord,
 } from '../../shared/sources/dataset/model.js';
+import { type PersonDetails, personDetailsOf } from '../../shared/sources/dataset/person-details.js';
 import {
   type ActivityRecords,
   type FacetField,
@@ -168,6 +169,11 @@ class MemoryDatasetReader implements DatasetReader {
         list.map((entry) => entry.person),
       ]),
     );
+  }
+
+  /** Derived from the whole record on every call: the oracle of the database's stored copy. */
+  personDetails(ref: ProfileRef): PersonDetails {
+    return personDetailsOf(this.person(ref));
   }
 
   person(ref: ProfileRef): PersonRecord {

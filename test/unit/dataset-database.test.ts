@@ -364,15 +364,15 @@ describe('the dataset database file', () => {
     expect(() => new DatabaseDatasetReader(join(directory, 'missing.sqlite'))).toThrow(/missing\.sqlite/);
   });
 
-  it('refuses a database of the version before the prefix indexes, saying to import again', () => {
-    const older = join(directory, 'version-1.sqlite');
+  it('refuses a database of the version before the details column, saying to import again', () => {
+    const older = join(directory, 'version-2.sqlite');
     copyFileSync(file, older);
     const db = new DatabaseSync(older);
-    db.prepare("UPDATE meta SET value = '1' WHERE key = 'version'").run();
+    db.prepare("UPDATE meta SET value = '2' WHERE key = 'version'").run();
     db.close();
     expect(() => new DatabaseDatasetReader(older)).toThrow(DatasetFileError);
     expect(() => new DatabaseDatasetReader(older)).toThrow(
-      /version-1\.sqlite was built by another version of this service \(dataset database 1\/.*this one reads 2\/.*Import the dataset again/,
+      /version-2\.sqlite was built by another version of this service \(dataset database 2\/.*this one reads 3\/.*Import the dataset again/,
     );
   });
 

@@ -42,13 +42,7 @@ import type {
   ProfileRef,
   Window,
 } from '../../shared/sources/data-source.js';
-import {
-  DatasetSource,
-  DETAILS_POSITIONS,
-  FIRST_PAGE,
-  SKILLS_PREVIEW,
-  SOURCE_TAG,
-} from '../../shared/sources/dataset/dataset-source.js';
+import { DatasetSource, FIRST_PAGE, SOURCE_TAG } from '../../shared/sources/dataset/dataset-source.js';
 import {
   DATASET_FETCHED_AT,
   DEFAULT_SEED,
@@ -56,6 +50,7 @@ import {
 } from '../../shared/sources/dataset/fixtures.js';
 import { generateDataset } from '../../shared/sources/dataset/generate.js';
 import type { CompanyRecord, PersonRecord } from '../../shared/sources/dataset/model.js';
+import { DETAILS_POSITIONS, SKILLS_PREVIEW } from '../../shared/sources/dataset/person-details.js';
 import { Relevance, relevance } from '../../shared/sources/dataset/search.js';
 import { memoryDatasetReader } from '../support/memory-reader.js';
 

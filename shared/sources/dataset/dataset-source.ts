@@ -52,6 +52,7 @@ import type {
   Stored,
 } from './model.js';
 import { profileSections } from './model.js';
+import { DETAILS_POSITIONS, type PersonDetails, SKILLS_PREVIEW } from './person-details.js';
 import type { ActivityRecords, FacetField, SearchAllHit } from './reader-rules.js';
 import { COMPANY_SIZES } from './vocabulary.js';
 
@@ -60,10 +61,6 @@ export const SOURCE_TAG = 'dataset';
 export const FIRST_PAGE = 10;
 /** Raw items one activity page reads before filtering. */
 export const STREAM_WINDOW = 10;
-/** Positions profile details include; more make experience 'incomplete'. */
-export const DETAILS_POSITIONS = 5;
-/** Skill names profile details include. */
-export const SKILLS_PREVIEW = 5;
 
 type Stamped<T> = T & SourceFields;
 
@@ -79,7 +76,10 @@ const LIST_SECTIONS: Record<ProfileListName, ProfileSection | null> = {
   organizations: null,
 };
 
-const LIST_READERS: { [L in ProfileListName]: (person: PersonRecord) => ProfileLists[L][] } = {
+/** A record that holds the list `L` (a whole person, or a person's details for its first lists). */
+type ListHolder<L extends ProfileListName> = Pick<PersonRecord, 'internalId' | 'withheld' | L>;
+
+const LIST_READERS: { [L in ProfileListName]: (person: Pick<PersonRecord, L>) => ProfileLists[L][] } = {
   positions: (person) => person.positions,
   education: (person) => person.education,
   certifications: (person) => person.certifications,
@@ -88,16 +88,6 @@ const LIST_READERS: { [L in ProfileListName]: (person: PersonRecord) => ProfileL
   languages: (person) => person.languages,
   honors: (person) => person.honors,
   organizations: (person) => person.organizations,
-};
-
-const SECTION_SIZES: Record<ProfileSection, (person: PersonRecord) => number> = {
-  experience: (person) => person.positions.length,
-  education: (person) => person.education.length,
-  skills: (person) => person.skills.length,
-  certifications: (person) => person.certifications.length,
-  courses: (person) => person.courses.length,
-  volunteerExperience: (person) => person.volunteerExperience.length,
-  companyInterests: (person) => person.interests.length,
 };
 
 /** Sections profile details hold only a preview of. */
@@ -110,11 +100,12 @@ const COMPANY_SIZE_RANGES = Object.fromEntries(
   COMPANY_SIZES.map((size) => [size.code, size.range]),
 ) as Record<CompanyRecord['sizeCode'], string>;
 
-const isWithheld = (person: PersonRecord, section: ProfileSection) => person.withheld.includes(section);
+const isWithheld = (person: Pick<PersonRecord, 'withheld'>, section: ProfileSection) =>
+  person.withheld.includes(section);
 
-function sectionStatus(person: PersonRecord, section: ProfileSection): SectionStatus {
+function sectionStatus(person: PersonDetails, section: ProfileSection): SectionStatus {
   if (isWithheld(person, section)) return 'unavailable';
-  const size = SECTION_SIZES[section](person);
+  const size = person.sectionSizes[section];
   if (size === 0) return 'empty';
   return size > (SECTION_PREVIEWS[section] ?? Number.POSITIVE_INFINITY) ? 'incomplete' : 'complete';
 }
@@ -185,7 +176,9 @@ export class DatasetSource implements DataSource {
 
   // ---- Views: stored records to public shapes plus the private fields -----------------------------
 
-  private personSummary = (person: PersonRecord): Stamped<ProfileSummary> => {
+  private personSummary = (
+    person: Pick<PersonRecord, 'internalId' | keyof ProfileSummary>,
+  ): Stamped<ProfileSummary> => {
     const { publicId, username, fullName, headline, location, networkUrl } = person;
     return this.#stamp({ publicId, username, fullName, headline, location, networkUrl }, person.internalId);
   };
@@ -243,7 +236,7 @@ export class DatasetSource implements DataSource {
     this.#stamp({ id: record.id, name: record.name }, record.internalId);
 
   /** A profile list as the source shows it: empty when withheld. */
-  #listItems<L extends ProfileListName>(person: PersonRecord, list: L): Stamped<ProfileLists[L]>[] {
+  #listItems<L extends ProfileListName>(person: ListHolder<L>, list: L): Stamped<ProfileLists[L]>[] {
     const section = LIST_SECTIONS[list];
     if (section !== null && isWithheld(person, section)) return [];
     const read = LIST_READERS[list];
@@ -254,23 +247,23 @@ export class DatasetSource implements DataSource {
 
   profileDetails(ref: ProfileRef, signal: AbortSignal): Promise<ProfileDetailsResult> {
     return this.#run(signal, () => {
-      const person = this.reader.person(ref);
+      const person = this.reader.personDetails(ref);
       const skillsWithheld = isWithheld(person, 'skills');
       return {
         profile: this.#stamp(
           {
             ...this.personSummary(person),
             summary: person.summary,
-            experience: this.#listItems(person, 'positions').slice(0, DETAILS_POSITIONS),
+            experience: this.#listItems(person, 'positions'),
             education: this.#listItems(person, 'education'),
-            skills: skillsWithheld ? [] : person.skills.slice(0, SKILLS_PREVIEW).map((skill) => skill.name),
+            skills: skillsWithheld ? [] : person.skillNames,
           },
           person.internalId,
         ),
         sections: Object.fromEntries(
           profileSections.map((section) => [section, sectionStatus(person, section)]),
         ),
-        skillsHasMore: skillsWithheld ? null : person.skills.length > SKILLS_PREVIEW,
+        skillsHasMore: skillsWithheld ? null : person.sectionSizes.skills > SKILLS_PREVIEW,
       };
     });
   }

@@ -10,6 +10,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from '../../../store/sqlite/node-sqlite.js';
 import type { Dataset, IndustryRecord, LocationRecord } from '../model.js';
+import { personDetailsOf } from '../person-details.js';
 import { identifierKey, postKey } from '../reader-rules.js';
 import { normalizeText, type SearchDoc, textWords } from '../search.js';
 import { searchDocs } from '../search-docs.js';
@@ -157,11 +158,12 @@ export class DatasetDatabaseBuilder {
     },
     people: (person) => {
       const seq = this.insertRow(
-        'INSERT INTO people (public_id, username_key, location, body) VALUES (?, ?, ?, ?)',
+        'INSERT INTO people (public_id, username_key, location, body, details) VALUES (?, ?, ?, ?, ?)',
         person.publicId,
         identifierKey(person.username),
         person.location,
         JSON.stringify(person),
+        JSON.stringify(personDetailsOf(person)),
       );
       const currentAt = new Map<string, number>();
       const employers = new Set<string>();

@@ -32,6 +32,7 @@ import type {
   SchoolRecord,
   Stored,
 } from '../model.js';
+import type { PersonDetails } from '../person-details.js';
 import {
   type ActivityRecords,
   type FacetField,
@@ -93,14 +94,24 @@ export class DatabaseDatasetReader {
   // ---- Records by identifier ------------------------------------------------------------------------
 
   person(ref: ProfileRef): PersonRecord {
+    return this.personColumn('body', ref);
+  }
+
+  /** What profile details read of the person (person-details.ts), without parsing the whole record. */
+  personDetails(ref: ProfileRef): PersonDetails {
+    return this.personColumn('details', ref);
+  }
+
+  /** One JSON column of the person `ref` names. */
+  private personColumn<T>(column: 'body' | 'details', ref: ProfileRef): T {
     if ('username' in ref)
       return this.db.found(
-        'SELECT body FROM people WHERE username_key = :key',
+        `SELECT ${column} AS body FROM people WHERE username_key = :key`,
         { key: identifierKey(ref.username) },
         notFound.username(ref.username),
       );
     return this.db.found(
-      'SELECT body FROM people WHERE public_id = :id',
+      `SELECT ${column} AS body FROM people WHERE public_id = :id`,
       { id: ref.publicId },
       notFound.profileId(ref.publicId),
     );

@@ -1,7 +1,8 @@
 /**
  * The dataset database's tables. Each record is kept whole as JSON in `body` (what the reader
  * answers), beside the columns lookups use, each behind an index: identifiers, the streams' (owner,
- * time, id) orders, company filters, employment, skills and hashtags.
+ * time, id) orders, company filters, employment, skills and hashtags. A person also keeps what
+ * profile details read of it in `details` (person-details.ts), a third of its record.
  *
  * Keyword search, per searchable kind: `<kind>_rank` numbers the kind's records in the order search
  * breaks ties (weight descending, then key), and keeps each record's search document (its names and
@@ -18,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { indexedPrefixes } from './full-text.js';
 
 /** Bumped when the tables change; a server refuses a database of another version. */
-export const DATASET_DATABASE_VERSION = 2;
+export const DATASET_DATABASE_VERSION = 3;
 
 /** A company domain as `reversed_domain` keeps it: reversed, a domain's subdomains share its prefix. */
 export const reversed = (text: string) => [...text].reverse().join('');
@@ -46,7 +47,7 @@ CREATE TABLE companies (seq INTEGER PRIMARY KEY, public_id TEXT NOT NULL UNIQUE,
 CREATE TABLE company_locations (location_id TEXT NOT NULL, company INTEGER NOT NULL,
   PRIMARY KEY (location_id, company)) WITHOUT ROWID;
 CREATE TABLE people (seq INTEGER PRIMARY KEY, public_id TEXT NOT NULL UNIQUE,
-  username_key TEXT NOT NULL UNIQUE, location TEXT, body TEXT NOT NULL);
+  username_key TEXT NOT NULL UNIQUE, location TEXT, body TEXT NOT NULL, details TEXT NOT NULL);
 CREATE TABLE current_employment (company_slug TEXT NOT NULL, person INTEGER NOT NULL,
   positions INTEGER NOT NULL, PRIMARY KEY (company_slug, person)) WITHOUT ROWID;
 CREATE TABLE employment (company_public_id TEXT NOT NULL, current INTEGER NOT NULL, person INTEGER NOT NULL,
