@@ -1,0 +1,59 @@
+/**
+ * The details record is part of the dataset database's format (people.details): a database keeps
+ * what the code of its version derived, and a server reads it as today's code would have made it.
+ * Its fields are pinned here beside the version, so changing what it holds without bumping
+ * DATASET_DATABASE_VERSION (which makes servers refuse older files) fails this test first.
+ */
+import { describe, expect, it } from 'vitest';
+import { DATASET_DATABASE_VERSION } from '../../shared/sources/dataset/database/schema.js';
+import { datasetFixtures as fx } from '../../shared/sources/dataset/fixtures.js';
+import { generateDataset } from '../../shared/sources/dataset/generate.js';
+import {
+  DETAILS_POSITIONS,
+  personDetailsOf,
+  SKILLS_PREVIEW,
+} from '../../shared/sources/dataset/person-details.js';
+
+const dataset = generateDataset();
+const found = dataset.people.find((person) => person.username === fx.richProfile.username);
+if (!found) throw new Error(`the sample has no ${fx.richProfile.username}`);
+const rich = found;
+
+describe('personDetailsOf', () => {
+  it('holds the fields of database version 3, and only those', () => {
+    expect(DATASET_DATABASE_VERSION).toBe(3);
+    expect(Object.keys(personDetailsOf(rich)).sort()).toEqual([
+      'education',
+      'fullName',
+      'headline',
+      'internalId',
+      'location',
+      'networkUrl',
+      'positions',
+      'publicId',
+      'sectionSizes',
+      'skillNames',
+      'summary',
+      'username',
+      'withheld',
+    ]);
+  });
+
+  it('keeps the first positions and skill names, and the size of every section of the whole record', () => {
+    const person = rich;
+    const details = personDetailsOf(person);
+    expect(details.positions).toEqual(person.positions.slice(0, DETAILS_POSITIONS));
+    expect(details.skillNames).toEqual(person.skills.slice(0, SKILLS_PREVIEW).map((skill) => skill.name));
+    expect(details.education).toEqual(person.education);
+    expect(details.sectionSizes).toEqual({
+      experience: person.positions.length,
+      education: person.education.length,
+      skills: person.skills.length,
+      certifications: person.certifications.length,
+      courses: person.courses.length,
+      volunteerExperience: person.volunteerExperience.length,
+      companyInterests: person.interests.length,
+    });
+    expect(person.skills.length).toBeGreaterThan(SKILLS_PREVIEW);
+  });
+});
