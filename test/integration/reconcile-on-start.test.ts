@@ -45,14 +45,23 @@ async function usageOf(dataDir: string, accountId: string): Promise<Usage> {
  */
 const CLIENTS = 32;
 
-/** Billed lookups from CLIENTS clients at once until `stop` resolves; connection errors are the crash. */
-async function load(server: RunningServer, apiKey: string, stop: Promise<void>): Promise<void> {
+/**
+ * Billed lookups from CLIENTS clients at once until `stop` resolves; connection errors are the crash.
+ * `answered` counts the answers received so far.
+ */
+async function load(
+  server: RunningServer,
+  apiKey: string,
+  stop: Promise<void>,
+  answered: { count: number },
+): Promise<void> {
   let stopping = false;
   void stop.then(() => (stopping = true));
   const client = async () => {
     while (!stopping) {
       await fetch(`${server.url}${BILLED}`, { headers: { Authorization: `Bearer ${apiKey}` } })
         .then((response) => response.arrayBuffer())
+        .then(() => (answered.count += 1))
         .catch(() => undefined);
     }
   };
@@ -73,15 +82,21 @@ describe('npm start reconciles by itself', () => {
   });
   afterAll(() => server?.stop());
 
-  it('refunds at start-up what a kill -9 left in flight', { timeout: 120_000 }, async () => {
+  it('refunds at start-up what a kill -9 left in flight', { timeout: 300_000 }, async () => {
     // Kill until the crash catches requests between their debit and their settlement (it nearly always does).
     let pending: LedgerEntry[] = [];
     for (let attempt = 0; attempt < 8 && pending.length === 0; attempt += 1) {
       const crashing = await startServer(dataDir);
       let crash = () => {};
       const crashed = new Promise<void>((resolve) => (crash = resolve));
-      const running = load(crashing, account.apiKey, crashed);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const answered = { count: 0 };
+      const running = load(crashing, account.apiKey, crashed, answered);
+      // Lookups must be flowing when the crash comes: on a busy machine a fresh server's first
+      // answers (its dataset opened, its threads started) can take longer than a fixed pause.
+      await vi.waitFor(() => expect(answered.count).toBeGreaterThanOrEqual(CLIENTS * 4), {
+        timeout: 30_000,
+        interval: 50,
+      });
       await crashing.crash();
       crash();
       await running;
