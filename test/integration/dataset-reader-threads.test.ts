@@ -23,18 +23,17 @@ const EXTRA_JOBS = 40_000;
 const SEARCHES_IN_FLIGHT = 4;
 const HEALTH_CHECKS = 40;
 /**
- * The bounds, relative to one broad search alone (so they hold on a fast machine and a busy one): a
- * health check took about a tenth of a search on reader threads, and one to two searches in-thread
- * (it waited for the search the loop was running, and for the ones queued before it). A billed
- * profile lookup does more of its own (its store writes): about half a search with its read on the
- * event loop on a busy CI machine, almost four searches when it queued for a reader thread.
+ * The bounds, relative to the broad searches in flight during the same window (so the machine's load
+ * at that moment weighs on both sides: a baseline measured alone before the window failed on a CI
+ * machine that got busier meanwhile). With four searches queued on the reader threads, one of them
+ * takes several searches' worth of time; a request that queued with them would take about as long.
+ * Measured here: a health check about a twentieth of one, a billed profile lookup (its own store
+ * writes, its read on the event loop) a twentieth to a seventh under extra CPU load.
  */
-const HEALTH_CHECK_SHARE_OF_SEARCH = 1 / 3;
-const POINT_READ_SHARE_OF_SEARCH = 1;
+const HEALTH_CHECK_SHARE_OF_SEARCH = 1 / 4;
+const POINT_READ_SHARE_OF_SEARCH = 1 / 3;
 
 let server: RunningServer;
-/** One broad search at a time, nothing else running: what each costs. */
-const searchAloneMs: number[] = [];
 
 const broadSearch = async () => {
   const started = performance.now();
@@ -60,7 +59,6 @@ beforeAll(async () => {
   });
   // Every reader thread loaded and the file in SQLite's cache before anything is timed.
   await Promise.all(Array.from({ length: SEARCHES_IN_FLIGHT }, broadSearch));
-  for (let i = 0; i < 5; i += 1) searchAloneMs.push((await broadSearch()).ms);
 });
 
 afterAll(async () => {
@@ -100,9 +98,16 @@ describe('dataset reads on reader threads (npm start)', () => {
         expect(search.status).toBe(200);
         expect(search.matched).toBeGreaterThanOrEqual(EXTRA_JOBS);
       }
-      const searchMs = percentile(searchAloneMs, 0.5);
-      const figures = { answerP50: percentile(answerMs, 0.5), searchAloneP50: searchMs };
-      expect(figures.answerP50, JSON.stringify(figures)).toBeLessThan(searchMs * shareOfSearch);
+      const figures = {
+        answerP50: percentile(answerMs, 0.5),
+        searchInFlightP50: percentile(
+          searches.map((search) => search.ms),
+          0.5,
+        ),
+      };
+      expect(figures.answerP50, JSON.stringify(figures)).toBeLessThan(
+        figures.searchInFlightP50 * shareOfSearch,
+      );
     },
   );
 });
