@@ -4,6 +4,11 @@
  * Execute, must show the API's answer, never a validation error of the page. Its pattern check
  * reads the document's Unicode patterns as JSON Schema does (with `u`): it accepts letters of any
  * script and still refuses what the API refuses. Screenshots go to test-output/ (git-ignored).
+ *
+ * Swagger UI renders the whole open tag again on every click, about a second of the page's main
+ * thread per operation. Two readers, each its own Chromium (the shipped switches run a browser's
+ * pages on one renderer thread), work through half the tags each: the file took about 280 s with
+ * one reader on this 2-core machine.
  */
 import { mkdir } from 'node:fs/promises';
 import type { ElementHandle, Page } from 'puppeteer-core';
@@ -25,8 +30,15 @@ interface DocumentedOperation {
 let harness: Harness;
 let served: ServedHarness;
 let origin: string;
-let fixtures: FixtureBrowser;
-let page: Page;
+/** One Chromium with /docs open, and the key its Authorize dialog holds now. */
+interface Reader {
+  browser: FixtureBrowser;
+  page: Page;
+  /** Setting the same key again would only re-render the page. */
+  authorizedKey?: string;
+}
+const READERS = 2;
+const readers: Reader[] = [];
 let fundedKey: string;
 /** The lookups that dial mail servers or web sites get a key without credits: 402 before any dial. */
 let unfundedKey: string;
@@ -48,18 +60,25 @@ beforeAll(async () => {
   operations = Object.entries(document.paths)
     .filter(([path]) => !path.startsWith('/v1/batches'))
     .map(([path, { get }]) => ({ path, operationId: get.operationId, tag: get.tags[0] as string }));
-  // The browser is only the reader's client here: without a GPU, Chromium composites in software
-  // instead of through SwiftShader's emulated GL, which took over half its CPU time on this tall page.
-  fixtures = await startFixtureBrowser(['--disable-gpu']);
-  page = await fixtures.browser.newPage();
-  await page.setViewport({ width: 1280, height: 900 });
-  await page.goto(`${origin}/docs`);
-  await page.waitForSelector('.opblock');
+  // One launch first: two first launches at once would unpack the binary into the temp folder together.
+  readers.push(await openReader());
+  readers.push(...(await Promise.all(Array.from({ length: READERS - 1 }, openReader))));
   await mkdir(SCREENSHOTS, { recursive: true });
 }, 120_000);
 
+async function openReader(): Promise<Reader> {
+  // The browser is only the reader's client here: without a GPU, Chromium composites in software
+  // instead of through SwiftShader's emulated GL, which took over half its CPU time on this tall page.
+  const browser = await startFixtureBrowser(['--disable-gpu']);
+  const page = await browser.browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  await page.goto(`${origin}/docs`);
+  await page.waitForSelector('.opblock');
+  return { browser, page };
+}
+
 afterAll(async () => {
-  await fixtures?.close();
+  await Promise.all(readers.map(({ browser }) => browser.close()));
   await served?.close();
 });
 
@@ -69,14 +88,11 @@ const needsNetwork = new Set<string>(
 const operationIdOf = (documented: DocumentedOperation) =>
   documented.operationId.replace(/^v2\./, '').replace(/\.by-[a-z-]+$/i, '');
 
-/** The key the page's Authorize dialog holds now: setting it again would only re-render the page. */
-let authorizedKey: string | undefined;
-
 /** Setup only: which key the page's Authorize dialog holds (both schemes, v1 and v2). */
-async function authorize(apiKey: string): Promise<void> {
-  if (apiKey === authorizedKey) return;
-  authorizedKey = apiKey;
-  await page.evaluate((key) => {
+async function authorize(reader: Reader, apiKey: string): Promise<void> {
+  if (apiKey === reader.authorizedKey) return;
+  reader.authorizedKey = apiKey;
+  await reader.page.evaluate((key) => {
     const ui = (window as unknown as { ui: { preauthorizeApiKey(scheme: string, value: string): void } }).ui;
     ui.preauthorizeApiKey('bearerAuth', key);
     ui.preauthorizeApiKey('apiKeyHeader', key);
@@ -88,7 +104,7 @@ const tagHeading = (tag: string, open?: boolean) =>
   `h3.opblock-tag[data-tag=${JSON.stringify(tag)}]${open === undefined ? '' : `[data-is-open="${open}"]`}`;
 
 /** Clicks a tag's heading, which shows or hides its operations. */
-async function toggleTag(tag: string): Promise<void> {
+async function toggleTag({ page }: Reader, tag: string): Promise<void> {
   const heading = await page.waitForSelector(tagHeading(tag));
   const wasOpen = await heading?.evaluate((element) => element.getAttribute('data-is-open') === 'true');
   await heading?.click();
@@ -100,19 +116,22 @@ async function toggleTag(tag: string): Promise<void> {
  * of them are shown at first: the page keeps only the tag under test open, as a reader working
  * through one tag would, closing the others by their headings (a quarter less Chromium time).
  */
-async function showOnlyTag(tag: string): Promise<void> {
-  const open = await page.$$eval('h3.opblock-tag[data-is-open="true"]', (headings) =>
+async function showOnlyTag(reader: Reader, tag: string): Promise<void> {
+  const open = await reader.page.$$eval('h3.opblock-tag[data-is-open="true"]', (headings) =>
     headings.map((heading) => heading.getAttribute('data-tag') ?? ''),
   );
-  for (const other of open) if (other !== tag) await toggleTag(other);
-  if (!open.includes(tag)) await toggleTag(tag);
+  for (const other of open) if (other !== tag) await toggleTag(reader, other);
+  if (!open.includes(tag)) await toggleTag(reader, tag);
 }
 
 /** Expands an operation and turns on its "Try it out"; the block's element. */
-async function openTryItOut({ tag, operationId }: DocumentedOperation): Promise<ElementHandle> {
-  await showOnlyTag(tag);
+async function openTryItOut(
+  reader: Reader,
+  { tag, operationId }: DocumentedOperation,
+): Promise<ElementHandle> {
+  await showOnlyTag(reader, tag);
   // The page names each block after its tag and CSS-escaped operation id (`profiles\.details…`).
-  const handle = await page.evaluateHandle(
+  const handle = await reader.page.evaluateHandle(
     (tagName, id) => document.getElementById(`operations-${tagName}-${CSS.escape(id)}`),
     tag,
     operationId,
@@ -163,25 +182,41 @@ describe('/docs Try it out', () => {
     timeout: 3_600_000,
   }, async () => {
     expect(operations.length).toBeGreaterThan(110);
-    const answers: string[] = [];
+    const answerOf = new Map<string, string>();
     let screenshotTaken = false;
-    // One tag after another, so that each tag's operations are shown once (see showOnlyTag).
+    // Each reader works through whole tags, one after another, so that each tag's operations are
+    // shown once (see showOnlyTag); the larger tags first, each to the reader with the fewer so far.
     const tagOrder = [...new Set(operations.map(({ tag }) => tag))];
     const ordered = tagOrder.flatMap((tag) => operations.filter((documented) => documented.tag === tag));
-    for (const documented of ordered) {
-      const online = needsNetwork.has(operationIdOf(documented));
-      await authorize(online ? unfundedKey : fundedKey);
-      const block = await openTryItOut(documented);
-      const { errors, status } = await execute(block);
-      answers.push(
-        `${documented.operationId} ${status ?? 'refused by the page'} ${errors.join(' | ')}`.trim(),
-      );
-      if (status === 200 && !screenshotTaken) {
-        await block.screenshot({ path: new URL('docs-try-it-out.png', SCREENSHOTS).pathname });
-        screenshotTaken = true;
-      }
-      await collapse(block);
+    const lanes = readers.map((): DocumentedOperation[] => []);
+    const bySize = tagOrder
+      .map((tag) => ordered.filter((documented) => documented.tag === tag))
+      .sort((a, b) => b.length - a.length);
+    for (const tagOperations of bySize) {
+      const lightest = lanes.reduce((least, lane) => (lane.length < least.length ? lane : least));
+      lightest.push(...tagOperations);
     }
+    const readThrough = async (reader: Reader, lane: DocumentedOperation[]) => {
+      for (const documented of lane) {
+        const online = needsNetwork.has(operationIdOf(documented));
+        await authorize(reader, online ? unfundedKey : fundedKey);
+        const block = await openTryItOut(reader, documented);
+        const { errors, status } = await execute(block);
+        answerOf.set(
+          documented.operationId,
+          `${documented.operationId} ${status ?? 'refused by the page'} ${errors.join(' | ')}`.trim(),
+        );
+        if (status === 200 && !screenshotTaken) {
+          screenshotTaken = true;
+          await block.screenshot({ path: new URL('docs-try-it-out.png', SCREENSHOTS).pathname });
+        }
+        await collapse(block);
+      }
+    };
+    await Promise.all(
+      readers.map((reader, index) => readThrough(reader, lanes[index] as DocumentedOperation[])),
+    );
+    const answers = ordered.map(({ operationId }) => answerOf.get(operationId) ?? `${operationId} not tried`);
     const expected = ordered.map(
       (documented) => `${documented.operationId} ${needsNetwork.has(operationIdOf(documented)) ? 402 : 200}`,
     );
@@ -190,10 +225,11 @@ describe('/docs Try it out', () => {
   });
 
   it('accepts letters of any script and refuses what the API refuses, as the API does', async () => {
-    await authorize(fundedKey);
+    const reader = readers[0] as Reader;
+    await authorize(reader, fundedKey);
     const byUsername = operations.find(({ operationId }) => operationId === 'profiles.details.by-username');
     if (!byUsername) throw new Error('The document has no profiles.details.by-username.');
-    const block = await openTryItOut(byUsername);
+    const block = await openTryItOut(reader, byUsername);
     const input = await block.waitForSelector('input[placeholder="username"]');
     const typeUsername = async (username: string) => {
       await input?.click({ count: 3 });
