@@ -527,3 +527,76 @@ describe('on SQLite, a file written before schema version 5', () => {
     }
   });
 });
+
+describe('on SQLite, a file written before schema version 14', () => {
+  const path = join(tmpdir(), `lookup-v13-${randomUUID()}.sqlite`);
+  afterAll(() => Promise.all(['', '-wal', '-shm'].map((end) => rm(`${path}${end}`, { force: true }))));
+
+  it('keeps its ledger and in-flight rows through the rebuild in key order, and reconciles the in-flight one', async () => {
+    // A version-13 file: the two tables as they were (rows kept beside a rowid, the in-flight age index).
+    await createSqliteStore(path).close();
+    const raw = new DatabaseSync(path);
+    raw.exec(`
+      ALTER TABLE inflight RENAME TO inflight_new; CREATE TABLE inflight AS SELECT * FROM inflight_new;
+      DROP TABLE inflight_new; CREATE UNIQUE INDEX inflight_key ON inflight (account_id, request_id);
+      CREATE INDEX inflight_by_age ON inflight (created_at);
+      ALTER TABLE ledger RENAME TO ledger_new; CREATE TABLE ledger AS SELECT * FROM ledger_new;
+      DROP TABLE ledger_new; CREATE UNIQUE INDEX ledger_key ON ledger (account_id, request_id);
+      INSERT INTO balances (account_id, balance, granted) VALUES ('acct_old', 7, 10);
+      INSERT INTO inflight VALUES ('acct_old', 'req_pending', 'test.priced', 2, '2025-01-01T00:00:02.000Z',
+        'mcp', 'key_old', 1, 'bat_old', 3);
+      INSERT INTO ledger VALUES ('acct_old', 'req_done', 'test.priced', 1, 'charged', 200, NULL,
+        '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:01.000Z', 'rest', 'key_old', NULL, NULL);
+      PRAGMA user_version = 13;`);
+    raw.close();
+
+    const store = createSqliteStore(path);
+    try {
+      // Each table is its primary key's b-tree (no index beside it), and the age index is gone.
+      const tables = store.database.db
+        .prepare("SELECT name, sql FROM sqlite_master WHERE tbl_name IN ('inflight', 'ledger') ORDER BY name")
+        .all()
+        .map((row) => `${row.name}${String(row.sql).includes('WITHOUT ROWID') ? ' without rowid' : ''}`);
+      expect(tables).toEqual(['inflight without rowid', 'ledger without rowid', 'ledger_by_time']);
+      const { ledger } = createRepositories(store);
+      const pending = {
+        requestId: 'req_pending',
+        accountId: 'acct_old',
+        operation: 'test.priced',
+        cost: 2,
+        transport: 'mcp',
+        keyId: 'key_old',
+        batchItem: { batchId: 'bat_old', index: 3 },
+        createdAt: '2025-01-01T00:00:02.000Z',
+      };
+      const done = {
+        requestId: 'req_done',
+        accountId: 'acct_old',
+        operation: 'test.priced',
+        cost: 1,
+        status: 'charged',
+        httpStatus: 200,
+        transport: 'rest',
+        keyId: 'key_old',
+        createdAt: '2025-01-01T00:00:00.000Z',
+        settledAt: '2025-01-01T00:00:01.000Z',
+      };
+      expect(await ledger.state('acct_old')).toMatchObject({
+        balance: 7,
+        pending: [expect.objectContaining({ ...pending, capped: true })],
+      });
+      expect(await ledger.entries('acct_old')).toEqual([
+        expect.objectContaining({ ...pending, status: 'pending' }),
+        done,
+      ]);
+      const { settled } = await ledger.reconcile(60_000);
+      expect(settled).toEqual([expect.objectContaining({ requestId: 'req_pending', status: 'refunded' })]);
+      expect(await ledger.state('acct_old')).toMatchObject({ balance: 9, pending: [] });
+      expect((await ledger.entries('acct_old')).map((entry) => `${entry.requestId} ${entry.status}`)).toEqual(
+        ['req_pending refunded', 'req_done charged'],
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});
