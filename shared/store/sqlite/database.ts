@@ -328,56 +328,6 @@ const schema = [
   CREATE INDEX webhook_deliveries_by_batch ON webhook_deliveries (batch_id, created_at);
   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
   `,
-  // Version 14: the in-flight table and the ledger kept in their primary key's order alone (WITHOUT
-  // ROWID), the rows copied as they are. A billed call wrote its in-flight row into three b-trees
-  // (the table, its primary key's index, inflight_by_age) and deleted it from all three, and its
-  // ledger row into three (the table, the key's index, ledger_by_time); now into one and two. Reconcile
-  // reads in-flight rows by age without an index: the table holds only the calls in flight. A commit
-  // of six billed calls wrote 10 pages, now 7.5, and a billed call's store work took a fifth less
-  // (docs/benchmarks.md).
-  `
-  CREATE TABLE inflight_by_key (
-    account_id TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    operation TEXT NOT NULL,
-    cost INTEGER NOT NULL,
-    created_at TEXT NOT NULL,
-    transport TEXT,
-    key_id TEXT,
-    capped INTEGER,
-    batch_id TEXT,
-    item_index INTEGER,
-    PRIMARY KEY (account_id, request_id)
-  ) STRICT, WITHOUT ROWID;
-  INSERT INTO inflight_by_key
-    SELECT account_id, request_id, operation, cost, created_at, transport, key_id, capped, batch_id, item_index
-    FROM inflight;
-  DROP TABLE inflight;
-  ALTER TABLE inflight_by_key RENAME TO inflight;
-  CREATE TABLE ledger_by_key (
-    account_id TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    operation TEXT NOT NULL,
-    cost INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    http_status INTEGER,
-    refund_reason TEXT,
-    created_at TEXT NOT NULL,
-    settled_at TEXT,
-    transport TEXT,
-    key_id TEXT,
-    batch_id TEXT,
-    item_index INTEGER,
-    PRIMARY KEY (account_id, request_id)
-  ) STRICT, WITHOUT ROWID;
-  INSERT INTO ledger_by_key
-    SELECT account_id, request_id, operation, cost, status, http_status, refund_reason, created_at,
-      settled_at, transport, key_id, batch_id, item_index
-    FROM ledger;
-  DROP TABLE ledger;
-  ALTER TABLE ledger_by_key RENAME TO ledger;
-  CREATE INDEX ledger_by_time ON ledger (account_id, created_at, request_id);
-  `,
 ];
 
 /** One write of a batch failed on its first, bare run (`Database.commitBatch`). */
