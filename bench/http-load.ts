@@ -8,7 +8,8 @@
  * order rotating, so a machine shared with other work disturbs them alike; the figures to compare
  * are ratios to the bare route of the same run. Then one more SQLite server under
  * `--cpu-prof`, loaded with each path in turn, summarized by where its main thread's time went
- * during each load. Prints a table, the issue-29 `ROW ` lines and a one-line JSON summary.
+ * during each load. Prints a table, the issue-29 `ROW ` lines (each `npm start` ratio followed by
+ * the same ratio within each round: its median and range) and a one-line JSON summary.
  * Results: docs/benchmarks.md.
  *
  * Settings (environment): BENCH_ROUNDS (4), BENCH_SECONDS per target and round (3), BENCH_STORES
@@ -67,6 +68,8 @@ interface Totals {
   failures: number;
   /** CPU time the serving processes used, ms. */
   cpuMs: number;
+  /** Requests per second in each round, in the order run. */
+  roundRates: number[];
 }
 
 function load(target: Target, seconds: number): Promise<autocannon.Result> {
@@ -98,7 +101,10 @@ async function runRounds(
   let servers = await warmedUp();
   const names = [...routes, ...servers.targets].map((target) => target.name);
   const totals = new Map<string, Totals>(
-    names.map((name) => [name, { requests: 0, seconds: 0, p50Ms: [], p99Ms: [], failures: 0, cpuMs: 0 }]),
+    names.map((name) => [
+      name,
+      { requests: 0, seconds: 0, p50Ms: [], p99Ms: [], failures: 0, cpuMs: 0, roundRates: [] },
+    ]),
   );
   try {
     for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex += 1) {
@@ -124,6 +130,7 @@ async function runRound(targets: readonly Target[], roundIndex: number, totals: 
     total.cpuMs += (await groupCpuMs(target.group)) - cpuBefore;
     total.requests += result.requests.total;
     total.seconds += result.duration;
+    total.roundRates.push(result.requests.total / result.duration);
     total.p50Ms.push(result.latency.p50);
     total.p99Ms.push(result.latency.p99);
     total.failures += result.non2xx + result.errors;
@@ -350,6 +357,19 @@ async function main(): Promise<void> {
     return total ? (1000 * total.cpuMs) / total.requests : Number.NaN;
   };
   const bareCpu = cpuPerRequest(BARE_ROUTE);
+  /**
+   * The ratio to bare Hono within each round (both loaded a few seconds apart): its median and range
+   * show how far the machine moved the row during the run. On this shared machine, whole runs of the
+   * same code put bare Hono at 51–69 µs a request and the billed lookup at 187–291 µs, not together
+   * (docs/benchmarks.md, thirteenth pass).
+   */
+  const roundRatios = (name: string) => {
+    const subject = totals.get(name)?.roundRates ?? [];
+    const bare = totals.get(BARE_ROUTE)?.roundRates ?? [];
+    const ratios = subject.map((value, index) => value / (bare[index] as number)).sort((a, b) => a - b);
+    const median = ratios[Math.floor(ratios.length / 2)] as number;
+    return `median ${median.toFixed(3)}, ${(ratios[0] as number).toFixed(3)}–${(ratios.at(-1) as number).toFixed(3)} over ${ratios.length} rounds`;
+  };
   const rows = names.map((name) => {
     const total = totals.get(name) as Totals;
     return {
@@ -403,6 +423,7 @@ async function main(): Promise<void> {
   ] as const) {
     if (!totals.has(name)) continue;
     printRow(row, `${rate(name).toFixed(0)} req/s`, `${bareRate.toFixed(0)} req/s`, rate(name) / bareRate);
+    console.log(`    per round: ${roundRatios(name)}`);
     printRow(
       `${row}, by server CPU per request`,
       `${cpuPerRequest(name).toFixed(0)} µs`,
