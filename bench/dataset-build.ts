@@ -9,14 +9,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
+/** `npm run data`, as package.json runs it (Node 22 from node_modules/.bin). */
+const node = join(root, 'node_modules', '.bin', 'node');
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Runs the data CLI to its end; answers the seconds it took. */
 function runDataCli(args: string[]): number {
   const begin = performance.now();
-  execFileSync(tsx, ['functions/cli/data.ts', ...args], {
+  execFileSync(node, ['functions/cli/launch.mjs', 'data', ...args], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

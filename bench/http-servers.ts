@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { npmStartCommand } from '../test/support/process-group.js';
+import { npmScriptCommand } from '../test/support/process-group.js';
 
 /** This checkout. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -82,7 +82,7 @@ export function startService(
   nodeOptions = '',
 ): Promise<Started & { dataDir: string }> {
   return onFreshDataDir(`bench-${store}-`, (dataDir) =>
-    startScript(root, npmStartCommand(root), /lk_live_\S+/, {
+    startScript(root, npmScriptCommand(root), /lk_live_\S+/, {
       DATA_DIR: dataDir,
       STORE: store,
       PORT: '0',

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { expect } from 'vitest';
-import { killGroup, npmStartCommand, ROOT } from './process-group.js';
+import { killGroup, npmScriptCommand, ROOT } from './process-group.js';
 
 const BIN = join(ROOT, 'node_modules', '.bin');
 const children = new Set<ChildProcess>();
@@ -26,17 +26,21 @@ export async function freshDataDir(): Promise<string> {
   return dataDir;
 }
 
-/** The script `npm start` runs (`node functions/local/start.mjs`): tests run the same. */
-export const NPM_START_SCRIPT = npmStartScript();
-
-function npmStartScript(): string {
-  const [runner, script, ...rest] = npmStartCommand(ROOT);
-  if (runner !== 'node' || !script || rest.length > 0) throw new Error('npm start is not "node <script>"');
-  return script;
+/** The script an npm script runs with Node, and the arguments it gives it: tests run the same. */
+function npmScript(name: 'start' | 'admin' | 'data'): { script: string; args: string[] } {
+  const [runner, script, ...args] = npmScriptCommand(ROOT, name);
+  if (runner !== 'node' || !script) throw new Error(`npm run ${name} is not "node <script> …"`);
+  return { script, args };
 }
 
+/** The script `npm start` runs (`node functions/local/start.mjs`). */
+export const NPM_START_SCRIPT = npmScript('start').script;
+/** `npm run admin` and `npm run data` (`node functions/cli/launch.mjs admin`). */
+const ADMIN_CLI = npmScript('admin');
+const DATA_CLI = npmScript('data');
+
 /**
- * A script: JavaScript (`npm start`'s launcher) by Node, TypeScript by tsx. tsx runs it in a child of
+ * A script: JavaScript (`npm start`'s and the CLIs' launchers) by Node, TypeScript by tsx. tsx runs it in a child of
  * its own, so each process gets its own group: killing the group leaves no orphan holding the LevelDB
  * lock or a port.
  */
@@ -91,12 +95,12 @@ export function runCli(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<CliResult> {
-  return runToExit('functions/cli/admin.ts', args, dataDir, env);
+  return runToExit(ADMIN_CLI.script, [...ADMIN_CLI.args, ...args], dataDir, env);
 }
 
 /** Runs `npm run data -- <args>` to its exit; the data CLI opens no store, so no DATA_DIR of its own. */
 export function runDataCli(args: string[]): Promise<CliResult> {
-  return runToExit('functions/cli/data.ts', args, '', {});
+  return runToExit(DATA_CLI.script, [...DATA_CLI.args, ...args], '', {});
 }
 
 /** Runs `npm start` expected to fail at start-up: its exit code and output (killed after 20 s). */
