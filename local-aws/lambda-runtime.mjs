@@ -4,70 +4,21 @@
  * LAMBDA_TASK_ROOT (the function's code asset alone: no node_modules above it), reports how long the
  * import (the init phase) took, then answers each event sent over IPC, as the runtime's invoke loop
  * does: a buffered handler's return value, or everything a response-streaming handler
- * (`awslambda.streamifyResponse`) wrote to its stream.
- *
- * The `awslambda` global is the runtime's contract, reproduced where our handlers depend on it: the
- * streaming mark on the handler, `HttpResponseStream.from` writing its JSON metadata and eight NUL
- * bytes before the first write (and only on a write: a stream ended without one carries no metadata),
- * and the invoke finishing when the handler's promise settles and the stream has ended.
+ * (`awslambda.streamifyResponse`) wrote to its stream. The invoke finishes when the handler's promise settles and the stream has ended; the `awslambda`
+ * global is awslambda-global.mjs's.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
+import { installAwsLambdaGlobal, ResponseStream, STREAMING } from './awslambda-global.mjs';
 
 const root = process.env.LAMBDA_TASK_ROOT;
 const name = process.env.AWS_LAMBDA_FUNCTION_NAME;
 const [moduleName, exportName] = (process.env._HANDLER ?? 'index.handler').split(/\.(?=[^.]+$)/);
 const memory = process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? '1024';
-const STREAMING = Symbol.for('aws.lambda.runtime.handler.streaming');
-const HTTP_INTEGRATION_RESPONSE = 'application/vnd.awslambda.http-integration-response';
-
-class ResponseStream extends Writable {
-  chunks = [];
-  contentType = 'application/octet-stream';
-  written = false;
-  _onBeforeFirstWrite = undefined;
-
-  _write(chunk, _encoding, callback) {
-    this.chunks.push(Buffer.from(chunk));
-    callback();
-  }
-
-  write(chunk, ...rest) {
-    if (!this.written && typeof this._onBeforeFirstWrite === 'function') {
-      this._onBeforeFirstWrite((first) => super.write(first));
-    }
-    this.written = true;
-    const data = typeof chunk === 'string' || chunk instanceof Uint8Array ? chunk : JSON.stringify(chunk);
-    return super.write(data, ...rest);
-  }
-
-  setContentType(contentType) {
-    if (this.written) throw new Error('Cannot set content-type, too late.');
-    this.contentType = contentType;
-  }
-}
-
-globalThis.awslambda = {
-  streamifyResponse(handler) {
-    handler[STREAMING] = 'response';
-    return handler;
-  },
-  HttpResponseStream: {
-    from(stream, metadata) {
-      stream.setContentType(HTTP_INTEGRATION_RESPONSE);
-      const prelude = JSON.stringify(metadata);
-      stream._onBeforeFirstWrite = (write) => {
-        write(prelude);
-        write(new Uint8Array(8));
-      };
-      return stream;
-    },
-  },
-};
+installAwsLambdaGlobal();
 
 function context(deadline = Date.now() + 30_000) {
   return {

@@ -96,7 +96,7 @@ export function createService(options: ServiceOptions) {
   });
   return {
     app,
-    /** The API's routes and what every request passes, for the embedded server's API lane. */
+    /** The API's routes and what every request passes, for the API lane (api-lane.ts). */
     apiEndpoints: endpoints,
     requestEdge: edge,
     pipeline,

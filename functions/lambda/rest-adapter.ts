@@ -8,15 +8,26 @@
  * STREAM transfer mode (InvokeWithResponseStream) has no such limit, passes bytes as written (no
  * base64, no binary media types) and lifts the 29 s integration timeout without a quota increase.
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, StreamifyHandler } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, StreamifyHandler } from 'aws-lambda';
 import type { Hono } from 'hono';
 import { handle, type LambdaEvent } from 'hono/aws-lambda';
 import type { RestEnv } from '../../shared/http/api-binding.js';
+import type { ApiLane, LaneAnswer, LaneRequest } from '../../shared/http/api-lane.js';
+import { clientAddress } from '../../shared/http/client-address.js';
+import type { HeaderReader } from '../../shared/http/protocol-checks.js';
 
 /** What the runtime calls for each API Gateway event: the answer goes to `responseStream`. */
 export type StreamingRestHandler = StreamifyHandler<APIGatewayProxyEvent, void>;
 
 type RestApiEvent = LambdaEvent & { multiValueHeaders: Record<string, string[]> };
+
+/** What goes to API Gateway: the metadata, then the body's bytes. */
+interface ProxyAnswer {
+  statusCode: number;
+  multiValueHeaders?: APIGatewayProxyResult['multiValueHeaders'];
+  headers?: APIGatewayProxyResult['headers'];
+  body: Buffer;
+}
 
 /**
  * Hono's buffered adapter builds the Fetch Request from the event (and answers a malformed one 400)
@@ -28,23 +39,114 @@ type RestApiEvent = LambdaEvent & { multiValueHeaders: Record<string, string[]> 
  * Hono's adapter declares its own narrower event type (`version` required, no null query maps), but
  * its v1 processor reads real REST API events as they are, nulls included. REST API events always
  * carry multiValueHeaders, so Hono answers with multiValueHeaders too.
+ *
+ * With a `lane` (an operation's function), the GETs of the API's paths are answered by it instead,
+ * from the event as Hono's adapter reads it: no Request or Response is made, so the function's
+ * first answer does not wait for Node to load its fetch implementation (shared/http/api-lane.ts).
  */
-export function toRestHandler(app: Hono<RestEnv>): StreamingRestHandler {
+export function toRestHandler(app: Hono<RestEnv>, lane?: ApiLane): StreamingRestHandler {
   const handler = handle(app);
-  return awslambda.streamifyResponse(async (event, responseStream, context) => {
+  const appAnswer = async (event: APIGatewayProxyEvent, context: Context): Promise<ProxyAnswer> => {
     const result = (await handler(
       withoutGetBody(event) as unknown as RestApiEvent,
       context,
     )) as APIGatewayProxyResult;
-    const stream = awslambda.HttpResponseStream.from(responseStream, {
+    return {
       statusCode: result.statusCode,
       ...(result.multiValueHeaders ? { multiValueHeaders: result.multiValueHeaders } : {}),
       ...(result.headers ? { headers: result.headers } : {}),
-    });
+      body: Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8'),
+    };
+  };
+  return awslambda.streamifyResponse(async (event, responseStream, context) => {
+    const request = lane && laneRequest(lane, event);
+    const { body, ...metadata } = request
+      ? laneAnswer(await (lane as ApiLane).answer(request))
+      : await appAnswer(event, context);
+    const stream = awslambda.HttpResponseStream.from(responseStream, metadata);
     // Always one write, even of an empty body: the runtime puts the metadata before the first write.
-    stream.write(Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8'));
+    stream.write(body);
     await new Promise<void>((resolve) => stream.end(resolve));
   });
+}
+
+/**
+ * The lane's request, when `event` is one the lane answers exactly as the app would: a GET without
+ * a body, of a path the lane can route, whose headers the fetch API would take as they are
+ * (printable ASCII without surrounding blanks; Hono's adapter percent-encodes anything else, and
+ * the Headers class trims or refuses it).
+ */
+function laneRequest(lane: ApiLane, event: APIGatewayProxyEvent): LaneRequest | undefined {
+  if (event.httpMethod !== 'GET' || event.body) return undefined;
+  const endpoint = lane.endpointOf(event.requestContext?.domainName, event.path);
+  const header = endpoint && plainHeaders(event);
+  const query = header && queryOf(event);
+  if (!endpoint || !header || query === undefined) return undefined;
+  return {
+    endpoint,
+    path: event.path,
+    target: query ? `${event.path}?${query}` : event.path,
+    header,
+    address: clientAddress({ requestContext: event.requestContext }),
+  };
+}
+
+/** A field name as HTTP defines it (a token). */
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A field value of printable ASCII, neither starting nor ending with a blank. */
+const PLAIN_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/**
+ * The event's headers as Hono's adapter puts them into Headers: every value of multiValueHeaders,
+ * then each field of `headers` that those lack. Undefined when a name or value is not plain.
+ */
+function plainHeaders(event: APIGatewayProxyEvent): HeaderReader | undefined {
+  const fields = new Map<string, string[]>();
+  const add = (name: string, value: string) => {
+    if (!FIELD_NAME.test(name) || !PLAIN_VALUE.test(value)) return false;
+    const lower = name.toLowerCase();
+    const values = fields.get(lower);
+    if (values) values.push(value);
+    else fields.set(lower, [value]);
+    return true;
+  };
+  for (const [name, values] of Object.entries(event.multiValueHeaders ?? {}))
+    for (const value of values ?? []) if (!add(name, value)) return undefined;
+  for (const [name, value] of Object.entries(event.headers ?? {}))
+    if (value && !fields.has(name.toLowerCase()) && !add(name, value)) return undefined;
+  return (name) => fields.get(name)?.join(', ');
+}
+
+/**
+ * The query string as Hono's v1 adapter writes it into the Request's URL (every value of
+ * multiValueQueryStringParameters, names and values percent-encoded), or undefined when it cannot
+ * be written (a lone surrogate): the app then answers as Hono's adapter does.
+ */
+function queryOf(event: APIGatewayProxyEvent): string | undefined {
+  const pair = (name: string, value: string) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
+  try {
+    if (event.multiValueQueryStringParameters)
+      return Object.entries(event.multiValueQueryStringParameters)
+        .filter(([, values]) => values)
+        .map(([name, values]) => (values ?? []).map((value) => pair(name, value)).join('&'))
+        .join('&');
+    return Object.entries(event.queryStringParameters ?? {})
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => pair(name, value || ''))
+      .join('&');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The lane's answer as Hono's adapter makes a proxy result: header names lower-cased, in order. */
+function laneAnswer({ status, headers, body }: LaneAnswer): ProxyAnswer {
+  const multiValueHeaders = Object.fromEntries(
+    Object.entries(headers)
+      .map(([name, value]): [string, string[]] => [name.toLowerCase(), [value]])
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+  return { statusCode: status, multiValueHeaders, body: Buffer.from(body) };
 }
 
 /**

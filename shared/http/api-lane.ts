@@ -1,17 +1,22 @@
 /**
- * The embedded server's own way to the API. A GET of a v1 or /api/v2 path is answered from
- * node:http's request directly, without the Node adaptor's request and response objects, Hono's
- * router over every route and its chain of middleware: those cost a quarter of a free call's time
- * and of a billed one's (docs/benchmarks.md, "eleventh pass: the API lane"). A path with a parameter
- * (`/api/v2/profiles/{public_identifier}`) is matched here only when every segment is plain text
- * that the router and URL parsing take as it is; anything else (other methods, a path spelled with
- * escapes or dot segments, pages, /mcp, OAuth) goes to the app.
+ * The API's own way in, beside the app: a GET of a v1 or /api/v2 path is answered without Hono's
+ * router over every route, its chain of middleware and a server adaptor's Request and Response.
+ * Two servers take it:
+ * - the embedded server (`npm start`, `serve` below, from node:http's request): the adaptor, the
+ *   router and the middleware cost a quarter of a free call's time and of a billed one's
+ *   (docs/benchmarks.md, "eleventh pass: the API lane");
+ * - each operation's Lambda function (functions/lambda/rest-adapter.ts, from API Gateway's event):
+ *   Hono's Lambda adaptor builds a fetch Request, and the first one a process makes loads Node's
+ *   fetch implementation (undici), 30–50 ms of every cold start (docs/benchmarks.md, "fourteenth
+ *   pass").
+ * A path with a parameter (`/api/v2/profiles/{public_identifier}`) is matched here only when every
+ * segment is plain text that the router and URL parsing take as it is; anything else (other
+ * methods, a path spelled with escapes or dot segments, pages, /mcp, OAuth) goes to the app.
  *
  * Nothing is answered differently: the call is the app route's own (answerApiCall), what the
  * middleware does around it is the same code (RequestEdge, compressBody, render), and
- * test/integration/api-lane.test.ts sends each kind of request both ways and compares the answers.
- * Lambda functions have no lane (functions/local/server.ts builds it): there a request's cost is API
- * Gateway's and the cold start's, and their bundles do not carry it.
+ * test/integration/api-lane.test.ts and lambda-api-lane.test.ts send each kind of request both ways
+ * and compare the answers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newRequestId, type PublicResponse } from '../pipeline/public-response.js';
@@ -24,9 +29,10 @@ import { render } from './render.js';
 import type { RequestEdge } from './request-edge.js';
 
 /**
- * Hosts the Node adaptor takes as they are, without parsing them into a URL (its `reValidHost`):
- * for any other Host the adaptor may refuse the request (an IPv4 address it would normalize), so
- * such a request goes to the app, which answers exactly as the adaptor decides.
+ * Hosts the servers' adaptors take as they are, without parsing them into a URL (the Node adaptor's
+ * `reValidHost`; Hono's Lambda adaptor puts the host into the URL it parses): for any other Host an
+ * adaptor may refuse the request (an IPv4 address it would normalize), so such a request goes to the
+ * app, which answers exactly as the adaptor decides.
  */
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 
@@ -40,6 +46,26 @@ const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]+)+$/;
 interface Template {
   segments: Array<string | undefined>;
   endpoint: ApiEndpoint;
+}
+
+/** A GET the lane takes, as its server received it. */
+export interface LaneRequest {
+  endpoint: ApiEndpoint;
+  /** The path alone, for the log line. */
+  path: string;
+  /** The path and query as the app's router would see them. */
+  target: string;
+  /** The request's headers, repeated fields joined as the fetch API's Headers joins them. */
+  header: HeaderReader;
+  /** The client's address, for the refused-credentials throttle. */
+  address: string | undefined;
+}
+
+/** The answer, compressed as the app's middleware compresses it; the server adds its framing. */
+export interface LaneAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Buffer;
 }
 
 export class ApiLane {
@@ -64,24 +90,12 @@ export class ApiLane {
     }
   }
 
-  /** Answers the request, or returns false for the app to answer it. */
-  serve(incoming: IncomingMessage, outgoing: ServerResponse): boolean {
-    if (incoming.method !== 'GET') return false;
-    const target = incoming.url ?? '';
-    const queryStart = target.indexOf('?');
-    const path = queryStart === -1 ? target : target.slice(0, queryStart);
-    const endpoint = this.endpointOf(path);
-    if (!endpoint || !PLAIN_HOST.test(incoming.headers.host ?? '')) return false;
-    this.answer(endpoint, incoming, outgoing, path, target).catch((error: unknown) => {
-      // Only writing can fail here (answerApiCall never throws): the answer is lost with its socket.
-      this.edge.logger.error({ err: error }, 'could not write an answer');
-      outgoing.destroy();
-    });
-    return true;
-  }
-
-  /** The endpoint the router would answer `path` with, where the lane can tell; undefined otherwise. */
-  private endpointOf(path: string): ApiEndpoint | undefined {
+  /**
+   * The endpoint the router would answer a GET of `path` on `host` with, where the lane can tell;
+   * undefined for the app to answer.
+   */
+  endpointOf(host: string | undefined, path: string): ApiEndpoint | undefined {
+    if (!PLAIN_HOST.test(host ?? '')) return undefined;
     const fixed = this.fixed.get(path);
     if (fixed || !PLAIN_PATH.test(path)) return fixed;
     const segments = path.split('/');
@@ -92,18 +106,10 @@ export class ApiLane {
     )?.endpoint;
   }
 
-  private async answer(
-    endpoint: ApiEndpoint,
-    incoming: IncomingMessage,
-    outgoing: ServerResponse,
-    path: string,
-    target: string,
-  ): Promise<void> {
+  /** What the app answers to the request, and its log line, as the app's middleware writes it. */
+  async answer({ endpoint, path, target, header, address }: LaneRequest): Promise<LaneAnswer> {
     const started = performance.now();
     const requestId = newRequestId();
-    const address = clientAddress({ incoming });
-    // Repeated fields joined as the fetch API's Headers joins them, which the app's routes read.
-    const header: HeaderReader = (name) => incoming.headersDistinct[name]?.join(', ');
     let response: PublicResponse;
     let lookup: LookupSummary | undefined;
     let compress = true;
@@ -125,30 +131,50 @@ export class ApiLane {
     } catch (error) {
       response = this.edge.unhandled(error, requestId);
     }
-    await write(outgoing, response, compress ? header('accept-encoding') : undefined);
-    this.edge.log({ requestId, method: 'GET', path, status: response.status, lookup, started });
+    const answer = await compressed(render(response), compress ? header('accept-encoding') : undefined);
+    this.edge.log({ requestId, method: 'GET', path, status: answer.status, lookup, started });
+    return answer;
+  }
+
+  /** Answers a request of the embedded server, or returns false for the app to answer it. */
+  serve(incoming: IncomingMessage, outgoing: ServerResponse): boolean {
+    if (incoming.method !== 'GET') return false;
+    const target = incoming.url ?? '';
+    const queryStart = target.indexOf('?');
+    const path = queryStart === -1 ? target : target.slice(0, queryStart);
+    const endpoint = this.endpointOf(incoming.headers.host, path);
+    if (!endpoint) return false;
+    this.answer({
+      endpoint,
+      path,
+      target,
+      header: (name) => incoming.headersDistinct[name]?.join(', '),
+      address: clientAddress({ incoming }),
+    })
+      .then(({ status, headers, body }) => {
+        outgoing.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
+        outgoing.end(body);
+      })
+      .catch((error: unknown) => {
+        // Only compressing or writing can fail here: the answer is lost with its socket.
+        this.edge.logger.error({ err: error }, 'could not write an answer');
+        outgoing.destroy();
+      });
+    return true;
   }
 }
 
-/** The response as the app's adaptor writes it, compressed as the app's middleware compresses it. */
-async function write(
-  outgoing: ServerResponse,
-  response: PublicResponse,
+/** The rendered response, compressed as the app's middleware compresses it. */
+async function compressed(
+  { status, headers, body }: ReturnType<typeof render>,
   acceptEncoding: string | undefined,
-): Promise<void> {
-  const { status, headers, body } = render(response);
+): Promise<LaneAnswer> {
   const encoding = chooseEncoding(acceptEncoding);
-  const compressed = encoding && (await compressBody(encoding, Buffer.from(body)));
-  if (encoding && compressed) {
-    outgoing.writeHead(status, {
-      ...headers,
-      'Content-Encoding': encoding,
-      Vary: 'Accept-Encoding',
-      'Content-Length': compressed.length,
-    });
-    outgoing.end(compressed);
-    return;
-  }
-  outgoing.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
-  outgoing.end(body);
+  const bytes = encoding && (await compressBody(encoding, Buffer.from(body)));
+  if (!encoding || !bytes) return { status, headers, body };
+  return {
+    status,
+    headers: { ...headers, 'Content-Encoding': encoding, Vary: 'Accept-Encoding' },
+    body: bytes,
+  };
 }
