@@ -6,10 +6,11 @@
  * start); credentials are given keys, or the environment's (its keys, else the SDK's credential
  * chain, loaded only then).
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import aws4 from 'aws4';
+import { nodeHttp } from './node-http.js';
 
 /** Whom requests are signed as: given keys, or the environment's (a Lambda role, an operator's AWS setup). */
 export type Credentials = AwsCredentialIdentity | 'environment';
@@ -45,7 +46,7 @@ export class AwsHttp {
     this.agent =
       this.url.protocol === 'https:'
         ? new HttpsAgent({ keepAlive: true, maxSockets: 50 })
-        : new HttpAgent({ keepAlive: true, maxSockets: 50 });
+        : new nodeHttp.Agent({ keepAlive: true, maxSockets: 50 });
   }
 
   /** Sends `request` signed; answers the response with its body unread. */
@@ -66,7 +67,7 @@ export class AwsHttp {
       },
       credentials,
     );
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const send = url.protocol === 'https:' ? httpsRequest : nodeHttp.request;
     return new Promise((resolve, reject) => {
       const outgoing = send(
         {

@@ -12,10 +12,11 @@
  * fails with the resolver's own error (its `code`, e.g. ENOTFOUND).
  */
 import { lookup } from 'node:dns/promises';
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { classifyDestination, classifyDial, isAllowListed } from './address-policy.js';
+import { nodeHttp } from './node-http.js';
 
 /** A name's addresses, from one resolution. */
 export type ResolveName = (hostname: string) => Promise<string[]>;
@@ -104,7 +105,7 @@ export async function guardedRequest(
     lookup: checkedLookup(address),
     ...(init.ca ? { ca: init.ca } : {}),
   };
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = url.protocol === 'https:' ? httpsRequest : nodeHttp.request;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const outgoing = send(url, requestOptions, resolve);
     outgoing.on('error', reject);

@@ -40,11 +40,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
-import http from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { classifyDestination, classifyDial, type DestinationDenyReason } from '../net/address-policy.js';
+import { nodeHttp as http } from '../net/node-http.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** Why the proxy refused a request; every value is logged and recorded in `denials`. */
@@ -255,7 +256,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     handlers.relay(upstream, target.url);
   };
 
-  server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+  server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     void relayAdmitted(connectTarget(req.url ?? ''), {
       refuse: (stop) => endRaw(client, stop),
       gone: () => client.destroyed,
@@ -267,7 +268,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     });
   });
 
-  server.on('upgrade', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+  server.on('upgrade', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     void relayAdmitted(absoluteTarget(req.url ?? ''), {
       refuse: (stop) => endRaw(client, stop),
       gone: () => client.destroyed,
@@ -282,7 +283,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     });
   });
 
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     req.on('error', () => res.destroy());
     res.on('error', () => req.destroy());
     void relayAdmitted(absoluteTarget(req.url ?? ''), {
@@ -463,7 +464,7 @@ function connectionTokens(value: string | string[] | undefined): Set<string> {
   );
 }
 
-function forwardedRequestHeaders(req: http.IncomingMessage, url: URL, upgrade: boolean): [string, string][] {
+function forwardedRequestHeaders(req: IncomingMessage, url: URL, upgrade: boolean): [string, string][] {
   const dropped = connectionTokens(req.headers.connection);
   const headers: [string, string][] = [['Host', url.host]];
   const raw = req.rawHeaders;
@@ -481,7 +482,7 @@ function forwardedRequestHeaders(req: http.IncomingMessage, url: URL, upgrade: b
   return headers;
 }
 
-function forwardedResponseHeaders(incoming: http.IncomingMessage): http.OutgoingHttpHeaders {
+function forwardedResponseHeaders(incoming: IncomingMessage): OutgoingHttpHeaders {
   const dropped = connectionTokens(incoming.headers.connection);
   // Header names come from the target: collected in a Map, so `constructor` is a header like any other.
   const headers = new Map<string, string[]>();
@@ -524,7 +525,7 @@ function endRaw(client: Duplex, stop: Stop): void {
   client.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }
 
-function endResponse(res: http.ServerResponse, stop: Stop): void {
+function endResponse(res: ServerResponse, stop: Stop): void {
   if (res.destroyed || res.headersSent) {
     res.destroy();
     return;

@@ -15,7 +15,7 @@ import {
   toolGroups,
 } from '../../schemas/functions.js';
 import { defaultToolNames, type OperationDefinition } from '../../schemas/operation-definition.js';
-import { initInputs } from '../../scripts/bundle-start.js';
+import { initInputs, initOutputs } from '../../scripts/bundle-start.js';
 import { provisionAccount } from '../../shared/accounts/provisioning.js';
 import { Authenticator } from '../../shared/auth/authenticator.js';
 import { systemClock } from '../../shared/clock.js';
@@ -523,6 +523,25 @@ describe('the bundles', () => {
     }
   });
 
+  it('import node:http at start only in the authorization server: its ESM namespace loads Node’s fetch implementation', async () => {
+    // shared/net/node-http.ts takes the module object instead; oidc-provider's Koa imports it itself.
+    for (const spec of deployedFunctions()) {
+      const metafile: Metafile = JSON.parse(
+        await readFile(join(functionsDir, spec.name, 'metafile.json'), 'utf8'),
+      );
+      const importsHttp = initOutputs(
+        metafile,
+        relative(ROOT, join(functionsDir, spec.name, 'index.mjs')),
+      ).some((output) =>
+        metafile.outputs[output]?.imports.some(
+          (imported) =>
+            imported.external && imported.path === 'node:http' && imported.kind === 'import-statement',
+        ),
+      );
+      expect(importsHttp, spec.name).toBe(spec.kind === 'oauth');
+    }
+  });
+
   it('carry Chromium and Puppeteer in the website functions only, loaded at a first launch, neither Ajv nor zod’s other locales, and load neither the OpenAPI generator nor WebAuthn’s at start', async () => {
     const browserPackage = /node_modules\/(@sparticuz\/chromium|puppeteer-core|puppeteer)\//;
     for (const spec of deployedFunctions()) {
@@ -563,8 +582,10 @@ describe('the bundles', () => {
         /node_modules\/@aws-sdk\/(client-dynamodb|lib-dynamodb|client-lambda|client-sqs)\//.test(input),
       );
       expect(sdkClients, spec.name).toEqual([]);
-      // The API lane is the embedded server's (functions/local/server.ts builds it): no function carries it.
-      expect(Object.keys(metafile.inputs), spec.name).not.toContain('shared/http/api-lane.ts');
+      // The API lane answers an operation function's GETs (rest-adapter.ts): only those carry it.
+      expect(Object.keys(metafile.inputs).includes('shared/http/api-lane.ts'), spec.name).toBe(
+        spec.kind === 'operation',
+      );
       // Nor does any function load the SDK's runtime at start (the S3 and Secrets Manager clients
       // that carry it load on the paths that need them).
       const sdkRuntimeAtStart = atStart.some((input) => input.includes('node_modules/@smithy/core/'));
