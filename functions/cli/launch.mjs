@@ -10,9 +10,9 @@
  * its own path (the OAuth commands' authorization server) out of every other command's start.
  */
 
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isCurrent } from '../local/bundle-staleness.mjs';
 import { bundleLocal, root } from '../local/local-bundle.mjs';
 
 const clis = new Map([
@@ -23,26 +23,6 @@ const clis = new Map([
 const SOURCES = ['schemas', 'shared', 'functions', 'package-lock.json'];
 const outdir = join(root, 'dist', 'cli');
 
-/** The newest modification time under `path`, in ms. */
-function newest(path) {
-  const info = statSync(path);
-  if (!info.isDirectory()) return info.mtimeMs;
-  return readdirSync(path).reduce(
-    (latest, entry) => Math.max(latest, newest(join(path, entry))),
-    info.mtimeMs,
-  );
-}
-
-function isCurrent(bundle) {
-  let builtAt;
-  try {
-    builtAt = statSync(bundle).mtimeMs;
-  } catch {
-    return false;
-  }
-  return SOURCES.every((source) => newest(join(root, source)) <= builtAt);
-}
-
 // The CLI reads its own arguments from process.argv, as when it was started directly.
 const [name] = process.argv.splice(2, 1);
 if (!clis.has(name)) {
@@ -50,7 +30,7 @@ if (!clis.has(name)) {
   process.exit(2);
 }
 const bundle = join(outdir, `${name}.mjs`);
-if (!isCurrent(bundle)) {
+if (!isCurrent(bundle, root, SOURCES)) {
   try {
     await bundleLocal({ entryPoints: Object.fromEntries(clis), outdir, splitting: true });
   } catch (error) {

@@ -6,16 +6,16 @@
  */
 import { type IncomingHttpHeaders, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiLane } from '../../shared/http/api-lane.js';
 import { createNodeServer } from '../../shared/http/node-server.js';
-import { createLogger } from '../../shared/logger.js';
-import { type Harness, startHarness } from '../support/harness.js';
-
-/** Refused credentials from one address before it is throttled (AUTH_FAILURE_LIMIT). */
-const FAILURE_LIMIT = 10;
+import {
+  FAILURE_LIMIT,
+  type LaneHarness,
+  startLaneHarness,
+  VOLATILE_HEADERS,
+} from '../support/lane-harness.js';
 
 interface Answer {
   status: number;
@@ -34,26 +34,17 @@ interface Sent {
   body?: string;
 }
 
-let harness: Harness;
+let laneHarness: LaneHarness;
 let apiKey: string;
-const logLines: Array<Record<string, unknown>> = [];
 let withLane: Server;
 let appOnly: Server;
 /** Requests the lane's server left to the app. */
 let passedToApp = 0;
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
-      done();
-    },
-  });
-  harness = await startHarness({
-    env: { AUTH_FAILURE_LIMIT: String(FAILURE_LIMIT) },
-    logger: createLogger('info', sink),
-  });
-  ({ apiKey } = await harness.provision({ credits: 1_000 }));
+  laneHarness = await startLaneHarness();
+  ({ apiKey } = laneHarness);
+  const { harness } = laneHarness;
   const counted = {
     fetch: (incoming: Request, env: unknown) => {
       passedToApp += 1;
@@ -71,7 +62,7 @@ afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
-  await harness?.close();
+  await laneHarness?.harness.close();
 });
 
 function listen(server: Server): Promise<void> {
@@ -112,16 +103,8 @@ function send(server: Server, sent: Sent): Promise<Answer> {
   });
 }
 
-/** What differs between two answers to the same request by nature: ids, times, counts left. */
-const VOLATILE = new Set([
-  'date',
-  'x-request-id',
-  'x-ratelimit-remaining',
-  'x-ratelimit-reset',
-  'ratelimit',
-  'x-credits-remaining',
-  'content-length',
-]);
+/** What differs between two answers to the same request by nature (a compressed body's length too). */
+const VOLATILE = new Set([...VOLATILE_HEADERS, 'content-length']);
 
 function comparable(answer: Answer) {
   const requestId = answer.headers['x-request-id'] as string;
@@ -131,22 +114,14 @@ function comparable(answer: Answer) {
   return { status: answer.status, headers, body: answer.body.replaceAll(requestId, '<request id>') };
 }
 
-/** The log line of the request with this id, without what differs by nature. */
-function logLineOf(requestId: string) {
-  const line = logLines.find((entry) => entry.msg === 'request' && entry.requestId === requestId);
-  if (!line) throw new Error(`no log line for ${requestId}`);
-  const { time: _time, latencyMs, requestId: _id, ...rest } = line;
-  return { ...rest, latencyMs: typeof latencyMs };
-}
-
 /** Sends the request both ways; returns both answers after checking they are alike. */
 async function bothWays(sent: Sent): Promise<{ lane: Answer; app: Answer }> {
   const lane = await send(withLane, sent);
   const app = await send(appOnly, sent);
   expect(comparable(lane)).toEqual(comparable(app));
   await new Promise((resolve) => setImmediate(resolve));
-  expect(logLineOf(lane.headers['x-request-id'] as string)).toEqual(
-    logLineOf(app.headers['x-request-id'] as string),
+  expect(laneHarness.logLineOf(lane.headers['x-request-id'] as string)).toEqual(
+    laneHarness.logLineOf(app.headers['x-request-id'] as string),
   );
   return { lane, app };
 }

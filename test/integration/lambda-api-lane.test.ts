@@ -8,7 +8,6 @@
  * runs them.
  */
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
@@ -19,12 +18,13 @@ import { installAwsLambdaGlobal, ResponseStream } from '../../local-aws/awslambd
 import { proxyEvent } from '../../local-aws/proxy-event.js';
 import type { RestEnv } from '../../shared/http/api-binding.js';
 import { ApiLane } from '../../shared/http/api-lane.js';
-import { createLogger } from '../../shared/logger.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import {
+  FAILURE_LIMIT,
+  type LaneHarness,
+  startLaneHarness,
+  VOLATILE_HEADERS,
+} from '../support/lane-harness.js';
 import { API_HOST, streamedRestAnswer } from '../support/rest-api-event.js';
-
-/** Refused credentials from one address before it is throttled (AUTH_FAILURE_LIMIT). */
-const FAILURE_LIMIT = 10;
 
 /** An event as the table gives it: fields in the order sent, a name repeated where it repeats. */
 interface Sent {
@@ -35,7 +35,7 @@ interface Sent {
   /** The client's address: the throttle counts by it. */
   from?: string;
   body?: string;
-  /** A change API Gateway would not make itself, for the lane's own refusals. */
+  /** A change to the event as proxyEvent builds it (a field only in one of the maps, a domain name). */
   edit?: (event: APIGatewayProxyEvent) => void;
 }
 
@@ -45,9 +45,8 @@ interface Answer {
   body: string;
 }
 
-let harness: Harness;
+let laneHarness: LaneHarness;
 let apiKey: string;
-const logLines: Array<Record<string, unknown>> = [];
 let withLane: StreamingRestHandler;
 let appOnly: StreamingRestHandler;
 /** Events the lane's handler left to the app. */
@@ -55,17 +54,9 @@ let passedToApp = 0;
 
 beforeAll(async () => {
   installAwsLambdaGlobal();
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
-      done();
-    },
-  });
-  harness = await startHarness({
-    env: { AUTH_FAILURE_LIMIT: String(FAILURE_LIMIT) },
-    logger: createLogger('info', sink),
-  });
-  ({ apiKey } = await harness.provision({ credits: 1_000 }));
+  laneHarness = await startLaneHarness();
+  ({ apiKey } = laneHarness);
+  const { harness } = laneHarness;
   const counted = new Proxy(harness.app, {
     get(app, property, receiver) {
       if (property !== 'fetch') return Reflect.get(app, property, receiver);
@@ -80,7 +71,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await harness?.close();
+  await laneHarness?.harness.close();
 });
 
 function eventOf(sent: Sent): APIGatewayProxyEvent {
@@ -126,32 +117,19 @@ async function invoke(handler: StreamingRestHandler, sent: Sent): Promise<Answer
   };
 }
 
-/** What differs between two answers to the same event by nature: ids, times, counts left. */
-const VOLATILE = new Set([
-  'date',
-  'x-request-id',
-  'x-ratelimit-remaining',
-  'x-ratelimit-reset',
-  'ratelimit',
-  'x-credits-remaining',
-]);
-
 function comparable(answer: Answer) {
   const [requestId = ''] = answer.headers['x-request-id'] ?? [];
   const headers = Object.entries(answer.headers).map(([name, values]) => [
     name,
-    VOLATILE.has(name) ? typeof values[0] : values,
+    VOLATILE_HEADERS.has(name) ? typeof values[0] : values,
   ]);
   return { status: answer.status, headers, body: answer.body.replaceAll(requestId, '<request id>') };
 }
 
-/** The log line of the request with this id, without what differs by nature. */
+/** The log line of the answer's request. */
 function logLineOf(answer: Answer) {
-  const [requestId] = answer.headers['x-request-id'] ?? [];
-  const line = logLines.find((entry) => entry.msg === 'request' && entry.requestId === requestId);
-  if (!line) throw new Error(`no log line for ${requestId}`);
-  const { time: _time, latencyMs, requestId: _id, ...rest } = line;
-  return { ...rest, latencyMs: typeof latencyMs };
+  const [requestId = ''] = answer.headers['x-request-id'] ?? [];
+  return laneHarness.logLineOf(requestId);
 }
 
 /** Sends the event both ways; returns the lane's answer after checking both are alike, in order. */

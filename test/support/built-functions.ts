@@ -5,8 +5,8 @@
  * files running side by side, one builds and the others wait for its output (scripts/make-once.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { isCurrent } from '../../functions/local/bundle-staleness.mjs';
 import { lockOf, makeOnce } from '../../scripts/make-once.js';
 import { ROOT } from './process-group.js';
 
@@ -27,27 +27,16 @@ export interface BuildReport {
   functions: { name: string; kind: string; bundleBytes: number; assetBytes: number }[];
 }
 
-function newestSource(path: string): number {
-  const info = statSync(path);
-  if (!info.isDirectory()) return info.mtimeMs;
-  return Math.max(info.mtimeMs, ...readdirSync(path).map((entry) => newestSource(join(path, entry))));
-}
-
-function isCurrent(): boolean {
-  try {
-    return statSync(REPORT).mtimeMs >= Math.max(...SOURCES.map((source) => newestSource(join(ROOT, source))));
-  } catch {
-    return false;
-  }
-}
-
 /** Builds the bundles unless current ones exist; answers dist/functions. */
 export async function builtFunctions(): Promise<string> {
-  await makeOnce(lockOf(ROOT, 'build'), isCurrent, () =>
-    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/build-functions.ts'], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    }),
+  await makeOnce(
+    lockOf(ROOT, 'build'),
+    () => isCurrent(REPORT, ROOT, SOURCES),
+    () =>
+      execFileSync(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/build-functions.ts'], {
+        cwd: ROOT,
+        stdio: 'pipe',
+      }),
   );
   return FUNCTIONS_DIR;
 }
