@@ -58,7 +58,8 @@ export function toRestHandler(app: Hono<RestEnv>, lane?: ApiLane): StreamingRest
       body: Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8'),
     };
   };
-  return awslambda.streamifyResponse(async (event, responseStream, context) => {
+  return awslambda.streamifyResponse(async (received, responseStream, context) => {
+    const event = wellFormed(received);
     const request = lane && laneRequest(lane, event);
     const { body, ...metadata } = request
       ? laneAnswer(await (lane as ApiLane).answer(request))
@@ -68,6 +69,41 @@ export function toRestHandler(app: Hono<RestEnv>, lane?: ApiLane): StreamingRest
     stream.write(body);
     await new Promise<void>((resolve) => stream.end(resolve));
   });
+}
+
+/** The maps of an event that carry the client's text. */
+const CLIENT_TEXT = [
+  'headers',
+  'multiValueHeaders',
+  'queryStringParameters',
+  'multiValueQueryStringParameters',
+] as const;
+
+type TextMap = Record<string, string | string[] | undefined> | null;
+
+/**
+ * The event with every header and query name and value well-formed: a lone surrogate, which no
+ * UTF-8 request can carry (only a hand-made event), becomes U+FFFD, as a UTF-8 decoder makes of
+ * such bytes. Hono's adaptor cannot write one into a URL (encodeURIComponent throws) and would
+ * answer the event with a bare 500; this way the app and the lane refuse the value as any other.
+ */
+function wellFormed(event: APIGatewayProxyEvent): APIGatewayProxyEvent {
+  const maps = CLIENT_TEXT.map((name): [string, TextMap] => [name, event[name]]);
+  const texts = (map: TextMap) =>
+    Object.entries(map ?? {}).flatMap(([name, value]) => [
+      name,
+      ...(value === undefined ? [] : [value].flat()),
+    ]);
+  if (maps.every(([, map]) => texts(map).every((text) => text.isWellFormed()))) return event;
+  const fixed = (map: TextMap) =>
+    map &&
+    Object.fromEntries(
+      Object.entries(map).map(([name, value]) => [
+        name.toWellFormed(),
+        Array.isArray(value) ? value.map((text) => text.toWellFormed()) : value?.toWellFormed(),
+      ]),
+    );
+  return { ...event, ...Object.fromEntries(maps.map(([name, map]) => [name, fixed(map)])) };
 }
 
 /**

@@ -313,6 +313,57 @@ describe('events the lane answers', () => {
   });
 });
 
+describe('a lone surrogate, which only a hand-made event carries', () => {
+  // Hono's adaptor cannot write one into the Request's URL and would answer a bare 500; the handler
+  // makes it U+FFFD first, as a UTF-8 decoder would, and both ways answer as for any other value.
+  const cases: Array<[string, () => Sent, number, 'lane' | 'app']> = [
+    [
+      'in a query value',
+      () => ({ path: '/v1/emails/disposable', query: email('a\ud800@b.com'), headers: bearer() }),
+      200,
+      'lane',
+    ],
+    [
+      'in a query name',
+      () => ({
+        path: '/v1/emails/disposable',
+        query: [...email('a@b.com'), ['x\udc00', '1']],
+        headers: bearer(),
+      }),
+      400,
+      'lane',
+    ],
+    [
+      'in a header value',
+      () => ({
+        path: '/v1/emails/disposable',
+        query: email('a@b.com'),
+        headers: [...bearer(), ['X-Note', '\ud800']],
+      }),
+      200,
+      'app',
+    ],
+    [
+      'in the query of another method',
+      () => ({
+        method: 'HEAD',
+        path: '/v1/emails/disposable',
+        query: email('a\ud800@b.com'),
+        headers: bearer(),
+      }),
+      405,
+      'app',
+    ],
+  ];
+
+  it.each(cases)('%s', async (_name, sent, status, way) => {
+    const before = passedToApp;
+    const answer = await bothWays(sent());
+    expect(answer.status).toBe(status);
+    expect(passedToApp).toBe(way === 'app' ? before + 1 : before);
+  });
+});
+
 describe('events the lane leaves to the app', () => {
   const cases: Array<[string, () => Sent]> = [
     ['another method', () => ({ method: 'HEAD', path: '/v1/emails/disposable', headers: bearer() })],
