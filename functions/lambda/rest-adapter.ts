@@ -116,8 +116,8 @@ function laneRequest(lane: ApiLane, event: APIGatewayProxyEvent): LaneRequest | 
   if (event.httpMethod !== 'GET' || event.body) return undefined;
   const endpoint = lane.endpointOf(event.requestContext?.domainName, event.path);
   const header = endpoint && plainHeaders(event);
-  const query = header && queryOf(event);
-  if (!endpoint || !header || query === undefined) return undefined;
+  if (!endpoint || !header) return undefined;
+  const query = queryOf(event);
   return {
     endpoint,
     path: event.path,
@@ -154,25 +154,21 @@ function plainHeaders(event: APIGatewayProxyEvent): HeaderReader | undefined {
 }
 
 /**
- * The query string as Hono's v1 adapter writes it into the Request's URL (every value of
- * multiValueQueryStringParameters, names and values percent-encoded), or undefined when it cannot
- * be written (a lone surrogate): the app then answers as Hono's adapter does.
+ * The query string as Hono's v1 adapter writes it into the Request's URL: every value of
+ * multiValueQueryStringParameters, names and values percent-encoded (the event is well-formed, so
+ * encodeURIComponent does not throw).
  */
-function queryOf(event: APIGatewayProxyEvent): string | undefined {
+function queryOf(event: APIGatewayProxyEvent): string {
   const pair = (name: string, value: string) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
-  try {
-    if (event.multiValueQueryStringParameters)
-      return Object.entries(event.multiValueQueryStringParameters)
-        .filter(([, values]) => values)
-        .map(([name, values]) => (values ?? []).map((value) => pair(name, value)).join('&'))
-        .join('&');
-    return Object.entries(event.queryStringParameters ?? {})
-      .filter(([, value]) => value !== undefined)
-      .map(([name, value]) => pair(name, value || ''))
+  if (event.multiValueQueryStringParameters)
+    return Object.entries(event.multiValueQueryStringParameters)
+      .filter(([, values]) => values)
+      .map(([name, values]) => (values ?? []).map((value) => pair(name, value)).join('&'))
       .join('&');
-  } catch {
-    return undefined;
-  }
+  return Object.entries(event.queryStringParameters ?? {})
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => pair(name, value || ''))
+    .join('&');
 }
 
 /** The lane's answer as Hono's adapter makes a proxy result: header names lower-cased, in order. */
