@@ -5,19 +5,18 @@
  */
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { npmScriptCommand, ROOT as root } from '../test/support/process-group.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** `npm run data`, as package.json runs it (Node 22 from node_modules/.bin). */
-const node = join(root, 'node_modules', '.bin', 'node');
+/** `npm run data`, as package.json states it, with Node 22 from node_modules/.bin as npm runs it. */
+const [runner = 'node', ...dataCli] = npmScriptCommand(root, 'data');
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Runs the data CLI to its end; answers the seconds it took. */
 function runDataCli(args: string[]): number {
   const begin = performance.now();
-  execFileSync(node, ['functions/cli/launch.mjs', 'data', ...args], {
+  execFileSync(join(root, 'node_modules', '.bin', runner), [...dataCli, ...args], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

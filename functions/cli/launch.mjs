@@ -11,9 +11,8 @@
  */
 
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { isCurrent } from '../local/bundle-staleness.mjs';
-import { bundleLocal, root } from '../local/local-bundle.mjs';
+import { bundleOrExit, root, runBundle } from '../local/local-bundle.mjs';
 
 const clis = new Map([
   ['admin', 'functions/cli/admin.ts'],
@@ -31,15 +30,7 @@ if (!clis.has(name)) {
 }
 const bundle = join(outdir, `${name}.mjs`);
 if (!isCurrent(bundle, root, SOURCES)) {
-  try {
-    await bundleLocal({ entryPoints: Object.fromEntries(clis), outdir, splitting: true });
-  } catch (error) {
-    // esbuild's own report names each file, line and problem.
-    process.stderr.write(`npm run ${name} could not bundle the CLI: ${error.message}\n`);
-    process.exit(1);
-  }
+  await bundleOrExit(`npm run ${name}`, { entryPoints: Object.fromEntries(clis), outdir, splitting: true });
 }
 process.argv[1] = bundle;
-// Stack traces name the TypeScript sources, as they did under tsx.
-process.setSourceMapsEnabled(true);
-await import(pathToFileURL(bundle).href);
+await runBundle(bundle);

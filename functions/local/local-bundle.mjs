@@ -70,3 +70,22 @@ export async function bundleLocal({ entryPoints, outdir, splitting = false }) {
   await Promise.all(result.outputFiles.filter((file) => !isEntry(file)).map(place));
   await Promise.all(result.outputFiles.filter(isEntry).map(place));
 }
+
+/**
+ * `bundleLocal` for the program `program` (`npm start`, `npm run admin`): when the sources do not
+ * bundle, esbuild's report (each file, line and problem) goes to stderr and the process exits 1.
+ */
+export async function bundleOrExit(program, options) {
+  try {
+    await bundleLocal(options);
+  } catch (error) {
+    process.stderr.write(`${program} could not bundle its sources: ${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+/** Runs the bundle `file` in this process, its stack traces naming the TypeScript sources, as under tsx. */
+export async function runBundle(file) {
+  process.setSourceMapsEnabled(true);
+  await import(pathToFileURL(file).href);
+}

@@ -15,27 +15,18 @@
  */
 
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { bundleLocal, root } from './local-bundle.mjs';
+import { bundleOrExit, root, runBundle } from './local-bundle.mjs';
 
 const outdir = join(root, 'dist', 'local');
 
-try {
-  await bundleLocal({
-    entryPoints: {
-      server: 'functions/local/server.ts',
-      // READER_THREAD_BUNDLE of shared/sources/dataset/reader-pool.ts.
-      'reader-thread': 'shared/sources/dataset/reader-thread.ts',
-      // CHECKPOINT_THREAD_BUNDLE of shared/store/sqlite/wal-checkpointer.ts.
-      'checkpoint-thread': 'shared/store/sqlite/checkpoint-thread.ts',
-    },
-    outdir,
-  });
-} catch (error) {
-  // esbuild's own report names each file, line and problem.
-  process.stderr.write(`npm start could not bundle the server: ${error.message}\n`);
-  process.exit(1);
-}
-// Stack traces name the TypeScript sources, as they did under tsx.
-process.setSourceMapsEnabled(true);
-await import(pathToFileURL(join(outdir, 'server.mjs')).href);
+await bundleOrExit('npm start', {
+  entryPoints: {
+    server: 'functions/local/server.ts',
+    // READER_THREAD_BUNDLE of shared/sources/dataset/reader-pool.ts.
+    'reader-thread': 'shared/sources/dataset/reader-thread.ts',
+    // CHECKPOINT_THREAD_BUNDLE of shared/store/sqlite/wal-checkpointer.ts.
+    'checkpoint-thread': 'shared/store/sqlite/checkpoint-thread.ts',
+  },
+  outdir,
+});
+await runBundle(join(outdir, 'server.mjs'));
