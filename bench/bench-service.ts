@@ -11,6 +11,7 @@ import { systemClock } from '../shared/clock.js';
 import { loadConfig } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
 import { mountMcp } from '../shared/mcp/mount-mcp.js';
+import { inProcessTools } from '../shared/mcp/tool-dispatch.js';
 import { createAllImplementations } from '../shared/operations/index.js';
 import { createService } from '../shared/service.js';
 import { createDynamoStore } from '../shared/store/dynamodb/dynamodb-store.js';
@@ -38,7 +39,7 @@ export async function startBenchService(options: {
     implementations: createAllImplementations,
     operations: catalog,
   });
-  mountMcp(service);
+  mountMcp(service, inProcessTools(service.operations, service.pipeline));
   const { account, apiKey } = await provisionAccount(service.repositories, {
     name: 'benchmark',
     credits: options.credits,

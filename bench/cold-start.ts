@@ -54,6 +54,8 @@ const only = process.env.BENCH_COLD_FUNCTIONS
  * is also started from there, in the same rounds, and reported as `<name>-compared` (family `<family> (compared)`).
  */
 const compareDirectory = process.env.BENCH_COLD_COMPARE;
+/** BENCH_COLD_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=DIR': Node options of every started function, to profile a start. */
+const nodeOptions = process.env.BENCH_COLD_NODE_OPTIONS;
 const BARE = 'bare-hono';
 const BARE_DYNAMO = 'hono-dynamodb';
 const BARE_DYNAMO_ZOD = 'hono-dynamodb-zod';
@@ -299,6 +301,7 @@ async function main(): Promise<void> {
           DYNAMODB_TABLE: table,
           ...(subject.dataset ? { DATASET: join(taskRoot, 'dataset.sqlite') } : {}),
           ...subject.env,
+          ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
         }),
         subject.codeDirectory,
       );

@@ -53,6 +53,11 @@ export const BUNDLED_DOCS_DIRECTORY = 'docs-assets';
  */
 export const BUNDLED_PAGES_DOCUMENTS_FILE = 'pages-documents.json';
 /**
+ * The file beside the /mcp bundle holding the tools it serves, made at `npm run build` at the
+ * catalog's prices (functions/lambda/mcp-tools.ts).
+ */
+export const BUNDLED_MCP_TOOLS_FILE = 'mcp-tools.json';
+/**
  * An imported dataset database kept in S3 (DATASET=s3://<bucket>/<key>), which a data function
  * copies into its ephemeral storage at init. The key is taken literally (no percent-decoding), as
  * the AWS CLI takes it; `*` and `?` are refused because IAM would read them as wildcards in the

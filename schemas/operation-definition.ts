@@ -144,7 +144,9 @@ export function exampleInput(definition: OperationDefinition, variant: Operation
  * The MCP tools every tools/list shows, in catalog order: the spec's catalog. Tools marked
  * `on-request` are served only to a connection whose `tools` or `toolsets` filter names them.
  */
-export function defaultToolNames(definitions: readonly OperationDefinition[]): string[] {
+export function defaultToolNames(
+  definitions: readonly Pick<OperationDefinition, 'id' | 'mcpTool' | 'mcpListing'>[],
+): string[] {
   return definitions.flatMap((definition) =>
     definition.mcpTool !== undefined && definition.mcpListing !== 'on-request' ? [definition.mcpTool] : [],
   );

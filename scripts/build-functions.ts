@@ -4,7 +4,8 @@
  * (code splitting: what it imports only on some paths, and code those share with it), its metafile,
  * and what the function carries beside it: data functions the generated sample's database as
  * dataset.sqlite, website functions Chromium's brotli archives (chromium/), the pages function the
- * /docs assets (docs-assets/) and what it serves from the catalog (pages-documents.json). Each
+ * /docs assets (docs-assets/) and what it serves from the catalog (pages-documents.json), the /mcp
+ * function the tools it serves (mcp-tools.json). Each
  * directory is self-contained: no node_modules at run time.
  * Operation, tool-group and batch-consumer entries are generated (.build/entries/<name>.ts) from the
  * catalog; the others (/mcp, pages, reconcile, batches…) are modules of functions/lambda/. The build fails when a
@@ -16,6 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { buildMcpTools } from '../functions/lambda/mcp-tools.js';
 import { buildPagesDocuments } from '../functions/lambda/pages-documents.js';
 import { catalog } from '../schemas/catalog.js';
 import {
@@ -24,6 +26,7 @@ import {
   BUNDLED_CONSOLE_FILES,
   BUNDLED_DATASET_FILE,
   BUNDLED_DOCS_DIRECTORY,
+  BUNDLED_MCP_TOOLS_FILE,
   BUNDLED_PAGES_DOCUMENTS_FILE,
   deployedFunctions,
   type FunctionSpec,
@@ -58,7 +61,8 @@ export const browserPackages = /(?:^|\/)node_modules\/(@sparticuz\/chromium|pupp
  * The whole catalog: a function running operations of its own loads only their families' entries
  * (the account family excepted: an account's view prices every operation), so that its cold start
  * constructs no other operation's schemas. The build refuses a bundle that takes it in again, and a
- * pages bundle that loads it at start (it serves what it needs of it from pages-documents.json).
+ * pages or /mcp bundle that loads it at start (they serve what they need of it from
+ * pages-documents.json and mcp-tools.json).
  */
 const wholeCatalog = /(?:^|\/)schemas\/catalog\.ts$/;
 const slicedKinds: ReadonlySet<FunctionSpec['kind']> = new Set(['operation', 'tool-group', 'batch-consumer']);
@@ -177,8 +181,9 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
       (sliced && wholeCatalog.test(input)),
   );
   const loadedAtStart = initInputs(result.metafile, relative(root, outfile));
-  if (spec.kind === 'pages')
-    offending.push(...loadedAtStart.filter((input) => wholeCatalog.test(input) || storeClient.test(input)));
+  if (spec.kind === 'pages' || spec.kind === 'mcp')
+    offending.push(...loadedAtStart.filter((input) => wholeCatalog.test(input)));
+  if (spec.kind === 'pages') offending.push(...loadedAtStart.filter((input) => storeClient.test(input)));
   if (spec.kind !== 'oauth')
     offending.push(...loadedAtStart.filter((input) => authorizationServer.test(input)));
   offending.push(
@@ -213,6 +218,10 @@ async function buildFunction(spec: FunctionSpec, sampleDatabase: string): Promis
     carried.push(BUNDLED_DOCS_DIRECTORY);
     await writeFile(join(directory, BUNDLED_PAGES_DOCUMENTS_FILE), JSON.stringify(buildPagesDocuments({})));
     carried.push(BUNDLED_PAGES_DOCUMENTS_FILE);
+  }
+  if (spec.kind === 'mcp') {
+    await writeFile(join(directory, BUNDLED_MCP_TOOLS_FILE), JSON.stringify(buildMcpTools({})));
+    carried.push(BUNDLED_MCP_TOOLS_FILE);
   }
   if (spec.kind === 'pages' || spec.kind === 'console') {
     const [script, stylesheet] = BUNDLED_CONSOLE_FILES;

@@ -16,10 +16,9 @@ import { type ServerCardTools, serverCardTools } from '../../shared/mcp/server-c
 import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
 import { describedOperations } from '../../shared/pipeline/operation.js';
 import { apiFamilies } from '../../shared/service.js';
+import { type PricedDocuments, pricesOf } from './carried-documents.js';
 
-export interface PagesDocuments {
-  /** Every operation's price these were made at, as [operation id, credits]. */
-  prices: [string, number][];
+export interface PagesDocuments extends PricedDocuments {
   openapi: OpenApiText;
   /** The tools the /mcp function serves, as its server card lists them. */
   card: ServerCardTools;
@@ -31,7 +30,7 @@ export function buildPagesDocuments(priceOverrides: Readonly<Record<string, numb
   for (const api of apiFamilies) documentApi(registry, api, documented);
   documentBatchPaths(registry, catalog);
   return {
-    prices: documented.map((operation) => [operation.definition.id, operation.price]),
+    prices: pricesOf(documented),
     openapi: openApiText(buildOpenApiDocument(registry, catalog)),
     card: serverCardTools(buildToolCatalog(documented)),
   };

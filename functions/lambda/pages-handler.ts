@@ -10,9 +10,7 @@
  * a store loaded at the first /healthz, the only page that reads it, so no other page waits at
  * start for the DynamoDB client (about 370 KiB of the bundle, docs/benchmarks.md).
  */
-import { readFile } from 'node:fs/promises';
 import { BUNDLED_PAGES_DOCUMENTS_FILE } from '../../schemas/function-conventions.js';
-import { besideBundle } from '../../shared/bundle-assets.js';
 import { ASSETS_PATH, assetResponse, consoleAssets } from '../../shared/console/console-assets.js';
 import { createApp } from '../../shared/http/create-app.js';
 import { serveDocumentation } from '../../shared/http/documentation-pages.js';
@@ -20,6 +18,7 @@ import { lazy } from '../../shared/lazy.js';
 import { createLogger } from '../../shared/logger.js';
 import { mcpProtectedResource, serveProtectedResourceMetadata } from '../../shared/mcp/protected-resource.js';
 import { buildServerCard, serveServerCard } from '../../shared/mcp/server-card.js';
+import { carriedOrMade } from './carried-documents.js';
 import { lambdaConfig } from './lambda-config.js';
 import type { PagesDocuments } from './pages-documents.js';
 import { toRestHandler } from './rest-adapter.js';
@@ -32,17 +31,11 @@ const app = createApp({
 });
 
 /** The documents made at build time when they hold this deployment's prices; else made from the catalog. */
-const documents = lazy(async (): Promise<PagesDocuments> => {
-  const file = besideBundle(BUNDLED_PAGES_DOCUMENTS_FILE);
-  if (file) {
-    const prebuilt = JSON.parse(await readFile(file, 'utf8')) as PagesDocuments;
-    const prices = new Map(prebuilt.prices);
-    const overridden = Object.entries(config.PRICE_OVERRIDES);
-    if (overridden.every(([operation, price]) => prices.get(operation) === price)) return prebuilt;
-  }
-  const { buildPagesDocuments } = await import('./pages-documents.js');
-  return buildPagesDocuments(config.PRICE_OVERRIDES);
-});
+const documents = lazy(() =>
+  carriedOrMade<PagesDocuments>(BUNDLED_PAGES_DOCUMENTS_FILE, config.PRICE_OVERRIDES, async (overrides) =>
+    (await import('./pages-documents.js')).buildPagesDocuments(overrides),
+  ),
+);
 
 serveDocumentation(app, {
   publicBaseUrl: config.PUBLIC_BASE_URL,

@@ -10,8 +10,7 @@
  */
 import type { StreamifyHandler } from 'aws-lambda';
 import { toolGroupMembersOf } from '../../schemas/function-conventions.js';
-import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
-import { LocalToolDispatcher, type ToolCall } from '../../shared/mcp/tool-dispatch.js';
+import { inProcessTools, type ToolCall } from '../../shared/mcp/tool-dispatch.js';
 import type { ToolOutcome } from '../../shared/mcp/tool-results.js';
 import { createLambdaService, implementationsOf, type LambdaFamily } from './lambda-service.js';
 
@@ -28,8 +27,7 @@ export async function createToolGroupDispatcher(group: string, families: readonl
     operations: members,
     implementations: implementationsOf(families),
   });
-  const tools = buildToolCatalog(service.operations);
-  return { tools, dispatcher: new LocalToolDispatcher(tools, service.pipeline) };
+  return inProcessTools(service.operations, service.pipeline);
 }
 
 export async function createToolGroupHandler(

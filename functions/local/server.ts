@@ -17,6 +17,7 @@ import { ApiLane } from '../../shared/http/api-lane.js';
 import { mountDocumentation } from '../../shared/http/mount-documentation.js';
 import { createNodeServer } from '../../shared/http/node-server.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
+import { inProcessTools } from '../../shared/mcp/tool-dispatch.js';
 import { mountAuthorizationServer } from '../../shared/oauth/mount-authorization-server.js';
 import { createAllImplementations } from '../../shared/operations/index.js';
 import { createService } from '../../shared/service.js';
@@ -63,7 +64,7 @@ async function start(): Promise<{
     });
     mountDocumentation(service);
     const batches = mountBatches(service, opened.store);
-    mountMcp(service, { batches: batches.tools });
+    mountMcp(service, inProcessTools(service.operations, service.pipeline), { batches: batches.tools });
     mountConsole(service, opened.store);
     const batchWorkers = batches.pool;
     if (!config.OAUTH_ISSUER) mountAuthorizationServer(service);

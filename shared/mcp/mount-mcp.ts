@@ -1,10 +1,11 @@
 /**
- * Wires the MCP adapter into a service's app: tools from the served operations, the in-process
- * dispatcher, API-key and OAuth authentication (tokens of the built-in authorization server, or of
+ * Wires the MCP adapter into a service's app: the tools it is given and the port their calls run
+ * through, API-key and OAuth authentication (tokens of the built-in authorization server, or of
  * OAUTH_ISSUER when an operator sets one), the protected resource metadata naming the issuer, and the
- * server card describing those tools. Entry points that serve /mcp call it; the REST Lambda bundles never import it.
- * The /mcp Lambda function passes the catalog's operations and a dispatcher that invokes the tool
- * group's function instead.
+ * server card describing those tools. Entry points that serve /mcp call it; the REST Lambda bundles
+ * never import it. Processes that run the operations themselves pass `inProcessTools`
+ * (tool-dispatch.ts); the /mcp Lambda function passes the tools its build wrote down and a
+ * dispatcher that invokes each tool group's function, so it never loads the catalog.
  */
 
 import { isWellFormedApiKey } from '../auth/api-keys.js';
@@ -12,7 +13,6 @@ import type { Principal } from '../auth/authenticator.js';
 import { mcpResourceUrl } from '../config.js';
 import { lazy } from '../lazy.js';
 import { builtInOAuth } from '../oauth/built-in-oauth.js';
-import type { RegisteredOperation } from '../pipeline/operation.js';
 import type { Service } from '../service.js';
 import type { BatchToolsBackend } from './batch-tools.js';
 import { mountMcpEndpoint } from './mcp-endpoint.js';
@@ -22,8 +22,7 @@ import {
   serveProtectedResourceMetadata,
 } from './protected-resource.js';
 import { buildServerCard, serverCardTools, serveServerCard } from './server-card.js';
-import { buildToolCatalog, type ToolEntry } from './tool-catalog.js';
-import { LocalToolDispatcher, type ToolDispatcher } from './tool-dispatch.js';
+import type { ServedTools } from './tool-dispatch.js';
 
 /** The spec's lookup deadline of tool-protocol lookups. */
 export const MCP_LOOKUP_DEADLINE_MS = 45_000;
@@ -31,17 +30,16 @@ export const MCP_LOOKUP_DEADLINE_MS = 45_000;
 export interface McpOptions {
   /** The lookup deadline of a tool call; the spec's 45 s unless a test shortens it. */
   deadlineMs?: number;
-  /** The operations whose tools /mcp serves; the service's own by default. */
-  operations?: readonly RegisteredOperation[];
-  /** Runs each tool call; by default in-process, through the service's pipeline. */
-  dispatcher?: (tools: ReadonlyMap<string, ToolEntry>) => ToolDispatcher;
   /** The batch resource, where the process runs batches (mount-batches.ts): serves `?toolsets=batches`. */
   batches?: BatchToolsBackend;
 }
 
-export function mountMcp(service: Service, options: McpOptions = {}): void {
+export function mountMcp(
+  service: Service,
+  { tools, dispatcher }: ServedTools,
+  options: McpOptions = {},
+): void {
   const { app, config, repositories } = service;
-  const tools = buildToolCatalog(options.operations ?? service.operations);
   const resource = mcpResourceUrl(config);
   // Both token checkers (and jose with them) load at the first OAuth token: a process whose callers
   // bring API keys never loads them (docs/benchmarks.md, /mcp's cold start).
@@ -81,7 +79,7 @@ export function mountMcp(service: Service, options: McpOptions = {}): void {
 
   mountMcpEndpoint(app, {
     tools,
-    dispatcher: options.dispatcher?.(tools) ?? new LocalToolDispatcher(tools, service.pipeline),
+    dispatcher,
     authenticate,
     enabled: config.GATEWAY_MCP_ENABLED,
     rejectedHosts: config.MCP_REJECTED_HOSTS,

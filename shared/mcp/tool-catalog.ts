@@ -14,15 +14,29 @@ import type { OperationDefinition, OperationVariant } from '../../schemas/operat
 import { toolArgumentTypes } from '../../schemas/parameters.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 
-export interface ToolEntry {
+/**
+ * What /mcp needs of the operation behind a tool: plain facts, which a build can write down (the
+ * /mcp function serves its tools from them without the catalog, functions/lambda/mcp-tools.ts).
+ */
+export interface ToolOperation {
+  readonly price: number;
+  readonly definition: Pick<
+    OperationDefinition,
+    'id' | 'family' | 'group' | 'paging' | 'mcpTool' | 'mcpListing'
+  >;
+}
+
+export interface ToolEntry<Operation extends ToolOperation = ToolOperation> {
   /** Described on first read: most requests (initialize, a call of one tool) never read the others'. */
   readonly tool: Tool;
-  readonly operation: RegisteredOperation;
+  readonly operation: Operation;
 }
 
 /** The tools of the given operations, by name, in catalog order; operations without a tool are left out. */
-export function buildToolCatalog(operations: readonly RegisteredOperation[]): Map<string, ToolEntry> {
-  const tools = new Map<string, ToolEntry>();
+export function buildToolCatalog(
+  operations: readonly RegisteredOperation[],
+): Map<string, ToolEntry<RegisteredOperation>> {
+  const tools = new Map<string, ToolEntry<RegisteredOperation>>();
   for (const operation of operations) {
     const name = operation.definition.mcpTool;
     if (name === undefined) continue;

@@ -4,8 +4,9 @@
  * runs in-process through the same billed pipeline as REST.
  */
 import type { Principal } from '../auth/authenticator.js';
+import type { RegisteredOperation } from '../pipeline/operation.js';
 import type { LookupPipeline } from '../pipeline/run-lookup.js';
-import { type ToolEntry, variantFor } from './tool-catalog.js';
+import { buildToolCatalog, type ToolEntry, variantFor } from './tool-catalog.js';
 import type { ToolOutcome } from './tool-results.js';
 
 export interface ToolCall {
@@ -20,9 +21,24 @@ export interface ToolDispatcher {
   dispatch(call: ToolCall): Promise<ToolOutcome>;
 }
 
+/** What an /mcp endpoint serves: its tools by name, in catalog order, and the port each call runs through. */
+export interface ServedTools {
+  tools: ReadonlyMap<string, ToolEntry>;
+  dispatcher: ToolDispatcher;
+}
+
+/** The given operations as tools, each call run in this process through the billed pipeline. */
+export function inProcessTools(
+  operations: readonly RegisteredOperation[],
+  pipeline: LookupPipeline,
+): ServedTools {
+  const tools = buildToolCatalog(operations);
+  return { tools, dispatcher: new LocalToolDispatcher(tools, pipeline) };
+}
+
 export class LocalToolDispatcher implements ToolDispatcher {
   constructor(
-    private readonly tools: ReadonlyMap<string, ToolEntry>,
+    private readonly tools: ReadonlyMap<string, ToolEntry<RegisteredOperation>>,
     private readonly pipeline: LookupPipeline,
   ) {}
 

@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMcpTools } from '../../functions/lambda/mcp-tools.js';
 import { buildPagesDocuments } from '../../functions/lambda/pages-documents.js';
 import { catalog } from '../../schemas/catalog.js';
 import {
+  BUNDLED_MCP_TOOLS_FILE,
   BUNDLED_PAGES_DOCUMENTS_FILE,
   batchGroupMembers,
   batchQueueUrlVariable,
@@ -399,6 +401,10 @@ describe('the batches function', () => {
 describe('/mcp and the tool-group functions', () => {
   let group: LambdaProcess;
   let mcp: LambdaProcess;
+  /** Each tool group's function name, as infra gives them to /mcp. */
+  const groupFunctions = Object.fromEntries(
+    [...toolGroups().keys()].map((name) => [toolGroupFunctionVariable(name), `lookup-mcp-group-${name}`]),
+  );
   beforeAll(async () => {
     group = await start('mcp-group-profiles', withDataset);
     // An opt-in toolset's group (emails: its free tool needs no mail server).
@@ -410,11 +416,8 @@ describe('/mcp and the tool-group functions', () => {
       ]),
     );
     closers.push(endpoint.close);
-    const names = Object.fromEntries(
-      [...toolGroups().keys()].map((name) => [toolGroupFunctionVariable(name), `lookup-mcp-group-${name}`]),
-    );
     // The companies group "crashes": the endpoint answers it with an InvokeComplete ErrorCode.
-    mcp = await start('mcp', () => ({ ...names, AWS_ENDPOINT_URL_LAMBDA: endpoint.url }));
+    mcp = await start('mcp', () => ({ ...groupFunctions, AWS_ENDPOINT_URL_LAMBDA: endpoint.url }));
   }, 120_000);
 
   it('a tool-group function answers a ToolCall with its ToolOutcome', async () => {
@@ -442,8 +445,13 @@ describe('/mcp and the tool-group functions', () => {
     expect(result.creditCost).toBeGreaterThan(0);
   });
 
-  const mcpCall = (name: string, args: Record<string, unknown>, query: [string, string][] = []) =>
-    request(mcp, {
+  const mcpMessage = (
+    lambda: LambdaProcess,
+    method: string,
+    params: Record<string, unknown>,
+    query: [string, string][] = [],
+  ) =>
+    request(lambda, {
       method: 'POST',
       path: '/mcp',
       query,
@@ -452,13 +460,57 @@ describe('/mcp and the tool-group functions', () => {
         Accept: 'application/json, text/event-stream',
         'MCP-Protocol-Version': '2025-06-18',
       }),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name, arguments: args },
-      }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     });
+  const mcpCall = (name: string, args: Record<string, unknown>, query: [string, string][] = []) =>
+    mcpMessage(mcp, 'tools/call', { name, arguments: args }, query);
+  const listedTools = async (lambda: LambdaProcess) => {
+    const answer = await mcpMessage(lambda, 'tools/list', {});
+    expect(answer.status).toBe(200);
+    return JSON.parse(answer.text).result.tools as { name: string; title: string; description: string }[];
+  };
+  /** What tools/list shows by default, from what the catalog makes at the given prices. */
+  const defaultListing = (overrides: Record<string, number>) =>
+    JSON.parse(
+      JSON.stringify(
+        buildMcpTools(overrides)
+          .tools.filter((entry) => entry.operation.definition.mcpListing !== 'on-request')
+          .map((entry) => entry.tool),
+      ),
+    );
+
+  it('/mcp lists the tools its build wrote down: those the catalog makes at its prices', async () => {
+    expect(await listedTools(mcp)).toEqual(defaultListing({}));
+  });
+
+  it('/mcp serves the tools its bundle carries, unless PRICE_OVERRIDES changes a price: then the catalog', async () => {
+    // A copy of the bundle whose carried tools say so: what is listed shows where it came from.
+    const copy = await mkdtemp(join(tmpdir(), 'mcp-carried-'));
+    await cp(join(FUNCTIONS_DIR, 'mcp'), copy, { recursive: true });
+    const carriedFile = join(copy, BUNDLED_MCP_TOOLS_FILE);
+    const carried = JSON.parse(await readFile(carriedFile, 'utf8'));
+    carried.tools[0].tool.title = 'carried';
+    await writeFile(carriedFile, JSON.stringify(carried));
+    const startCopy = async (overrides: Record<string, number>) => {
+      const copyLambda = await startLambda(
+        'mcp',
+        { ...env, ...groupFunctions, PRICE_OVERRIDES: JSON.stringify(overrides) },
+        copy,
+      );
+      started.push(copyLambda);
+      return copyLambda;
+    };
+    const catalogPrice = { 'profiles.details': 2 };
+    expect((await listedTools(await startCopy(catalogPrice)))[0]?.title).toBe('carried');
+
+    const overrides = { 'profiles.details': 7 };
+    const repriced = await listedTools(await startCopy(overrides));
+    expect(repriced).toEqual(defaultListing(overrides));
+    expect(repriced.find((tool) => tool.name === 'get_profile_details')?.description).toContain(
+      'Costs 7 credits',
+    );
+    await rm(copy, { recursive: true, force: true });
+  });
 
   it('/mcp runs a tools/call in the group function through Lambda invoke', async () => {
     const answer = await mcpCall(toolOf('profiles.details'), { username: USERNAME });
@@ -520,6 +572,19 @@ describe('the bundles', () => {
         .reduce((sum, [, { bytesInOutput }]) => sum + bytesInOutput, 0);
       expect(zodBytes, spec.name).toBeGreaterThan(0);
       expect(zodBytes, spec.name).toBeLessThan(150 * 1024);
+    }
+  });
+
+  it('load no operation’s schemas at start in pages and /mcp: they serve what their build wrote down from the catalog', async () => {
+    const served = deployedFunctions().filter((spec) => spec.kind === 'pages' || spec.kind === 'mcp');
+    expect(served.map((spec) => spec.kind).sort()).toEqual(['mcp', 'pages']);
+    for (const spec of served) {
+      const metafile = JSON.parse(await readFile(join(functionsDir, spec.name, 'metafile.json'), 'utf8'));
+      const atStart = initInputs(metafile, relative(ROOT, join(functionsDir, spec.name, 'index.mjs')));
+      expect(
+        atStart.filter((input) => /^schemas\/(catalog\.ts|operations\/)/.test(input)),
+        spec.name,
+      ).toEqual([]);
     }
   });
 

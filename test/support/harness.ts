@@ -16,6 +16,7 @@ import { loadConfig } from '../../shared/config.js';
 import { mountDocumentation } from '../../shared/http/mount-documentation.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { mountMcp } from '../../shared/mcp/mount-mcp.js';
+import { inProcessTools } from '../../shared/mcp/tool-dispatch.js';
 import { createAllImplementations } from '../../shared/operations/index.js';
 import { implement, type OperationImplementation } from '../../shared/pipeline/operation.js';
 import { createService } from '../../shared/service.js';
@@ -107,7 +108,9 @@ export async function startHarness(options: HarnessOptions = {}) {
     operations: options.operations ?? [...catalog, pricedOperation],
   });
   mountDocumentation(service);
-  mountMcp(service, { deadlineMs: options.mcpDeadlineMs });
+  mountMcp(service, inProcessTools(service.operations, service.pipeline), {
+    deadlineMs: options.mcpDeadlineMs,
+  });
 
   const provision = (input: Partial<NewAccount> = {}) =>
     provisionAccount(service.repositories, {
