@@ -8,8 +8,7 @@
  * imported, as a chunk of its own).
  */
 import { catalog } from '../../schemas/catalog.js';
-import type { ToolEntry } from '../../shared/mcp/tool-catalog.js';
-import { buildToolCatalog } from '../../shared/mcp/tool-catalog.js';
+import { buildToolCatalog, type ToolEntry } from '../../shared/mcp/tool-catalog.js';
 import { describedOperations } from '../../shared/pipeline/operation.js';
 import { type PricedDocuments, pricesOf } from './carried-documents.js';
 
