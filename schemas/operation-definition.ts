@@ -141,12 +141,22 @@ export function exampleInput(definition: OperationDefinition, variant: Operation
 }
 
 /**
+ * What the MCP adapter reads of the definition behind a tool (its listing, toolset, paging): plain
+ * facts without a schema, which a build can write down (functions/lambda/mcp-tools.ts).
+ */
+const TOOL_FACTS = ['id', 'family', 'group', 'paging', 'mcpTool', 'mcpListing'] as const;
+export type ToolFacts = Pick<OperationDefinition, (typeof TOOL_FACTS)[number]>;
+
+/** The definition's tool facts alone, as plain data. */
+export function toolFactsOf(definition: ToolFacts): ToolFacts {
+  return Object.fromEntries(TOOL_FACTS.map((key) => [key, definition[key]])) as unknown as ToolFacts;
+}
+
+/**
  * The MCP tools every tools/list shows, in catalog order: the spec's catalog. Tools marked
  * `on-request` are served only to a connection whose `tools` or `toolsets` filter names them.
  */
-export function defaultToolNames(
-  definitions: readonly Pick<OperationDefinition, 'id' | 'mcpTool' | 'mcpListing'>[],
-): string[] {
+export function defaultToolNames(definitions: readonly ToolFacts[]): string[] {
   return definitions.flatMap((definition) =>
     definition.mcpTool !== undefined && definition.mcpListing !== 'on-request' ? [definition.mcpTool] : [],
   );

@@ -8,6 +8,7 @@
  * imported, as a chunk of its own).
  */
 import { catalog } from '../../schemas/catalog.js';
+import { toolFactsOf } from '../../schemas/operation-definition.js';
 import { buildToolCatalog, type ToolEntry } from '../../shared/mcp/tool-catalog.js';
 import { describedOperations } from '../../shared/pipeline/operation.js';
 import { type PricedDocuments, pricesOf } from './carried-documents.js';
@@ -21,9 +22,9 @@ export function buildMcpTools(priceOverrides: Readonly<Record<string, number>>):
   const operations = describedOperations(catalog, priceOverrides);
   return {
     prices: pricesOf(operations),
-    tools: [...buildToolCatalog(operations).values()].map(({ tool, operation: { price, definition } }) => {
-      const { id, family, group, paging, mcpTool, mcpListing } = definition;
-      return { tool, operation: { price, definition: { id, family, group, paging, mcpTool, mcpListing } } };
-    }),
+    tools: [...buildToolCatalog(operations).values()].map(({ tool, operation: { price, definition } }) => ({
+      tool,
+      operation: { price, definition: toolFactsOf(definition) },
+    })),
   };
 }

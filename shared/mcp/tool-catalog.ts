@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { successEnvelopeSchema } from '../../schemas/envelope.js';
 import { errorBodySchema } from '../../schemas/errors.js';
 import { DATA_FAMILIES } from '../../schemas/function-conventions.js';
-import type { OperationDefinition, OperationVariant } from '../../schemas/operation-definition.js';
+import type { OperationDefinition, OperationVariant, ToolFacts } from '../../schemas/operation-definition.js';
 import { toolArgumentTypes } from '../../schemas/parameters.js';
 import type { RegisteredOperation } from '../pipeline/operation.js';
 
@@ -20,10 +20,7 @@ import type { RegisteredOperation } from '../pipeline/operation.js';
  */
 export interface ToolOperation {
   readonly price: number;
-  readonly definition: Pick<
-    OperationDefinition,
-    'id' | 'family' | 'group' | 'paging' | 'mcpTool' | 'mcpListing'
-  >;
+  readonly definition: ToolFacts;
 }
 
 export interface ToolEntry<Operation extends ToolOperation = ToolOperation> {
