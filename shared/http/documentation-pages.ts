@@ -4,6 +4,7 @@
  * /openapi.json, and the index at /. Apart from the building of the document (openapi.ts), so that
  * a function serving a document made at build time loads neither the catalog nor its schemas.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -62,7 +63,8 @@ export function serveDocumentation<E extends Env>(app: Hono<E>, settings: Docume
   app.get('/openapi.json', async (c) =>
     c.body(await document(), 200, { 'Content-Type': 'application/json' }),
   );
-  app.get('/docs', (c) => c.html(docsPage));
+  const policy = docsPolicy(settings.publicBaseUrl);
+  app.get('/docs', (c) => c.html(docsPage, 200, { 'Content-Security-Policy': policy }));
   serveRoot(app, settings.publicBaseUrl ?? '');
   app.get('/docs/assets/:file', async (c) => {
     // The name comes from the request: only a Map answers exactly the names it was given.
@@ -209,6 +211,33 @@ const localReferencesPlugin = `function LocalReferences() {
   };
 }`;
 
+const docsScript = `
+${unicodePatternsPlugin}
+${localReferencesPlugin}
+window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', plugins: [UnicodePatterns, LocalReferences] });
+`;
+
+/**
+ * The reference page's Content-Security-Policy: Swagger UI's script from /docs/assets and the page's
+ * one inline script by its hash, nothing from elsewhere, no framing. Its requests go to this origin
+ * (/openapi.json) and, for "Try it out", to the document's server, `PUBLIC_BASE_URL`. Swagger UI
+ * styles its elements through style attributes, which `'unsafe-inline'` lets through for styles
+ * alone.
+ */
+function docsPolicy(publicBaseUrl: string | undefined): string {
+  const scriptHash = createHash('sha256').update(docsScript).digest('base64');
+  return [
+    "default-src 'none'",
+    `script-src 'self' 'sha256-${scriptHash}'`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    ["connect-src 'self'", ...(publicBaseUrl ? [new URL(publicBaseUrl).origin] : [])].join(' '),
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
 const docsPage = `<!doctype html>
 <html lang="en">
 <head>
@@ -220,10 +249,6 @@ const docsPage = `<!doctype html>
 <body>
 <div id="swagger-ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script>
-${unicodePatternsPlugin}
-${localReferencesPlugin}
-window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', plugins: [UnicodePatterns, LocalReferences] });
-</script>
+<script>${docsScript}</script>
 </body>
 </html>`;

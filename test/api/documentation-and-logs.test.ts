@@ -2,6 +2,7 @@
  * The OpenAPI document and /docs (free, unauthenticated, no CDN), response compression, and the
  * one structured log line per request.
  */
+import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -59,6 +60,26 @@ describe('GET /docs', () => {
       expect(asset.status).toBe(200);
       expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100);
     }
+  });
+
+  it('carries a strict Content-Security-Policy that admits its one inline script by hash', async () => {
+    const response = await file.harness.app.request('/docs');
+    const policy = response.headers.get('content-security-policy') ?? '';
+    const page = await response.text();
+    const inline = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1] as string);
+    expect(inline).toHaveLength(1);
+    const hash = createHash('sha256')
+      .update(inline[0] as string)
+      .digest('base64');
+    const directives = new Map(
+      policy.split(';').map((directive) => {
+        const [name = '', ...values] = directive.trim().split(/\s+/);
+        return [name, values] as const;
+      }),
+    );
+    expect(directives.get('default-src')).toEqual(["'none'"]);
+    expect(directives.get('script-src')).toEqual(["'self'", `'sha256-${hash}'`]);
+    expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
   });
 
   it('answers an unknown asset with the 404 envelope', async () => {
