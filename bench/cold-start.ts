@@ -1,6 +1,6 @@
 /**
  * Benchmark (`npm run bench`, last part): the cold start of every bundle `npm run build` makes, against
- * four baselines bundled the same way (esbuild, ESM, Node 22), in one run: a bare Hono handler, one
+ * four baselines bundled the same way (esbuild, ESM, Node 24), in one run: a bare Hono handler, one
  * that also reads an item with the AWS SDK's DynamoDB client, one that also validates its query with
  * zod, and one that reads the item with the store's own client. Each start is a fresh Node process on a copy of
  * the function's directory alone (test/support's Lambda stand-in): *init* is the import of index.mjs,

@@ -140,7 +140,7 @@ export class FunctionStack extends NestedStack {
       : undefined;
     const fn = new lambda.Function(this, plan.name, {
       functionName,
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       architecture: plan.architecture === 'x86_64' ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
       handler: 'index.handler',
       // A function reading the dataset from S3 does not ship the bundled sample it would never open.

@@ -1,7 +1,7 @@
 /**
  * How every Lambda code asset is bundled (scripts/build-functions.ts), shared with the cold-start
- * benchmark's baselines so they are bundled exactly the same way: ESM for Node 22, minified, with
- * the swaps below.
+ * benchmark's baselines so they are bundled exactly the same way: ESM for Node 24 (the functions'
+ * runtime, nodejs24.x), minified, with the swaps below.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,7 +57,7 @@ const lambdaSwaps: Plugin = {
 
 export const lambdaBundleOptions = {
   platform: 'node',
-  target: 'node22',
+  target: 'node24',
   format: 'esm',
   bundle: true,
   minify: true,

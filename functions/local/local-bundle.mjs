@@ -52,7 +52,7 @@ export async function bundleLocal({ entryPoints, outdir, splitting = false }) {
     chunkNames: 'chunks/[name]-[hash]',
     platform: 'node',
     format: 'esm',
-    target: 'node22',
+    target: 'node24',
     packages: 'external',
     sourcemap: 'linked',
     plugins: [sourceLocations],

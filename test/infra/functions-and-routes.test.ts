@@ -43,7 +43,7 @@ describe('functions', () => {
   it('runs each bundle as index.handler on Node.js 22, website functions on x86_64 and the rest on ARM64', () => {
     for (const plan of functionPlans()) {
       const fn = functions.get(name(plan.name)) as Json;
-      expect(fn.Runtime).toBe('nodejs22.x');
+      expect(fn.Runtime).toBe('nodejs24.x');
       expect(fn.Handler).toBe('index.handler');
       const browser = plan.operations.some((operation) =>
         (operation.runtime.needs as readonly string[]).includes('browser'),

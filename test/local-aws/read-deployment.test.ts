@@ -200,7 +200,7 @@ describe('readDeployment on the synthesized app', () => {
     for (const fn of deployment.functions) {
       expect(fn.codeDirectory.startsWith(cdkOut), fn.name).toBe(true);
       expect(existsSync(join(fn.codeDirectory, 'index.mjs')), fn.name).toBe(true);
-      expect(fn).toMatchObject({ handler: 'index.handler', runtime: 'nodejs22.x' });
+      expect(fn).toMatchObject({ handler: 'index.handler', runtime: 'nodejs24.x' });
     }
   });
 

@@ -1,7 +1,7 @@
 /**
  * The official MCP tools against the running endpoint, as `npm test` (and so CI) runs them: the
  * conformance suite's server scenarios that apply to any server, and the MCP Inspector's command-
- * line mode listing and calling a tool. Both need Node 22: they run on the project's own node.
+ * line mode listing and calling a tool. Both need Node 22 or newer: they run on the project's own node.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -76,7 +76,7 @@ export function writeAssembly(parent: string, fixture: FixtureAssembly = {}): st
         Properties: {
           FunctionName: 'fixture-function',
           Handler: 'index.handler',
-          Runtime: 'nodejs22.x',
+          Runtime: 'nodejs24.x',
           Role: { 'Fn::GetAtt': ['Role', 'Arn'] },
           Code: { S3Bucket: 'assets', S3Key: 'code.zip' },
           Environment: { Variables: fixture.variables ?? {} },
