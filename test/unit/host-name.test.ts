@@ -23,7 +23,7 @@ describe('normalHostName', () => {
 
   it.each([
     ['', 'empty'],
-    ['xn--a', 'an IDNA label URL parsing refuses'],
+    ['1.2.3.256', 'a name ending in a number that is no IPv4 address: URL parsing refuses it'],
     ['user@proxy.example', 'user info'],
     ['proxy.example/path', 'a path'],
     ['proxy.example:70000', 'a port out of range'],
