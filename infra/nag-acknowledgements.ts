@@ -26,10 +26,6 @@ const acknowledged: readonly { id: string; reason: string }[] = [
       'Execution logging needs an account-wide API Gateway CloudWatch role; JSON access logs on the stage and the functions’ own logs cover each request.',
   },
   {
-    id: 'AwsSolutions-L1',
-    reason: 'The bundles target Node.js 22 (the project’s pinned runtime, engines >=22.12), deliberately.',
-  },
-  {
     id: 'AwsSolutions-SMG4',
     reason:
       'CURSOR_SECRET, OAUTH_SIGNING_SECRET, UPSTREAM_API_KEY and the SOCKS relay address are rotated by the operator; rotating the cursor secret expires live cursors, which the operator should choose to do; the OAuth signing secret rotates in two steps (new,old, then new once the access-token lifetime has passed: docs/aws.md), which no single-value rotation function can do.',

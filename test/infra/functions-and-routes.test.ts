@@ -40,7 +40,7 @@ describe('functions', () => {
       expect(functions.has(name(own)), own).toBe(true);
   });
 
-  it('runs each bundle as index.handler on Node.js 22, website functions on x86_64 and the rest on ARM64', () => {
+  it('runs each bundle as index.handler on Node.js 24, website functions on x86_64 and the rest on ARM64', () => {
     for (const plan of functionPlans()) {
       const fn = functions.get(name(plan.name)) as Json;
       expect(fn.Runtime).toBe('nodejs24.x');
