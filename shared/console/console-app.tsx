@@ -21,7 +21,7 @@ import { ASSETS_PATH, assetResponse, type ConsoleAssets } from './console-assets
 import type { ConsoleEnv, ConsoleServices } from './console-env.js';
 import {
   clearedCookieHeader,
-  contentSecurityPolicy,
+  consolePolicy,
   cookieHeader,
   crossSiteRefusal,
   csrfToken,
@@ -69,7 +69,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
     await next();
     for (const [name, value] of Object.entries(securityHeaders)) c.res.headers.set(name, value);
     const formTargets = c.get('formTargets');
-    if (formTargets) c.res.headers.set('Content-Security-Policy', contentSecurityPolicy(formTargets));
+    if (formTargets) c.res.headers.set('Content-Security-Policy', consolePolicy(formTargets));
     if (!c.req.path.startsWith(ASSETS_PATH)) c.res.headers.set('Cache-Control', 'no-store');
   });
 

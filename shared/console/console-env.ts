@@ -25,7 +25,7 @@ export interface ConsoleEnv {
     assets: ConsoleAssets;
     /** Set on every route behind sign-in. */
     signedIn: SignedInBrowser;
-    /** Where this page's forms may end up besides the console (console-security.ts contentSecurityPolicy). */
+    /** Where this page's forms may end up besides the console (console-security.ts consolePolicy). */
     formTargets?: readonly string[];
   };
 }

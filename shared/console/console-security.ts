@@ -1,13 +1,15 @@
 /**
  * The console's security rules in one place: the headers every console answer carries (a strict
- * Content-Security-Policy: no inline script or style, nothing from elsewhere, no framing), the
- * session cookie's attributes, and the two checks every state change passes (CSRF): the request
- * comes from the console's own origin (`Origin`, or `Sec-Fetch-Site` where a browser sent no
- * `Origin`), and its form carries the token of the browser's session (or, for sign-in, of the
- * pre-session cookie the sign-in page set). A token is derived from the cookie's random value, so
- * nothing more is stored, and a page of another site can neither read the cookie nor the token.
+ * Content-Security-Policy: no inline script or style, nothing from elsewhere, no framing; its
+ * directives are every page's, http/page-security.ts), the session cookie's attributes, and the two
+ * checks every state change passes (CSRF): the request comes from the console's own origin
+ * (`Origin`, or `Sec-Fetch-Site` where a browser sent no `Origin`), and its form carries the token
+ * of the browser's session (or, for sign-in, of the pre-session cookie the sign-in page set). A
+ * token is derived from the cookie's random value, so nothing more is stored, and a page of another
+ * site can neither read the cookie nor the token.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { contentSecurityPolicy, pageSecurityHeaders } from '../http/page-security.js';
 
 /**
  * The Content-Security-Policy of a console answer. Forms post to the console only, except where a
@@ -15,30 +17,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  * redirects to the agent's redirect URI, and browsers apply `form-action` to every redirect of a
  * submission, so that one origin (or custom scheme) is added for that page alone.
  */
-export function contentSecurityPolicy(formTargets: readonly string[] = []): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    ["form-action 'self'", ...formTargets].join(' '),
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ');
+export function consolePolicy(formTargets: readonly string[] = []): string {
+  return contentSecurityPolicy({ forms: ["'self'", ...formTargets] });
 }
 
-export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
+export const CONTENT_SECURITY_POLICY = consolePolicy();
 
 /** Headers on every console answer, pages, refusals and assets alike. */
-export const securityHeaders: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-  'X-Content-Type-Options': 'nosniff',
-  // Not `no-referrer`: under it Chromium sends `Origin: null` with the console's own forms.
-  'Referrer-Policy': 'same-origin',
-  'X-Frame-Options': 'DENY',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-};
+export const securityHeaders = pageSecurityHeaders(CONTENT_SECURITY_POLICY);
 
 export const CONSOLE_PATH = '/console';
 /** The session id; Path=/console keeps it away from the API's routes. */

@@ -15,6 +15,7 @@ import { BUNDLED_DOCS_DIRECTORY } from '../../schemas/function-conventions.js';
 import { besideBundle } from '../bundle-assets.js';
 import { lazy } from '../lazy.js';
 import { SERVICE_VERSION } from '../version.js';
+import { contentSecurityPolicy, pageSecurityHeaders } from './page-security.js';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
@@ -63,8 +64,8 @@ export function serveDocumentation<E extends Env>(app: Hono<E>, settings: Docume
   app.get('/openapi.json', async (c) =>
     c.body(await document(), 200, { 'Content-Type': 'application/json' }),
   );
-  const policy = docsPolicy(settings.publicBaseUrl);
-  app.get('/docs', (c) => c.html(docsPage, 200, { 'Content-Security-Policy': policy }));
+  const headers = pageSecurityHeaders(docsPolicy(settings.publicBaseUrl));
+  app.get('/docs', (c) => c.html(docsPage, 200, headers));
   serveRoot(app, settings.publicBaseUrl ?? '');
   app.get('/docs/assets/:file', async (c) => {
     // The name comes from the request: only a Map answers exactly the names it was given.
@@ -219,23 +220,18 @@ window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', plugi
 
 /**
  * The reference page's Content-Security-Policy: Swagger UI's script from /docs/assets and the page's
- * one inline script by its hash, nothing from elsewhere, no framing. Its requests go to this origin
- * (/openapi.json) and, for "Try it out", to the document's server, `PUBLIC_BASE_URL`. Swagger UI
- * styles its elements through style attributes, which `'unsafe-inline'` lets through for styles
- * alone.
+ * one inline script by its hash, no forms. Its requests go to this origin (/openapi.json) and, for
+ * "Try it out", to the document's server, `PUBLIC_BASE_URL`. Swagger UI styles its elements through
+ * style attributes, which `'unsafe-inline'` lets through for styles alone.
  */
 function docsPolicy(publicBaseUrl: string | undefined): string {
   const scriptHash = createHash('sha256').update(docsScript).digest('base64');
-  return [
-    "default-src 'none'",
-    `script-src 'self' 'sha256-${scriptHash}'`,
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    ["connect-src 'self'", ...(publicBaseUrl ? [new URL(publicBaseUrl).origin] : [])].join(' '),
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ');
+  return contentSecurityPolicy({
+    scripts: [`'sha256-${scriptHash}'`],
+    styles: ["'unsafe-inline'"],
+    connects: publicBaseUrl ? [new URL(publicBaseUrl).origin] : [],
+    forms: [],
+  });
 }
 
 const docsPage = `<!doctype html>

@@ -62,7 +62,7 @@ describe('GET /docs', () => {
     }
   });
 
-  it('carries a strict Content-Security-Policy that admits its one inline script by hash', async () => {
+  it('carries a strict Content-Security-Policy that admits its one inline script by hash, and the page headers', async () => {
     const response = await file.harness.app.request('/docs');
     const policy = response.headers.get('content-security-policy') ?? '';
     const page = await response.text();
@@ -80,6 +80,14 @@ describe('GET /docs', () => {
     expect(directives.get('default-src')).toEqual(["'none'"]);
     expect(directives.get('script-src')).toEqual(["'self'", `'sha256-${hash}'`]);
     expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(directives.get('form-action')).toEqual(["'none'"]);
+    // Try it out sends requests to the document's server, PUBLIC_BASE_URL.
+    expect(directives.get('connect-src')).toEqual([
+      "'self'",
+      new URL(file.harness.config.PUBLIC_BASE_URL).origin,
+    ]);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
   });
 
   it('answers an unknown asset with the 404 envelope', async () => {
