@@ -5,26 +5,36 @@ import * as z from 'zod';
 
 export const MAX_SAFE_CREDITS = Number.MAX_SAFE_INTEGER;
 
-export const startPagingSchema = z.object({
-  start: z.number().int().min(0),
-  count: z.number().int().min(0),
-  returned: z.number().int().min(0),
-  hasMore: z.boolean(),
-  nextStart: z.number().int().min(0).nullable(),
-});
+/** The largest `offset` or `start` a request may give: paging offers no next page beyond it. */
+export const MAX_OFFSET = 10_000;
 
-export const offsetPagingSchema = z.object({
-  offset: z.number().int().min(0),
-  limit: z.number().int().min(0),
-  returned: z.number().int().min(0),
-  hasMore: z.boolean(),
-  nextOffset: z.number().int().min(0).nullable(),
-});
+/*
+ * The paging shapes are made where an envelope schema is (OpenAPI, MCP output schemas, an upstream's
+ * answers), not at import: every function imports this module, few make an envelope.
+ */
+const startPagingSchema = () =>
+  z.object({
+    start: z.number().int().min(0),
+    count: z.number().int().min(0),
+    returned: z.number().int().min(0),
+    hasMore: z.boolean(),
+    nextStart: z.number().int().min(0).nullable(),
+  });
 
-export const cursorPagingSchema = z.object({
-  hasMore: z.boolean(),
-  nextCursor: z.string().nullable(),
-});
+const offsetPagingSchema = () =>
+  z.object({
+    offset: z.number().int().min(0),
+    limit: z.number().int().min(0),
+    returned: z.number().int().min(0),
+    hasMore: z.boolean(),
+    nextOffset: z.number().int().min(0).nullable(),
+  });
+
+const cursorPagingSchema = () =>
+  z.object({
+    hasMore: z.boolean(),
+    nextCursor: z.string().nullable(),
+  });
 
 export const pagingStyles = ['none', 'start', 'offset', 'cursor'] as const;
 export type PagingStyle = (typeof pagingStyles)[number];
@@ -35,10 +45,11 @@ const pagingSchemas = {
   cursor: cursorPagingSchema,
 } as const;
 
+export type CursorPaging = z.infer<ReturnType<typeof cursorPagingSchema>>;
 export type Paging =
-  | z.infer<typeof startPagingSchema>
-  | z.infer<typeof offsetPagingSchema>
-  | z.infer<typeof cursorPagingSchema>;
+  | z.infer<ReturnType<typeof startPagingSchema>>
+  | z.infer<ReturnType<typeof offsetPagingSchema>>
+  | CursorPaging;
 
 /** Meta fields a run may add besides `creditCost` (profile details add sections and skills). */
 export interface RunMeta {
@@ -60,7 +71,7 @@ export function successEnvelopeSchema(
 ) {
   const meta = z.object({
     creditCost: creditCostSchema(creditCost),
-    ...(paging === 'none' ? {} : { paging: pagingSchemas[paging] }),
+    ...(paging === 'none' ? {} : { paging: pagingSchemas[paging]() }),
     ...extraMeta?.shape,
   });
   return z.object({ data, meta });
@@ -79,7 +90,7 @@ export function v2EnvelopeSchema(
 ) {
   return z.object({
     data,
-    paging: paging === 'none' ? z.null() : pagingSchemas[paging],
+    paging: paging === 'none' ? z.null() : pagingSchemas[paging](),
     meta: z.object({
       requestId: z.string().min(1).max(64),
       operation: z.string(),

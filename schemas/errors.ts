@@ -71,22 +71,35 @@ export const MAX_ERROR_DETAILS = 16;
 
 const printable = /^[\x20-\x7e]+$/;
 
-export const errorDetailSchema = z.object({
-  field: z.string().min(1).max(128).regex(printable),
-  code: z.enum(detailCodes),
-  message: z.string().min(1).max(512),
-});
-export type ErrorDetail = z.infer<typeof errorDetailSchema>;
+const errorDetailSchema = () =>
+  z.object({
+    field: z.string().min(1).max(128).regex(printable),
+    code: z.enum(detailCodes),
+    message: z.string().min(1).max(512),
+  });
+export type ErrorDetail = z.infer<ReturnType<typeof errorDetailSchema>>;
 
-export const errorBodySchema = z
-  .object({
-    error: z.object({
-      code: z.enum(errorCodes),
-      message: z.string().min(1).max(512),
-      retryable: z.boolean(),
-      details: z.array(errorDetailSchema).max(MAX_ERROR_DETAILS),
-    }),
-    meta: z.object({ requestId: z.string().min(1).max(64).regex(printable) }),
-  })
-  .meta({ id: 'ErrorBody' });
-export type ErrorBody = z.infer<typeof errorBodySchema>;
+const makeErrorBodySchema = () =>
+  z
+    .object({
+      error: z.object({
+        code: z.enum(errorCodes),
+        message: z.string().min(1).max(512),
+        retryable: z.boolean(),
+        details: z.array(errorDetailSchema()).max(MAX_ERROR_DETAILS),
+      }),
+      meta: z.object({ requestId: z.string().min(1).max(64).regex(printable) }),
+    })
+    .meta({ id: 'ErrorBody' });
+let errorBody: ReturnType<typeof makeErrorBodySchema> | undefined;
+
+/**
+ * The error body's schema, made at its first use and kept, so its id is registered once. OpenAPI,
+ * the MCP output schemas and an upstream's errors read it; answering an error does not, so a cold
+ * start does not make it.
+ */
+export function errorBodySchema() {
+  errorBody ??= makeErrorBodySchema();
+  return errorBody;
+}
+export type ErrorBody = z.infer<ReturnType<typeof errorBodySchema>>;

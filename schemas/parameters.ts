@@ -4,6 +4,7 @@
  * sections is here once; catalog entries compose them.
  */
 import * as z from 'zod';
+import { MAX_OFFSET } from './envelope.js';
 
 const NETWORK_HOST = /^(?:www\.|[a-z]{2}\.)?linkedin\.com$/;
 
@@ -164,7 +165,6 @@ export const integerParam = (name: string, min: number, max: number) => {
   return param;
 };
 
-export const MAX_OFFSET = 10_000;
 export const offsetParam = integerParam('offset', 0, MAX_OFFSET);
 export const startParam = integerParam('start', 0, MAX_OFFSET);
 export const cursorParam = z.string().min(1).max(512);

@@ -13,3 +13,15 @@ export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
     return made;
   };
 }
+
+/**
+ * Something made once, at its first use, and kept: for what a cold start may never need (an
+ * adapter tool's argument schema is made when a call or a listing first reads it).
+ */
+export function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
+}

@@ -118,7 +118,7 @@ export function errorResponseOf(registry: OpenAPIRegistry, status: number, examp
   const references = sharedExamples(registry, examples);
   const response = {
     description: `Error: ${Object.keys(references).join(' or ')}.`,
-    content: { 'application/json': { schema: errorBodySchema, examples: references } },
+    content: { 'application/json': { schema: errorBodySchema(), examples: references } },
   };
   // The schema is the same on every error: the examples tell the responses apart.
   return shared(registry, 'responses', `error-${status}`, response, references);

@@ -16,6 +16,7 @@ import * as z from 'zod';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { resultLine } from '../batches/batch-results.js';
 import type { BatchRoutesOptions } from '../batches/batch-routes.js';
+import { once } from '../lazy.js';
 import { baseHeaders } from '../pipeline/public-response.js';
 import { adapterTool, argumentRefusal } from './discover-tools.js';
 import type { ToolEntry } from './tool-catalog.js';
@@ -32,9 +33,14 @@ export const CANCEL_BATCH = 'cancel_batch';
  */
 export const MCP_BATCH_MAX_ITEMS = 1_000;
 const RESULTS_PAGE = { default: 20, max: 100 };
-const BATCH_ID = z
-  .string()
-  .regex(/^bat_[A-Za-z0-9]{20}$/, 'A batch id is bat_ and 20 letters or digits, as start_batch answered it.');
+const batchIdArgument = () =>
+  z
+    .string()
+    .regex(
+      /^bat_[A-Za-z0-9]{20}$/,
+      'A batch id is bat_ and 20 letters or digits, as start_batch answered it.',
+    )
+    .describe('The id start_batch answered.');
 
 /** What the batch tools run on: the batch resource as `npm start` wires it (mount-batches.ts). */
 export interface BatchToolsBackend extends BatchRoutesOptions {
@@ -44,61 +50,65 @@ export interface BatchToolsBackend extends BatchRoutesOptions {
   authenticator: Authenticator;
 }
 
-const startArguments = z.strictObject({
-  operation: z
-    .string()
-    .min(1)
-    .max(64)
-    .describe(
-      'What every item runs: the name of a tool of this service (e.g. get_profile) or its operation id (e.g. profiles.details).',
-    ),
-  items: z
-    .array(z.record(z.string(), z.unknown()))
-    .min(1)
-    .max(MCP_BATCH_MAX_ITEMS)
-    .describe(
-      `The items, 1 to ${MCP_BATCH_MAX_ITEMS}: each the arguments of one call of that tool, as its inputSchema describes them.`,
-    ),
-  invalidItems: z
-    .enum(['reject', 'mark'])
-    .optional()
-    .describe(
-      'reject (default): refuse the batch when any item is invalid, listing them; mark: run the valid items and mark the others invalid.',
-    ),
-  webhookUrl: z
-    .string()
-    .max(2048)
-    .optional()
-    .describe('A public https URL told (signed) when the batch completes, fails or pauses.'),
-  idempotencyKey: z
-    .string()
-    .max(255)
-    .optional()
-    .describe(
-      'Any unique string: retrying with the same key and arguments answers the same batch instead of starting another.',
-    ),
-});
+const startArguments = once(() =>
+  z.strictObject({
+    operation: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe(
+        'What every item runs: the name of a tool of this service (e.g. get_profile) or its operation id (e.g. profiles.details).',
+      ),
+    items: z
+      .array(z.record(z.string(), z.unknown()))
+      .min(1)
+      .max(MCP_BATCH_MAX_ITEMS)
+      .describe(
+        `The items, 1 to ${MCP_BATCH_MAX_ITEMS}: each the arguments of one call of that tool, as its inputSchema describes them.`,
+      ),
+    invalidItems: z
+      .enum(['reject', 'mark'])
+      .optional()
+      .describe(
+        'reject (default): refuse the batch when any item is invalid, listing them; mark: run the valid items and mark the others invalid.',
+      ),
+    webhookUrl: z
+      .string()
+      .max(2048)
+      .optional()
+      .describe('A public https URL told (signed) when the batch completes, fails or pauses.'),
+    idempotencyKey: z
+      .string()
+      .max(255)
+      .optional()
+      .describe(
+        'Any unique string: retrying with the same key and arguments answers the same batch instead of starting another.',
+      ),
+  }),
+);
 
-const getArguments = z.strictObject({
-  batchId: BATCH_ID.describe('The id start_batch answered.'),
-  start: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('The index of the first result line to return; 0 by default.'),
-  limit: z
-    .number()
-    .int()
-    .min(0)
-    .max(RESULTS_PAGE.max)
-    .optional()
-    .describe(
-      `How many result lines to return, 0 to ${RESULTS_PAGE.max}; ${RESULTS_PAGE.default} by default.`,
-    ),
-});
+const getArguments = once(() =>
+  z.strictObject({
+    batchId: batchIdArgument(),
+    start: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('The index of the first result line to return; 0 by default.'),
+    limit: z
+      .number()
+      .int()
+      .min(0)
+      .max(RESULTS_PAGE.max)
+      .optional()
+      .describe(
+        `How many result lines to return, 0 to ${RESULTS_PAGE.max}; ${RESULTS_PAGE.default} by default.`,
+      ),
+  }),
+);
 
-const cancelArguments = z.strictObject({ batchId: BATCH_ID.describe('The id start_batch answered.') });
+const cancelArguments = once(() => z.strictObject({ batchId: batchIdArgument() }));
 
 const FREE =
   'Free: this call costs nothing; each item is billed when it runs, at the price of its tool, exactly as a single call.';
@@ -173,7 +183,7 @@ export async function runBatchTool(
     ...(costNote ? { costNote } : {}),
   });
   if (name === START_BATCH) {
-    const { operation, invalidItems, webhookUrl, idempotencyKey } = parse(startArguments, args);
+    const { operation, invalidItems, webhookUrl, idempotencyKey } = parse(startArguments(), args);
     await backend.admit(principal);
     const checkedUrl = webhookUrl === undefined ? undefined : await backend.checkWebhookUrl(webhookUrl);
     const operationId = catalog.get(operation)?.operation.definition.id ?? operation;
@@ -201,7 +211,7 @@ export async function runBatchTool(
     );
   }
   if (name === GET_BATCH) {
-    const { batchId, start = 0, limit = RESULTS_PAGE.default } = parse(getArguments, args);
+    const { batchId, start = 0, limit = RESULTS_PAGE.default } = parse(getArguments(), args);
     await backend.admit(principal);
     const batch = await batches.get(principal, batchId);
     const lines = (await batches.items(batch, start, limit)).map(resultLine);
@@ -222,7 +232,7 @@ export async function runBatchTool(
     });
   }
   // CANCEL_BATCH: the caller passes only the three names isBatchTool accepts.
-  const { batchId } = parse(cancelArguments, args);
+  const { batchId } = parse(cancelArguments(), args);
   await backend.admit(principal);
   const batch = await batches.cancel(principal, batchId);
   return answer({ data: batches.view(batch), meta: { requestId } });

@@ -11,6 +11,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ErrorDetail } from '../../schemas/errors.js';
 import { InvalidRequestError } from '../errors.js';
+import { once } from '../lazy.js';
 import { errorResponse, printableField, quoteInput } from '../pipeline/public-response.js';
 import type { ToolEntry } from './tool-catalog.js';
 
@@ -23,29 +24,33 @@ const DEFAULT_MATCHES = 5;
 const MAX_MATCHES = 10;
 const MAX_NEED_LENGTH = 256;
 
-const findArguments = z.strictObject({
-  need: z
-    .string()
-    .trim()
-    .min(1)
-    .max(MAX_NEED_LENGTH)
-    .describe('What you want to look up or check, in a few words (e.g. "people working at a company").'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_MATCHES)
-    .optional()
-    .describe(`How many matching tools to return, 1 to ${MAX_MATCHES}; ${DEFAULT_MATCHES} by default.`),
-});
+const findArguments = once(() =>
+  z.strictObject({
+    need: z
+      .string()
+      .trim()
+      .min(1)
+      .max(MAX_NEED_LENGTH)
+      .describe('What you want to look up or check, in a few words (e.g. "people working at a company").'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_MATCHES)
+      .optional()
+      .describe(`How many matching tools to return, 1 to ${MAX_MATCHES}; ${DEFAULT_MATCHES} by default.`),
+  }),
+);
 
-const runArguments = z.strictObject({
-  tool: z.string().min(1).max(64).describe('The name of the tool to run, as find_operation returned it.'),
-  arguments: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe("The tool's arguments, as its inputSchema (from find_operation) describes them."),
-});
+const runArguments = once(() =>
+  z.strictObject({
+    tool: z.string().min(1).max(64).describe('The name of the tool to run, as find_operation returned it.'),
+    arguments: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("The tool's arguments, as its inputSchema (from find_operation) describes them."),
+  }),
+);
 
 const annotations = { readOnlyHint: true, destructiveHint: false, openWorldHint: true } as const;
 
@@ -93,7 +98,7 @@ export function resolveDiscoverCall(
   catalog: ReadonlyMap<string, ToolEntry>,
 ): DiscoverCall {
   if (name === FIND_OPERATION) {
-    const parsed = findArguments.safeParse(args);
+    const parsed = findArguments().safeParse(args);
     if (!parsed.success) return { kind: 'refused', error: argumentRefusal(parsed.error) };
     const operations = bestMatches(parsed.data.need, catalog, parsed.data.limit ?? DEFAULT_MATCHES);
     const body = { data: { operations }, meta: { creditCost: 0 } };
@@ -108,7 +113,7 @@ export function resolveDiscoverCall(
       },
     };
   }
-  const parsed = runArguments.safeParse(args);
+  const parsed = runArguments().safeParse(args);
   if (!parsed.success) return { kind: 'refused', error: argumentRefusal(parsed.error) };
   const { tool } = parsed.data;
   if (!catalog.has(tool) || tool === FIND_OPERATION || tool === RUN_OPERATION) {
@@ -240,16 +245,16 @@ export function argumentRefusal(error: z.ZodError): InvalidRequestError {
 
 /**
  * An adapter tool as tools/list publishes it, its inputSchema made from the zod schema its arguments
- * are checked with on first read: a cold start of /mcp (an initialize) reads none.
+ * are checked with on first read: a cold start of /mcp (an initialize) reads none, nor makes the schema.
  */
-export function adapterTool(tool: Omit<Tool, 'inputSchema'>, schema: z.ZodType): Tool {
+export function adapterTool(tool: Omit<Tool, 'inputSchema'>, schema: () => z.ZodType): Tool {
   let inputSchema: Tool['inputSchema'] | undefined;
   const { annotations, ...head } = tool;
   // In the order the tool always had: its JSON reads the same.
   return {
     ...head,
     get inputSchema() {
-      inputSchema ??= inputSchemaOf(schema);
+      inputSchema ??= inputSchemaOf(schema());
       return inputSchema;
     },
     ...(annotations ? { annotations } : {}),

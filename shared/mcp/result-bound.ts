@@ -13,7 +13,7 @@
  * docs/benchmarks.md measures the largest result of every tool at 1M profiles against the bound.
  */
 import type { PagingStyle } from '../../schemas/envelope.js';
-import { MAX_OFFSET } from '../../schemas/parameters.js';
+import { MAX_OFFSET } from '../../schemas/envelope.js';
 
 /** Room a cut result keeps for the line that tells of the cut. */
 const NOTICE_RESERVE = 300;

@@ -220,6 +220,6 @@ let errorBodyOutline: JsonSchema | undefined;
  * describes none, and deriving it took a few milliseconds of that start.
  */
 function errorOutline(): JsonSchema {
-  errorBodyOutline ??= outline(toJsonSchema(errorBodySchema, 'output'));
+  errorBodyOutline ??= outline(toJsonSchema(errorBodySchema(), 'output'));
   return errorBodyOutline;
 }

@@ -66,17 +66,17 @@ export class ClientMetadataRefusedError extends Error {
 /** One slot of the index: which client, and who registered it when and why. */
 const indexEntry = recordCodec<Omit<OperatorClient, 'name' | 'redirectUris' | 'native'>>(
   'operator OAuth client index entry',
-  z.object({
-    clientId: z.string().startsWith(OPERATOR_CLIENT_PREFIX),
-    createdAt: z.string(),
-    actor: z.string(),
-    reason: z.string().optional(),
-  }),
+  () =>
+    z.object({
+      clientId: z.string().startsWith(OPERATOR_CLIENT_PREFIX),
+      createdAt: z.string(),
+      actor: z.string(),
+      reason: z.string().optional(),
+    }),
 );
 
 /** The parts of the client record the listing reads; the rest is oidc-provider's. */
-const clientPayload = recordCodec(
-  'operator OAuth client',
+const clientPayload = recordCodec('operator OAuth client', () =>
   z.object({
     client_name: z.string(),
     redirect_uris: z.array(z.string()),

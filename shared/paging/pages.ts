@@ -2,8 +2,8 @@
  * The start- and offset-based paging shapes of the spec, from a window of a list.
  */
 
+import { MAX_OFFSET } from '../../schemas/envelope.js';
 import { PAGE_SIZE } from '../../schemas/operations/data-lookup.js';
-import { MAX_OFFSET } from '../../schemas/parameters.js';
 import type { SearchWindow, Window } from '../sources/data-source.js';
 
 export { PAGE_SIZE };

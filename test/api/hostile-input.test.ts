@@ -82,7 +82,9 @@ describe.each(catalog.flatMap((operation) => operation.variants.map((variant) =>
         expect(Object.keys((await response.json()) as object)).toEqual(['data', 'meta']);
         return;
       }
-      const body = errorBodySchema.strict().parse(await response.json());
+      const body = errorBodySchema()
+        .strict()
+        .parse(await response.json());
       expect(body.meta.requestId).toBe(requestId);
       expect(response.headers.get('cache-control')).toBe('private, no-store');
     });

@@ -522,7 +522,7 @@ describe('examples', () => {
         const examples = examplesOf(media);
         expect(examples.length, `${path} ${status}`).toBeGreaterThan(0);
         for (const { name, value } of examples) {
-          const body = errorBodySchema.parse(value);
+          const body = errorBodySchema().parse(value);
           expect(body.error.code, `${path} ${status}`).toBe(name);
           expect(errorTable[body.error.code].status, `${path} ${status}`).toBe(Number(status));
           if (body.error.code !== 'invalid_request') continue;

@@ -77,7 +77,7 @@ async function toolRefusal(name: string, args: Record<string, unknown> | string,
   const result = await callTool(name, args, key);
   expect(result?.isError).toBe(true);
   expect(Object.values(result?._meta ?? {})[0]?.status).toBe(400);
-  return errorBodySchema.strict().parse(result?.structuredContent);
+  return errorBodySchema().strict().parse(result?.structuredContent);
 }
 
 function formatDetail(body: ErrorBody, field: string) {
@@ -92,7 +92,7 @@ describe('every parameter of every v1 path', () => {
       for (const name of Object.keys(operation.query.shape)) {
         for (const raw of SWEEP) {
           const response = await v1(`${variant.path}?${name}=${raw}`);
-          const body = response.status === 400 ? errorBodySchema.parse(await response.json()) : undefined;
+          const body = response.status === 400 ? errorBodySchema().parse(await response.json()) : undefined;
           if (!body || !formatDetail(body, name)) misses.push(`${name}=${raw} → ${response.status}`);
         }
       }
@@ -110,7 +110,7 @@ describe('every parameter of every v2 route', () => {
     if (inPath) {
       for (const raw of SWEEP) {
         const response = await v2(route.path.replace(`{${inPath}}`, raw));
-        const body = response.status === 400 ? errorBodySchema.parse(await response.json()) : undefined;
+        const body = response.status === 400 ? errorBodySchema().parse(await response.json()) : undefined;
         if (!body || !formatDetail(body, inPath)) misses.push(`{${inPath}}=${raw} → ${response.status}`);
       }
     }
@@ -119,7 +119,7 @@ describe('every parameter of every v2 route', () => {
       if (inPath && name === route.identifier) continue;
       for (const raw of SWEEP) {
         const response = await v2(`${sample}?${name}=${raw}`);
-        const body = response.status === 400 ? errorBodySchema.parse(await response.json()) : undefined;
+        const body = response.status === 400 ? errorBodySchema().parse(await response.json()) : undefined;
         if (!body || !formatDetail(body, name)) misses.push(`${name}=${raw} → ${response.status}`);
       }
     }

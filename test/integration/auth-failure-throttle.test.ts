@@ -66,7 +66,7 @@ describe('repeated authentication failures from one address', () => {
       }
       const throttled = await get(DETAILS, generateApiKey(), '127.0.0.1', agent);
       expect(throttled.status).toBe(429);
-      const body = errorBodySchema.parse(JSON.parse(throttled.body));
+      const body = errorBodySchema().parse(JSON.parse(throttled.body));
       expect(body.error.code).toBe('rate_limit_exceeded');
       expect(body.error.retryable).toBe(true);
       expect(body.meta.requestId).toBe(throttled.headers['x-request-id']);

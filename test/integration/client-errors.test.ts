@@ -70,7 +70,7 @@ async function exchange(url: string, request: string | Buffer): Promise<RawAnswe
 /** The headers and body every error of the service carries. */
 function expectServiceError(answer: RawAnswer, status: number, code: string) {
   expect(answer.statusLine).toMatch(new RegExp(`^HTTP/1\\.1 ${status} \\S`));
-  const body = errorBodySchema.parse(JSON.parse(answer.body));
+  const body = errorBodySchema().parse(JSON.parse(answer.body));
   expect(body.error.code).toBe(code);
   expect(answer.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9_-]+$/);
   expect(body.meta.requestId).toBe(answer.headers.get('x-request-id'));

@@ -137,7 +137,7 @@ describe('tool errors', () => {
     const args = { username: identifierValues.profiles?.username, url: identifierValues.profiles?.url };
     const result = await call('get_profile_details', args);
     expect(result.isError).toBe(true);
-    const body = errorBodySchema.strict().parse(result.structuredContent);
+    const body = errorBodySchema().strict().parse(result.structuredContent);
     expect(body.error.details).toEqual([
       {
         field: 'username|url|publicId',
@@ -159,7 +159,7 @@ describe('tool errors', () => {
 
   it('says a tool of one identifier needs it when none was sent', async () => {
     const result = await call('get_profile_posts', {});
-    expect(errorBodySchema.strict().parse(result.structuredContent).error.details).toEqual([
+    expect(errorBodySchema().strict().parse(result.structuredContent).error.details).toEqual([
       {
         field: 'username',
         code: 'identifier_count',
@@ -244,7 +244,7 @@ describe('tools/call params', () => {
         `{"name":"get_profile_details","arguments":{"username":"${username}","${name}":"x"}}`,
       );
       expect(message.result?.isError).toBe(true);
-      const body = errorBodySchema.strict().parse(message.result?.structuredContent);
+      const body = errorBodySchema().strict().parse(message.result?.structuredContent);
       expect(body.error.details).toEqual([
         { field: name, code: 'unknown_parameter', message: `Unknown parameter ${name}.` },
       ]);

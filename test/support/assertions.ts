@@ -10,7 +10,9 @@ export async function expectError(response: Response, status: number, code: stri
   expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
   expect(response.headers.get('cache-control')).toBe('private, no-store');
   expect(response.headers.get('date')).toMatch(/GMT$/);
-  const body = errorBodySchema.strict().parse(await response.json());
+  const body = errorBodySchema()
+    .strict()
+    .parse(await response.json());
   expect(body.error.code).toBe(code);
   expect(Object.keys(body)).toEqual(['error', 'meta']);
   expect(Object.keys(body.error)).toEqual(['code', 'message', 'retryable', 'details']);

@@ -58,7 +58,7 @@ export function retryAfterSeconds(header: string | undefined, now: number = Date
 /** The error code of an upstream error body, when the body is one. */
 function errorCodeOf(body: string): string | undefined {
   try {
-    return errorBodySchema.safeParse(JSON.parse(body)).data?.error.code;
+    return errorBodySchema().safeParse(JSON.parse(body)).data?.error.code;
   } catch {
     return undefined;
   }

@@ -13,8 +13,7 @@
  * Records from here carry no provider-private fields (v2 answers are public bodies).
  */
 import type * as z from 'zod';
-import type { cursorPagingSchema } from '../../../schemas/envelope.js';
-import { v2EnvelopeSchema } from '../../../schemas/envelope.js';
+import { type CursorPaging, v2EnvelopeSchema } from '../../../schemas/envelope.js';
 import type { OperationDefinition } from '../../../schemas/operation-definition.js';
 import * as companies from '../../../schemas/operations/companies.js';
 import * as jobs from '../../../schemas/operations/jobs.js';
@@ -253,7 +252,7 @@ export class UpstreamSource implements DataSource {
       { cursor: position ?? undefined },
       signal,
     );
-    const paging = answer.paging as z.output<typeof cursorPagingSchema>;
+    const paging = answer.paging as CursorPaging;
     return {
       items: (answer.data as Record<K, ActivityItems[K][]>)[kind],
       next: paging.hasMore ? paging.nextCursor : null,

@@ -55,15 +55,14 @@ export interface HeldEntry {
   refunded?: LedgerEntry;
 }
 
-const keyUses = z.record(z.string(), z.string());
-const balanceItemMaps = recordCodec(
-  'balance',
-  z.object({ inflight: z.record(z.string(), z.unknown()).default({}), keyUse: keyUses.optional() }),
+const keyUses = () => z.record(z.string(), z.string());
+const balanceItemMaps = recordCodec('balance', () =>
+  z.object({ inflight: z.record(z.string(), z.unknown()).default({}), keyUse: keyUses().optional() }),
 );
-const keyUsesOnly = recordCodec('balance', z.object({ keyUse: keyUses.default({}) }));
+const keyUsesOnly = recordCodec('balance', () => z.object({ keyUse: keyUses().default({}) }));
 
 const SPEND_PREFIX = 'spend:';
-const spendAttributes = recordCodec('balance', z.record(z.string(), z.number().int()));
+const spendAttributes = recordCodec('balance', () => z.record(z.string(), z.number().int()));
 
 export function decodeBalanceItem(table: string, item: Record<string, unknown>): BalanceItem {
   const name = itemName(table, item);

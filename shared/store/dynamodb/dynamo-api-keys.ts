@@ -12,7 +12,7 @@ import { type ItemKey, itemKeys, itemName, itemTypes } from './keys.js';
 import type { DynamoTable } from './table.js';
 
 /** The account's listing entry of a key: enough to reach the key's own item. */
-const keyListing = recordCodec('API key listing', z.object({ keyId: z.string(), keyHash: z.string() }));
+const keyListing = recordCodec('API key listing', () => z.object({ keyId: z.string(), keyHash: z.string() }));
 
 export class DynamoApiKeyStore implements ApiKeyStore {
   constructor(private readonly table: DynamoTable) {}

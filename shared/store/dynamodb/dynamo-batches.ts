@@ -65,16 +65,16 @@ import { UpdateExpression } from './update-expression.js';
 
 type Item = Record<string, unknown>;
 
-const batchListing = recordCodec('batch listing', z.object({ batchId: z.string(), createdAt: z.string() }));
-const unfinishedMarker = recordCodec('unfinished batch marker', z.object({ batchId: z.string() }));
-const pendingDeliveryMarker = recordCodec(
-  'pending webhook delivery marker',
+const batchListing = recordCodec('batch listing', () =>
+  z.object({ batchId: z.string(), createdAt: z.string() }),
+);
+const unfinishedMarker = recordCodec('unfinished batch marker', () => z.object({ batchId: z.string() }));
+const pendingDeliveryMarker = recordCodec('pending webhook delivery marker', () =>
   z.object({ batchId: z.string(), deliveryId: z.string() }),
 );
 /** When a create took the key: a key whose batch never appeared is taken over after a while. */
-const keyClaim = recordCodec('batch idempotency key (claim)', z.object({ claimedAt: z.number() }));
-const claimSeen = recordCodec(
-  'batch item (claim)',
+const keyClaim = recordCodec('batch idempotency key (claim)', () => z.object({ claimedAt: z.number() }));
+const claimSeen = recordCodec('batch item (claim)', () =>
   z.object({
     index: z.number().int(),
     state: z.enum(['pending', 'running', 'done']),

@@ -93,12 +93,11 @@ const MAX_CLEARED_PER_WRITE = 25;
 const MAX_TRACKED_ACCOUNTS = 10_000;
 
 /** What a write of the balance item returns of it (`UPDATED_NEW`): the values it changed. */
-const balanceAfterWrite = recordCodec('balance', balanceFields.pick({ balance: true }));
-const windowAfterWrite = recordCodec('balance', balanceFields.pick({ windowCount: true }));
+const balanceAfterWrite = recordCodec('balance', () => balanceFields().pick({ balance: true }));
+const windowAfterWrite = recordCodec('balance', () => balanceFields().pick({ windowCount: true }));
 /** An account's rate window item apart from its balance item (`admitAccountRead`). */
-const rateWindowItem = recordCodec(
-  'rate window',
-  balanceFields.pick({ windowStart: true, windowCount: true, previousCount: true }),
+const rateWindowItem = recordCodec('rate window', () =>
+  balanceFields().pick({ windowStart: true, windowCount: true, previousCount: true }),
 );
 
 type WindowBase = Omit<WindowState, 'currentCount'>;

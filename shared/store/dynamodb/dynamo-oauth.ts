@@ -28,9 +28,11 @@ import { parsedJsonText, recordCodec } from '../records/stored-record.js';
 import { type ItemKey, itemKeys, itemName, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure, queryAll } from './table.js';
 
-const grantMember = recordCodec('OAuth grant entry', z.object({ model: z.string(), id: z.string() }));
-const uidEntry = recordCodec('OAuth uid entry', z.object({ id: z.string() }));
-const connectionListing = recordCodec('OAuth connection listing', z.object({ connectionId: z.string() }));
+const grantMember = recordCodec('OAuth grant entry', () => z.object({ model: z.string(), id: z.string() }));
+const uidEntry = recordCodec('OAuth uid entry', () => z.object({ id: z.string() }));
+const connectionListing = recordCodec('OAuth connection listing', () =>
+  z.object({ connectionId: z.string() }),
+);
 
 type Item = Record<string, unknown>;
 

@@ -17,7 +17,7 @@ import { recordCodec } from '../records/stored-record.js';
 import { fromTtl, itemKeys, itemName, itemTypes, ttlSeconds } from './keys.js';
 import { type DynamoTable, isConditionFailure } from './table.js';
 
-const passkeyListing = recordCodec('passkey listing', z.object({ credentialId: z.string() }));
+const passkeyListing = recordCodec('passkey listing', () => z.object({ credentialId: z.string() }));
 
 export class DynamoPasskeyStore implements PasskeyStore {
   constructor(private readonly table: DynamoTable) {}

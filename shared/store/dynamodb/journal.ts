@@ -21,11 +21,10 @@ type AuditRecord = { type: typeof itemTypes.audit } & AuditEntry;
 export type JournalRecord = CreditRecord | AuditRecord;
 
 /** A record's own item or its note: the record's fields beside its `type`. */
-const anyJournalRecord = recordCodec<JournalRecord>(
-  'journal record',
+const anyJournalRecord = recordCodec<JournalRecord>('journal record', () =>
   z.discriminatedUnion('type', [
-    creditEntryFields.extend({ type: z.literal(itemTypes.credit) }),
-    auditEntryFields.extend({ type: z.literal(itemTypes.audit) }),
+    creditEntryFields().extend({ type: z.literal(itemTypes.credit) }),
+    auditEntryFields().extend({ type: z.literal(itemTypes.audit) }),
   ]),
 );
 

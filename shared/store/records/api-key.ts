@@ -6,8 +6,7 @@ import { families } from '../../../schemas/operation-definition.js';
 import type { ApiKeyRecord } from '../../auth/api-keys.js';
 import { count, nullable, recordCodec } from './stored-record.js';
 
-export const apiKeyRecord = recordCodec<ApiKeyRecord>(
-  'API key',
+export const apiKeyRecord = recordCodec<ApiKeyRecord>('API key', () =>
   z.object({
     keyId: z.string(),
     accountId: z.string(),

@@ -18,13 +18,14 @@ export interface BalanceRecord {
 }
 
 /** The fields, for adapters that read back only some of them after a write. */
-export const balanceFields = z.object({
-  accountId: z.string(),
-  balance: count(),
-  granted: count(),
-  windowStart: epochMs().optional(),
-  windowCount: count().default(0),
-  previousCount: count().default(0),
-});
+export const balanceFields = () =>
+  z.object({
+    accountId: z.string(),
+    balance: count(),
+    granted: count(),
+    windowStart: epochMs().optional(),
+    windowCount: count().default(0),
+    previousCount: count().default(0),
+  });
 
 export const balanceRecord = recordCodec<BalanceRecord>('balance', balanceFields);

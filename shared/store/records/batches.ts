@@ -25,16 +25,16 @@ export interface StoredIdempotencyKey extends IdempotencyClaim {
 
 const outcomes = ['succeeded', 'failed', 'invalid'] as const;
 
-const itemResult: z.ZodType<ItemResult> = z.object({
-  status: count(),
-  body: z.unknown(),
-  requestId: z.string(),
-  creditCost: count(),
-  creditsRefunded: count(),
-});
+const itemResult = (): z.ZodType<ItemResult> =>
+  z.object({
+    status: count(),
+    body: z.unknown(),
+    requestId: z.string(),
+    creditCost: count(),
+    creditsRefunded: count(),
+  });
 
-export const batchRecord = recordCodec<BatchRecord>(
-  'batch',
+export const batchRecord = recordCodec<BatchRecord>('batch', () =>
   z.object({
     batchId: z.string().min(1),
     accountId: z.string(),
@@ -59,8 +59,7 @@ export const batchRecord = recordCodec<BatchRecord>(
   }),
 );
 
-export const batchItemRecord = recordCodec<BatchItem>(
-  'batch item',
+export const batchItemRecord = recordCodec<BatchItem>('batch item', () =>
   z.object({
     batchId: z.string().min(1),
     index: count().nonnegative(),
@@ -69,12 +68,11 @@ export const batchItemRecord = recordCodec<BatchItem>(
     attempt: count().nonnegative(),
     leaseUntil: nullable(epochMs()),
     outcome: nullable(z.enum(outcomes)),
-    result: nullable(itemResult),
+    result: nullable(itemResult()),
   }),
 );
 
-export const idempotencyKeyRecord = recordCodec<StoredIdempotencyKey>(
-  'batch idempotency key',
+export const idempotencyKeyRecord = recordCodec<StoredIdempotencyKey>('batch idempotency key', () =>
   z.object({
     accountId: z.string(),
     key: z.string().min(1),
@@ -84,15 +82,15 @@ export const idempotencyKeyRecord = recordCodec<StoredIdempotencyKey>(
   }),
 );
 
-const deliveryAttempt: z.ZodType<DeliveryAttempt> = z.object({
-  at: z.string(),
-  status: nullable(count()),
-  error: nullable(z.string()),
-  durationMs: z.number().nonnegative(),
-});
+const deliveryAttempt = (): z.ZodType<DeliveryAttempt> =>
+  z.object({
+    at: z.string(),
+    status: nullable(count()),
+    error: nullable(z.string()),
+    durationMs: z.number().nonnegative(),
+  });
 
-export const webhookDeliveryRecord = recordCodec<WebhookDelivery>(
-  'webhook delivery',
+export const webhookDeliveryRecord = recordCodec<WebhookDelivery>('webhook delivery', () =>
   z.object({
     deliveryId: z.string().min(1),
     batchId: z.string().min(1),
@@ -100,7 +98,7 @@ export const webhookDeliveryRecord = recordCodec<WebhookDelivery>(
     type: z.enum(webhookEventTypes),
     payload: z.string(),
     state: z.enum(deliveryStates),
-    attempts: z.array(deliveryAttempt),
+    attempts: z.array(deliveryAttempt()),
     nextAttemptAt: nullable(epochMs()),
     createdAt: z.string(),
   }),

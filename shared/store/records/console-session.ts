@@ -5,8 +5,7 @@ import * as z from 'zod';
 import { type ConsoleSessionRecord, signInMethods } from '../../console/console-sessions.js';
 import { epochMs, recordCodec } from './stored-record.js';
 
-export const consoleSessionRecord = recordCodec<ConsoleSessionRecord>(
-  'console session',
+export const consoleSessionRecord = recordCodec<ConsoleSessionRecord>('console session', () =>
   z.object({
     idHash: z.string(),
     accountId: z.string(),

@@ -5,8 +5,7 @@ import * as z from 'zod';
 import type { CursorRecord } from '../../paging/cursors.js';
 import { epochMs, recordCodec } from './stored-record.js';
 
-export const cursorRecord = recordCodec<CursorRecord>(
-  'cursor',
+export const cursorRecord = recordCodec<CursorRecord>('cursor', () =>
   z.object({
     id: z.string(),
     operation: z.string(),

@@ -5,8 +5,7 @@ import * as z from 'zod';
 import type { LearnedFacts, LockStepHost } from '../../emails/domain-memory.js';
 import { epochMs, nullable, recordCodec } from './stored-record.js';
 
-export const learnedFactsRecord = recordCodec<LearnedFacts>(
-  'email-domain facts',
+export const learnedFactsRecord = recordCodec<LearnedFacts>('email-domain facts', () =>
   z.object({
     catchAll: z.boolean(),
     mx: nullable(z.string()),
@@ -18,7 +17,6 @@ export const learnedFactsRecord = recordCodec<LearnedFacts>(
   }),
 );
 
-export const lockStepHostRecord = recordCodec<LockStepHost>(
-  'lock-step host',
+export const lockStepHostRecord = recordCodec<LockStepHost>('lock-step host', () =>
   z.object({ learnedAt: epochMs(), expiresAt: epochMs() }),
 );

@@ -12,7 +12,7 @@ import {
 } from '../../billing/billing-store.js';
 import { count, recordCodec } from './stored-record.js';
 
-const inflightFields = {
+const inflightFields = () => ({
   requestId: z.string(),
   accountId: z.string(),
   operation: z.string(),
@@ -23,7 +23,7 @@ const inflightFields = {
   // Only on calls run for an item of a batch.
   batchItem: z.object({ batchId: z.string(), index: count() }).optional(),
   createdAt: z.string(),
-};
+});
 
 /**
  * The `batchItem` field of an entry whose store keeps the batch id and the item index as two
@@ -33,15 +33,13 @@ export function batchItemFields(batchId: unknown, index: unknown) {
   return batchId == null && index == null ? undefined : { batchId, index };
 }
 
-export const inflightEntryRecord = recordCodec<InflightEntry>(
-  'in-flight entry',
-  z.object({ ...inflightFields, capped: z.boolean().optional() }),
+export const inflightEntryRecord = recordCodec<InflightEntry>('in-flight entry', () =>
+  z.object({ ...inflightFields(), capped: z.boolean().optional() }),
 );
 
-export const ledgerEntryRecord = recordCodec<LedgerEntry>(
-  'ledger entry',
+export const ledgerEntryRecord = recordCodec<LedgerEntry>('ledger entry', () =>
   z.object({
-    ...inflightFields,
+    ...inflightFields(),
     status: z.enum(ledgerStatuses),
     httpStatus: count().optional(),
     refundReason: z.string().optional(),

@@ -9,7 +9,6 @@ export interface OAuthLinkRecord {
   accountId: string;
 }
 
-export const oauthLinkRecord = recordCodec<OAuthLinkRecord>(
-  'OAuth link',
+export const oauthLinkRecord = recordCodec<OAuthLinkRecord>('OAuth link', () =>
   z.object({ subject: z.string(), accountId: z.string() }),
 );

@@ -7,8 +7,7 @@ import { families } from '../../../schemas/operation-definition.js';
 import type { ConnectionRecord, OAuthStateRecord } from '../../oauth/oauth-store.js';
 import { count, epochMs, nullable, recordCodec } from './stored-record.js';
 
-export const oauthStateRecord = recordCodec<OAuthStateRecord>(
-  'OAuth state',
+export const oauthStateRecord = recordCodec<OAuthStateRecord>('OAuth state', () =>
   z.object({
     payload: z.record(z.string(), z.unknown()),
     expiresAt: epochMs(),
@@ -16,8 +15,7 @@ export const oauthStateRecord = recordCodec<OAuthStateRecord>(
   }),
 );
 
-export const connectionRecord = recordCodec<ConnectionRecord>(
-  'OAuth connection',
+export const connectionRecord = recordCodec<ConnectionRecord>('OAuth connection', () =>
   z.object({
     connectionId: z.string().min(1),
     accountId: z.string(),

@@ -5,8 +5,7 @@ import * as z from 'zod';
 import type { PasskeyChallenge, PasskeyRecord } from '../../auth/passkeys.js';
 import { epochMs, nullable, recordCodec } from './stored-record.js';
 
-export const passkeyRecord = recordCodec<PasskeyRecord>(
-  'passkey',
+export const passkeyRecord = recordCodec<PasskeyRecord>('passkey', () =>
   z.object({
     credentialId: z.string().min(1),
     accountId: z.string(),
@@ -19,8 +18,7 @@ export const passkeyRecord = recordCodec<PasskeyRecord>(
   }),
 );
 
-export const passkeyChallengeRecord = recordCodec<PasskeyChallenge>(
-  'passkey challenge',
+export const passkeyChallengeRecord = recordCodec<PasskeyChallenge>('passkey challenge', () =>
   z.object({
     id: z.string(),
     challenge: z.string(),

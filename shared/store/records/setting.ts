@@ -9,7 +9,6 @@ export interface SettingRecord {
   value: string;
 }
 
-export const settingRecord = recordCodec<SettingRecord>(
-  'setting',
+export const settingRecord = recordCodec<SettingRecord>('setting', () =>
   z.object({ name: z.string(), value: z.string() }),
 );

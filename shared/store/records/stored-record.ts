@@ -39,10 +39,16 @@ export interface RecordCodec<T> {
   decode(fields: Record<string, unknown>, item: string): T;
 }
 
-export function recordCodec<T>(record: string, schema: z.ZodType<T>): RecordCodec<T> {
+/**
+ * The codec of a kind of record. Its schema is made at its first decode, not at import: a function
+ * imports every store module, reads a few kinds, and a cold start made all of them otherwise.
+ */
+export function recordCodec<T>(record: string, schemaOf: () => z.ZodType<T>): RecordCodec<T> {
+  let schema: z.ZodType<T> | undefined;
   return {
     record,
     decode(fields, item) {
+      schema ??= schemaOf();
       const parsed = schema.safeParse(withoutAbsent(fields));
       if (!parsed.success) throw new StoredRecordError(record, item, parsed.error);
       return parsed.data;
