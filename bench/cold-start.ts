@@ -13,12 +13,14 @@
  * left out (the same for every bundle). Prints medians per family, ratios to both baselines and
  * bundle sizes (from the build report), issue 29's two `ROW ` lines (data functions, and the worst of
  * /mcp, tool groups, pages and websites, each against Hono + DynamoDB), then a JSON summary.
+ * With BENCH_COLD_INSTRUCTIONS=1 (below) the same starts are counted in instructions instead.
  * Results: docs/benchmarks.md.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import type { LambdaInstanceOptions } from '../local-aws/lambda-instance.js';
 import { catalog, v2Routes } from '../schemas/catalog.js';
 import {
   batchGroupMembers,
@@ -56,11 +58,44 @@ const only = process.env.BENCH_COLD_FUNCTIONS
 const compareDirectory = process.env.BENCH_COLD_COMPARE;
 /** BENCH_COLD_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=DIR': Node options of every started function, to profile a start. */
 const nodeOptions = process.env.BENCH_COLD_NODE_OPTIONS;
+/**
+ * BENCH_COLD_INSTRUCTIONS=1: every start runs under valgrind's callgrind, V8 single-threaded (Node's
+ * `--predictable`: no compiler or GC threads deciding the order of work), and the table and the rows
+ * give the instructions each start executed (init, the first event, exit) instead of milliseconds.
+ * The same build counts the same to ~0.01 % whatever else the machine is doing, where its times move
+ * by a quarter, so one round shows a change's effect (with BENCH_COLD_COMPARE); each start takes
+ * ~25 s. Needs valgrind (Debian's package).
+ */
+const countInstructions = process.env.BENCH_COLD_INSTRUCTIONS === '1';
 const BARE = 'bare-hono';
 const BARE_DYNAMO = 'hono-dynamodb';
 const BARE_DYNAMO_ZOD = 'hono-dynamodb-zod';
 const BARE_STORE_CLIENT = 'hono-store-client';
 const baselinesDirectory = join(ROOT, '.build', 'cold-start-baselines');
+const callgrindDirectory = join(ROOT, '.build', 'cold-start-callgrind');
+/** A valgrinded process ends slower than the stand-in's usual grace allows; its count is written at exit. */
+const CALLGRIND_STOP_GRACE_MS = 60_000;
+
+/** The program the stand-in runtime starts Node with when counting: valgrind on this Node. */
+async function callgrindLauncher(): Promise<NonNullable<LambdaInstanceOptions['launcher']>> {
+  await rm(callgrindDirectory, { recursive: true, force: true });
+  await mkdir(callgrindDirectory, { recursive: true });
+  const execPath = join(callgrindDirectory, 'node');
+  await writeFile(
+    execPath,
+    `#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=${callgrindDirectory}/callgrind.%p -q ${process.execPath} --predictable "$@"\n`,
+  );
+  await chmod(execPath, 0o755);
+  return { execPath, stopGraceMs: CALLGRIND_STOP_GRACE_MS };
+}
+
+/** The instructions a counted start executed, in millions, from callgrind's file of that process. */
+async function countedInstructions(pid: number): Promise<number> {
+  const text = await readFile(join(callgrindDirectory, `callgrind.${pid}`), 'utf8');
+  const total = /^(?:summary|totals):\s+(\d+)/m.exec(text)?.[1];
+  if (total === undefined) throw new Error(`callgrind wrote no total for process ${pid}`);
+  return Number(total) / 1e6;
+}
 
 interface Subject {
   name: string;
@@ -290,8 +325,12 @@ async function main(): Promise<void> {
     }
   }
   const samples = new Map(
-    subjects.map((subject) => [subject.name, [] as { initMs: number; firstMs: number }[]]),
+    subjects.map((subject) => [
+      subject.name,
+      [] as { initMs: number; firstMs: number; instructionsM: number }[],
+    ]),
   );
+  const launcher = countInstructions ? await callgrindLauncher() : undefined;
   for (let r = 0; r < ROUNDS; r++) {
     for (const subject of r % 2 === 0 ? subjects : [...subjects].reverse()) {
       const lambda = await startLambda(
@@ -304,12 +343,16 @@ async function main(): Promise<void> {
           ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
         }),
         subject.codeDirectory,
+        launcher,
       );
+      let firstMs: number;
       try {
-        samples.get(subject.name)?.push({ initMs: lambda.initMs, firstMs: await subject.firstEvent(lambda) });
+        firstMs = await subject.firstEvent(lambda);
       } finally {
         await lambda.stop();
       }
+      const instructionsM = launcher ? await countedInstructions(lambda.pid) : 0;
+      samples.get(subject.name)?.push({ initMs: lambda.initMs, firstMs, instructionsM });
     }
   }
   await store.close();
@@ -319,6 +362,7 @@ async function main(): Promise<void> {
     const runs = samples.get(subject.name) ?? [];
     const initMs = median(runs.map((run) => run.initMs));
     const firstMs = median(runs.map((run) => run.firstMs));
+    const instructionsM = median(runs.map((run) => run.instructionsM));
     const built = report.functions.find((entry) => entry.name === subject.name);
     return {
       name: subject.name,
@@ -326,53 +370,62 @@ async function main(): Promise<void> {
       initMs: round(initMs),
       firstEventMs: round(firstMs),
       coldMs: round(initMs + firstMs),
+      ...(launcher ? { instructionsM: round(instructionsM) } : {}),
       bundleKiB: built ? round(built.bundleBytes / 1024) : null,
       directoryKiB: built ? round(built.assetBytes / 1024) : null,
     };
   });
-  const bare = results.find((result) => result.name === BARE)?.coldMs ?? 1;
-  const bareDynamo = results.find((result) => result.name === BARE_DYNAMO)?.coldMs ?? 1;
-  const bareStoreClient = results.find((result) => result.name === BARE_STORE_CLIENT)?.coldMs ?? 1;
+  // What the table and the rows compare: milliseconds, or instructions when counting them.
+  const unit = launcher ? 'M instr.' : 'ms';
+  const cost = (result: (typeof results)[number]) => (launcher ? (result.instructionsM ?? 0) : result.coldMs);
+  const costOf = (name: string) => {
+    const result = results.find((candidate) => candidate.name === name);
+    return result ? cost(result) : 1;
+  };
+  const coldMsOf = (name: string) => results.find((result) => result.name === name)?.coldMs;
+  const bare = costOf(BARE);
+  const bareDynamo = costOf(BARE_DYNAMO);
+  const bareStoreClient = costOf(BARE_STORE_CLIENT);
   const families = [...new Set(results.map((result) => result.family))];
   console.log(
-    'family         functions  cold ms (median, max)  × bare  × hono+dynamodb  × hono+store client  bundle KiB  directory KiB',
+    `family         functions  cold ${unit} (median, max)  × bare  × hono+dynamodb  × hono+store client  bundle KiB  directory KiB`,
   );
   for (const family of families) {
     const members = results.filter((result) => result.family === family);
-    const cold = members.map((member) => member.coldMs);
+    const cold = members.map(cost);
     console.log(
       `${family.padEnd(14)} ${String(members.length).padStart(9)}  ${String(median(cold)).padStart(8)} ${String(Math.max(...cold)).padStart(8)}     ${String(round(median(cold) / bare, 2)).padStart(5)}  ${String(round(median(cold) / bareDynamo, 2)).padStart(14)}  ${String(round(median(cold) / bareStoreClient, 2)).padStart(18)}  ${String(median(members.map((m) => m.bundleKiB ?? 0))).padStart(10)}  ${String(median(members.map((m) => m.directoryKiB ?? 0))).padStart(13)}`,
     );
   }
   // Issue 29's two cold-start rows, against the floor of any function that checks a key.
   const familyMedian = (family: string) =>
-    median(results.filter((result) => result.family === family).map((result) => result.coldMs));
+    median(results.filter((result) => result.family === family).map(cost));
   const dataCold = median(
-    results
-      .filter((result) => DATA_FAMILIES.includes(result.family as Family))
-      .map((result) => result.coldMs),
+    results.filter((result) => DATA_FAMILIES.includes(result.family as Family)).map(cost),
   );
   const others = ['mcp', 'tool groups', 'pages', 'websites'].map((family) => ({
     family,
-    coldMs: familyMedian(family),
+    cold: familyMedian(family),
   }));
-  const worst = others.reduce((a, b) => (b.coldMs > a.coldMs ? b : a));
-  const row = (name: string, coldMs: number) =>
-    printRow(name, `${coldMs} ms`, `${bareDynamo} ms`, coldMs / bareDynamo);
+  const worst = others.reduce((a, b) => (b.cold > a.cold ? b : a));
+  const counted = launcher ? ', in instructions' : '';
+  const row = (name: string, cold: number) =>
+    printRow(`${name}${counted}`, `${cold} ${unit}`, `${bareDynamo} ${unit}`, cold / bareDynamo);
   row('cold start, data function (median of the data families) / Hono + DynamoDB GetItem', dataCold);
   row(
-    `cold start, worst of /mcp, tool groups, pages, websites (${others.map((o) => `${o.family} ${o.coldMs} ms`).join(', ')}: ${worst.family}) / Hono + DynamoDB GetItem`,
-    worst.coldMs,
+    `cold start, worst of /mcp, tool groups, pages, websites (${others.map((o) => `${o.family} ${o.cold} ${unit}`).join(', ')}: ${worst.family}) / Hono + DynamoDB GetItem`,
+    worst.cold,
   );
   console.log(
     JSON.stringify({
       benchmark: 'cold-start',
       rounds: ROUNDS,
       machine: describeMachine(),
-      bareColdMs: bare,
-      honoDynamoColdMs: bareDynamo,
-      honoDynamoZodColdMs: results.find((result) => result.name === BARE_DYNAMO_ZOD)?.coldMs,
-      honoStoreClientColdMs: bareStoreClient,
+      // Times even when counting (they are valgrind's then); the results carry the counts.
+      bareColdMs: coldMsOf(BARE),
+      honoDynamoColdMs: coldMsOf(BARE_DYNAMO),
+      honoDynamoZodColdMs: coldMsOf(BARE_DYNAMO_ZOD),
+      honoStoreClientColdMs: coldMsOf(BARE_STORE_CLIENT),
       results,
     }),
   );

@@ -26,6 +26,11 @@ export interface LambdaInstanceOptions {
   /** The whole environment of the process (the template's variables and the runtime's). */
   environment: Record<string, string>;
   memoryMb: number;
+  /**
+   * Benchmarks only: what runs Node instead of this Node, handed Node's arguments (a script that
+   * execs valgrind on Node, say), and how long the runtime may then take to end once let go.
+   */
+  launcher?: { execPath: string; stopGraceMs: number };
 }
 
 /** What one invocation came to, as the Invoke API would report it. */
@@ -59,11 +64,13 @@ export class LambdaInstance {
   private constructor(
     private readonly child: ChildProcess,
     readonly initMs: number,
+    private readonly stopGraceMs: number,
   ) {}
 
   /** Starts the process and waits for the init phase (the import of the handler's module). */
   static async start(options: LambdaInstanceOptions): Promise<LambdaInstance> {
     const child = fork(RUNTIME, [], {
+      ...(options.launcher ? { execPath: options.launcher.execPath } : {}),
       cwd: options.taskRoot,
       // Its own process group: stopping it also stops what it started (Chromium).
       detached: true,
@@ -85,7 +92,11 @@ export class LambdaInstance {
       killGroup(child);
       throw new LambdaInitError(`${options.functionName} failed at init: ${first.error}\n${output.stderr}`);
     }
-    const instance = new LambdaInstance(child, first.initMs as number);
+    const instance = new LambdaInstance(
+      child,
+      first.initMs as number,
+      options.launcher?.stopGraceMs ?? STOP_GRACE_MS,
+    );
     instance.output = output;
     child.on('message', (message: RuntimeMessage) => {
       if (message.id === undefined) return;
@@ -166,7 +177,7 @@ export class LambdaInstance {
       const exited = once(this.child, 'exit');
       this.child.disconnect();
       let grace: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
+      await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, this.stopGraceMs)))]);
       clearTimeout(grace);
     }
     await this.kill();

@@ -5,7 +5,7 @@
  * process reached its own exit.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,13 +33,17 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-async function startInstance(marker: string): Promise<LambdaInstance> {
+async function startInstance(
+  marker: string,
+  launcher?: Parameters<typeof LambdaInstance.start>[0]['launcher'],
+): Promise<LambdaInstance> {
   return LambdaInstance.start({
     functionName: 'lookup-instance-test',
     taskRoot,
     handler: 'index.handler',
     memoryMb: 128,
     environment: { PATH: process.env.PATH ?? '', MARKER: join(folder, marker) },
+    ...(launcher ? { launcher } : {}),
   });
 }
 
@@ -57,5 +61,22 @@ describe('LambdaInstance', () => {
     expect(await instance.invoke({ hang: true }, 500)).toMatchObject({ kind: 'timeout' });
     expect(instance.alive).toBe(false);
     expect(existsSync(join(folder, 'timed-out'))).toBe(false);
+  });
+
+  // The cold-start benchmark counts instructions by starting Node under valgrind this way.
+  it('starts Node through a launcher, which is handed the arguments of Node', async () => {
+    const execPath = join(folder, 'launcher');
+    await writeFile(
+      execPath,
+      `#!/bin/sh\necho "$@" > "${join(folder, 'launched')}"\nexec "${process.execPath}" "$@"\n`,
+      { mode: 0o755 },
+    );
+    const instance = await startInstance('launched-exit', { execPath, stopGraceMs: 10_000 });
+    expect(await instance.invoke({}, 10_000)).toMatchObject({ kind: 'result', result: { ok: true } });
+    await instance.stop();
+    expect(await readFile(join(folder, 'launched'), 'utf8')).toMatch(
+      /--max-old-space-size=\d+ \S*lambda-runtime\.mjs/,
+    );
+    expect(existsSync(join(folder, 'launched-exit'))).toBe(true);
   });
 });

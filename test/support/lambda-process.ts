@@ -8,7 +8,11 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LambdaInitError, LambdaInstance } from '../../local-aws/lambda-instance.js';
+import {
+  LambdaInitError,
+  LambdaInstance,
+  type LambdaInstanceOptions,
+} from '../../local-aws/lambda-instance.js';
 import { FUNCTIONS_DIR } from './built-functions.js';
 import {
   type ClientRequest,
@@ -54,6 +58,7 @@ export async function startLambda(
   name: string,
   env: Env | ((taskRoot: string) => Env),
   codeDirectory = join(FUNCTIONS_DIR, name),
+  launcher?: LambdaInstanceOptions['launcher'],
 ): Promise<LambdaProcess> {
   const folder = await mkdtemp(join(tmpdir(), `lambda-${name}-`));
   const taskRoot = join(folder, 'task');
@@ -66,6 +71,7 @@ export async function startLambda(
       taskRoot,
       handler: 'index.handler',
       memoryMb: 1024,
+      ...(launcher ? { launcher } : {}),
       environment: {
         PATH: process.env.PATH ?? '',
         HOME: folder,
