@@ -1,6 +1,7 @@
 /**
  * The only reader of `process.env`. Every setting has a documented default, a variable that is set is
- * parsed once with zod, and a bad value fails start-up naming the variable. The README's configuration table mirrors this.
+ * parsed once with zod, and a bad value fails start-up naming the variable. The README's
+ * configuration table mirrors this.
  */
 import * as z from 'zod';
 import { batchQueueUrlVariable, toolGroupFunctionVariable } from '../schemas/function-conventions.js';

@@ -16,7 +16,7 @@ export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
 
 /**
  * Something made once, at its first use, and kept: for what a cold start may never need (an
- * adapter tool's argument schema is made when a call or a listing first reads it).
+ * adapter tool's argument schema, a stored record's schema: made when first read).
  */
 export function once<T>(make: () => T): () => T {
   let made: { value: T } | undefined;

@@ -8,6 +8,7 @@
  * request 500 `internal_error` and logs the error (errors.ts: `storeFailure`).
  */
 import * as z from 'zod';
+import { once } from '../../lazy.js';
 
 /** A stored record that does not decode: which kind, which item, and what is wrong with it. */
 export class StoredRecordError extends Error {
@@ -44,12 +45,11 @@ export interface RecordCodec<T> {
  * imports every store module, reads a few kinds, and a cold start made all of them otherwise.
  */
 export function recordCodec<T>(record: string, schemaOf: () => z.ZodType<T>): RecordCodec<T> {
-  let schema: z.ZodType<T> | undefined;
+  const schema = once(schemaOf);
   return {
     record,
     decode(fields, item) {
-      schema ??= schemaOf();
-      const parsed = schema.safeParse(withoutAbsent(fields));
+      const parsed = schema().safeParse(withoutAbsent(fields));
       if (!parsed.success) throw new StoredRecordError(record, item, parsed.error);
       return parsed.data;
     },
