@@ -1,3 +1,7 @@
+/**
+ * The settings as `loadConfig` reads them: defaults (written beside schemas that are made only for a
+ * variable that is set), parsing, refusals that name the variable, and defaults never shared.
+ */
 import { describe, expect, it } from 'vitest';
 import { type Config, ConfigError, loadConfig, settingNames } from '../../shared/config.js';
 
