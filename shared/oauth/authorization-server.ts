@@ -36,6 +36,8 @@ import { deriveSigningKey } from './signing-keys.js';
 export const OAUTH_PATH = '/oauth';
 /** The consent (interaction) page of the console; the uid follows. */
 export const CONNECT_PATH = '/console/connect';
+/** What every operator-registered client id starts with (operator-clients.ts makes them). */
+export const OPERATOR_CLIENT_PREFIX = 'op_';
 /** RFC 8414 metadata; oidc-provider serves the same document as OpenID discovery. */
 export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
 const OPENID_DISCOVERY_PATH = '/.well-known/openid-configuration';
@@ -78,8 +80,19 @@ export interface PendingAuthorization {
   redirectUri: string;
   /** Families the client asked for (all of them when it asked for none). */
   requestedFamilies: Family[];
-  /** True when the client id is a URL whose metadata document was fetched (its host vouches for it). */
-  clientIdIsUrl: boolean;
+  /**
+   * Who stands behind the client's name: the host of its metadata document (a URL client id), the
+   * service's operator (`oauth clients register`), or the client itself (dynamic registration).
+   */
+  registeredBy: ClientRegistrar;
+}
+
+export type ClientRegistrar = 'metadata-document' | 'operator' | 'itself';
+
+function registrarOf(clientId: string): ClientRegistrar {
+  if (/^https:\/\//.test(clientId)) return 'metadata-document';
+  // Dynamic registration's ids are oidc-provider's own random ones, never this prefix.
+  return clientId.startsWith(OPERATOR_CLIENT_PREFIX) ? 'operator' : 'itself';
 }
 
 export interface Approval {
@@ -157,7 +170,7 @@ export class AuthorizationServer {
       clientName: typeof client.clientName === 'string' ? client.clientName : null,
       redirectUri: String(details.params.redirect_uri),
       requestedFamilies: asked.length > 0 ? asked : [...families],
-      clientIdIsUrl: /^https:\/\//.test(client.clientId),
+      registeredBy: registrarOf(client.clientId),
     };
   }
 

@@ -26,11 +26,15 @@ import { type Config, mcpResourceUrl } from '../config.js';
 import { createLogger } from '../logger.js';
 import type { SettingStore } from '../paging/cursors.js';
 import { recordCodec } from '../store/records/stored-record.js';
-import { AuthorizationServer, CONNECT_PATH, KEPT_UNTIL_DELETED, OAUTH_PATH } from './authorization-server.js';
+import {
+  AuthorizationServer,
+  CONNECT_PATH,
+  KEPT_UNTIL_DELETED,
+  OAUTH_PATH,
+  OPERATOR_CLIENT_PREFIX,
+} from './authorization-server.js';
 import type { ConnectionStore, OAuthStateRecord, OAuthStateStore } from './oauth-store.js';
 
-/** What every operator-registered client id starts with (metadata-document ids are URLs). */
-export const OPERATOR_CLIENT_PREFIX = 'op_';
 /** oidc-provider's model of registered clients. */
 const CLIENT_MODEL = 'Client';
 const INDEX_SLOT_PREFIX = 'oauth-operator-client/';

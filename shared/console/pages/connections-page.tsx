@@ -21,6 +21,14 @@ function clientLabel(client: { clientId: string; clientName: string | null }): s
   return client.clientName ?? host ?? `client ${client.clientId}`;
 }
 
+/** What the consent page says of who named the client; a metadata document's host is in its label. */
+const registrarNotes: Readonly<Record<PendingAuthorization['registeredBy'], string>> = {
+  'metadata-document': '',
+  operator: ' This service’s operator registered this client under this name.',
+  itself:
+    ' This client registered itself: its name is its own claim, so approve only if you just started this connection.',
+};
+
 export function ConnectPage(props: {
   assets: LayoutProps['assets'];
   signedIn: SignedInProps;
@@ -47,8 +55,7 @@ export function ConnectPage(props: {
       <p class="muted">
         After you approve, your browser returns to{' '}
         <code>{redirect.origin === 'null' ? redirect.protocol : redirect.origin}</code>.
-        {!pending.clientIdIsUrl &&
-          ' This client registered itself: its name is its own claim, so approve only if you just started this connection.'}
+        {registrarNotes[pending.registeredBy]}
       </p>
       <form method="post" action={`/console/connect/${pending.uid}`} class="stacked" id="connect-form">
         <input type="hidden" name={CSRF_FIELD} value={props.signedIn.csrfToken} />
