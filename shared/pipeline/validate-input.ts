@@ -241,11 +241,15 @@ function detailCode(issue: z.core.$ZodIssue): DetailCode {
   }
 }
 
-/** The schema's message, with the parameter named as the request named it (a path parameter by its own name). */
+/**
+ * The schema's message, with the parameter named as the request named it (a path parameter by its own
+ * name). A message that names its parameter gets the request's name for it; one that starts in lower
+ * case is said of the parameter ("is not a calendar date": a schema several parameters share cannot
+ * name them) and follows its name as a sentence does; zod's own messages are capitalized and quoted.
+ */
 function detailMessage(name: string, field: string, issue: z.core.$ZodIssue): string {
   if (issue.input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value'))
     return `${field} is required.`;
-  return issue.message.startsWith(name)
-    ? `${field}${issue.message.slice(name.length)}`
-    : `${field}: ${issue.message}`;
+  if (issue.message.startsWith(name)) return `${field}${issue.message.slice(name.length)}`;
+  return /^\p{Ll}/u.test(issue.message) ? `${field} ${issue.message}` : `${field}: ${issue.message}`;
 }

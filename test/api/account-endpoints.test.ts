@@ -503,11 +503,13 @@ describe('hostile input', () => {
     const { apiKey } = await harness.provision();
     const response = await harness.get(path, apiKey);
     expect(response.status).toBe(400);
-    const body = await json<{ error: { code: string; details: { field: string; code: string }[] } }>(
-      response,
-    );
+    const body = await json<{
+      error: { code: string; details: { field: string; code: string; message: string }[] };
+    }>(response);
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.details).toContainEqual(expect.objectContaining({ field, code }));
+    // A sentence that names the parameter, never a schema's phrase after a colon ("from: is not …").
+    for (const { message } of body.error.details) expect(message).not.toMatch(/^\w+: /);
   });
 
   it('a request id of __proto__ finds nothing, and 92 days are allowed', async () => {
