@@ -22,6 +22,42 @@ export const emailParam = z
     return z.NEVER;
   });
 
+/**
+ * RFC 5321's Dot-string (§4.1.2): words of atext (RFC 5322: letters, digits and these marks) joined
+ * by single dots, with characters beyond ASCII taken as RFC 6531 takes them. A quoted local part
+ * (`"a b"@…`) is not among them: it is almost never a real mailbox, and its spaces cannot travel in
+ * the SMTP command line as our dialogue writes it.
+ */
+const ATOM = "(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]|[^\\p{ASCII}\\s])+";
+const DOT_STRING = new RegExp(`^${ATOM}(?:\\.${ATOM})*$`, 'u');
+/** RFC 5321 §4.5.3.1.1: a local part is at most 64 octets. */
+const MAX_LOCAL_PART_OCTETS = 64;
+const utf8 = new TextEncoder();
+
+/**
+ * A mailbox to ask a mail server about: an email parameter whose local part (before the last @) is
+ * one RCPT TO can carry. What no server could accept is refused before anything is charged, rather
+ * than sent and read back as the server's syntax error. An empty local part is not refused: the
+ * answer says the address names no mailbox (`user` null, `invalid`), asking no server.
+ */
+export const mailboxParam = emailParam.superRefine(({ address }, ctx) => {
+  const localPart = address.slice(0, address.lastIndexOf('@'));
+  if (localPart === '') return;
+  const problem =
+    utf8.encode(localPart).length > MAX_LOCAL_PART_OCTETS
+      ? `is longer than ${MAX_LOCAL_PART_OCTETS} bytes, the most a mailbox name may have (RFC 5321)`
+      : DOT_STRING.test(localPart)
+        ? undefined
+        : "must be words of letters, digits and !#$%&'*+/=?^_`{|}~- joined by single dots (RFC 5321); " +
+          'quoted local parts are not verified';
+  if (problem)
+    ctx.addIssue({
+      code: 'custom',
+      message: `email local part (before the last @) ${problem}`,
+      params: { detailCode: 'invalid_format' },
+    });
+});
+
 export const disposableCheck = {
   id: 'emails.disposable',
   examples: { email: 'someone@mailinator.com' },
@@ -89,7 +125,7 @@ export const emailVerify = {
     'one consumer provider are unsupported (422 email_unverifiable, refunded).',
   variants: [{ path: '/v1/emails/verify' }],
   identifiers: [],
-  query: z.object({ email: emailParam }),
+  query: z.object({ email: mailboxParam }),
   data: verificationSchema,
   paging: 'none',
   price: 2,

@@ -173,6 +173,68 @@ describe('GET /v1/emails/verify', () => {
     },
   );
 
+  it.each([
+    ['a space', 'a b@accept.test'],
+    ['an unquoted @', 'a@b@accept.test'],
+    ['angle brackets', '<jane>@accept.test'],
+    ['a closing angle bracket', 'jane>@accept.test'],
+    ['a quoted local part', '"a b"@accept.test'],
+    ['two dots in a row', 'jane..doe@accept.test'],
+    ['a leading dot', '.jane@accept.test'],
+    ['a trailing dot', 'jane.@accept.test'],
+    ['a comment', 'ja(ne)@accept.test'],
+    ['a no-break space', 'ja\u00a0ne@accept.test'],
+    ['65 bytes', `${'x'.repeat(65)}@accept.test`],
+    ['33 two-byte letters (66 bytes)', `${'é'.repeat(33)}@accept.test`],
+  ])('refuses a local part with %s before any charge or dialogue: %s', async (_, address) => {
+    const subject = await account();
+    const before = { rcpts: mail.rcpts.length, connections: { ...mail.connections } };
+    const response = await verify(subject.apiKey, address);
+    const body = await expectError(response, 400, 'invalid_request');
+    expect(body.error.details).toEqual([
+      {
+        field: 'email',
+        code: 'invalid_format',
+        message: expect.stringMatching(/^email local part \(before the last @\) /),
+      },
+    ]);
+    expect(await subject.ledger()).toEqual([]);
+    expect({ rcpts: mail.rcpts.length, connections: mail.connections }).toEqual(before);
+  });
+
+  it.each([
+    ['every mark RFC 5322 allows in an atom', "o'neil+tag!#$%&*/=?^_`{|}~-x@accept.test"],
+    ['letters beyond ASCII (RFC 6531)', 'jöhn.doe@accept.test'],
+    ['64 bytes', `${'x'.repeat(64)}@accept.test`],
+  ])('asks the mail server about a local part with %s', async (_, address) => {
+    const subject = await account();
+    const before = mail.rcpts.length;
+    const response = await verify(subject.apiKey, address);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { data: { status: string } }).data.status).toBe('invalid');
+    expect(mail.rcpts.slice(before)).toContain(address.toLowerCase());
+  });
+
+  it('answers an address with nothing before the @ without asking any server, charged', async () => {
+    const subject = await account();
+    const before = mail.rcpts.length;
+    const response = await verify(subject.apiKey, '@accept.test');
+    expect(await response.json()).toEqual({
+      data: {
+        email: '@accept.test',
+        user: null,
+        domain: 'accept.test',
+        mx: null,
+        status: 'invalid',
+        reason: 'rejected',
+        isCatchAll: false,
+        isDisposable: false,
+      },
+      meta: { creditCost: 2 },
+    });
+    expect(mail.rcpts.length).toBe(before);
+  });
+
   it('never dials an MX that resolves to a non-public address without UNSAFE_SMTP_ALLOW_HOSTS', async () => {
     const lines: string[] = [];
     const sink = new Writable({
