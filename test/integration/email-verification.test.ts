@@ -5,6 +5,7 @@
  * the exact verification object, the charge or refund, and the ledger entry.
  */
 import { Writable } from 'node:stream';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostSlots } from '../../shared/limits/host-slots.js';
 import { createLogger } from '../../shared/logger.js';
@@ -213,6 +214,33 @@ describe('GET /v1/emails/verify', () => {
     expect(response.status).toBe(200);
     expect(((await response.json()) as { data: { status: string } }).data.status).toBe('invalid');
     expect(mail.rcpts.slice(before)).toContain(address.toLowerCase());
+  });
+
+  it('never answers 500 nor charges a refusal, whatever the local part', async () => {
+    const subject = await account(1_000_000);
+    const localPart = fc.string({
+      unit: fc.constantFrom(...'a.é+ <>"()[]\\,:;@!%`~\u00a0\u2028\u200b'),
+      maxLength: 12,
+    });
+    await fc.assert(
+      fc.asyncProperty(localPart, async (local) => {
+        const address = `${local}@accept.test`;
+        const entries = (await subject.ledger()).length;
+        const response = await verify(subject.apiKey, address);
+        if (response.status === 400) {
+          const body = (await response.json()) as { error: { details: { field: string; code: string }[] } };
+          expect(body.error.details).toEqual([
+            expect.objectContaining({ field: 'email', code: 'invalid_format' }),
+          ]);
+          expect(await subject.ledger()).toHaveLength(entries);
+        } else {
+          expect(response.status).toBe(200);
+          const { data } = (await response.json()) as { data: { user: string | null; status: string } };
+          expect(data.user).toBe(local === '' ? null : local);
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('answers an address with nothing before the @ without asking any server, charged', async () => {
