@@ -24,14 +24,16 @@ import type { Logger } from '../logger.js';
 import { classifyDestination } from '../net/address-policy.js';
 import {
   EGRESS_DENIAL_HEADER,
+  EGRESS_FAILURE_HEADER,
   type EgressDenial,
   type EgressDenyReason,
   type EgressProxy,
+  egressFailureOf,
 } from './egress-proxy.js';
 
 export interface BrowserSettings {
-  /** The proxy every request goes through; its denials explain refused navigations. */
-  readonly egress: Pick<EgressProxy, 'url' | 'denials'>;
+  /** The proxy every request goes through; its denials and failures explain navigations that fail. */
+  readonly egress: Pick<EgressProxy, 'url' | 'denials' | 'failureToken'>;
   /** The same allow-list the proxy has (interception applies the same policy). */
   readonly allowHosts: ReadonlySet<string>;
   readonly logger: Logger;
@@ -352,6 +354,9 @@ export class WebsiteBrowser {
       const denial =
         denialId === undefined ? undefined : egress.denials.find((entry) => entry.id === denialId);
       if (denial) throw new EgressDeniedError(denial.reason, response.url(), response.url() !== target.href);
+      // Over plain HTTP the proxy's failure to reach the site arrives as if the site had answered.
+      const failure = egressFailureOf(headers[EGRESS_FAILURE_HEADER], egress);
+      if (failure) throw new NavigationFailedError(response.url(), `Navigation failed: net::${failure}`);
 
       await page
         .waitForNetworkIdle({

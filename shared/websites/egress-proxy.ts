@@ -30,6 +30,10 @@
  *   `egress denied` warning with the reason, and an entry in `denials`. The id lets the browser layer tell the proxy's own 403 from a target's 403 (a target cannot
  *   guess it, and the header is stripped from forwarded responses anyway);
  * - resolution or connection failures → 502 (504 when they time out); they are failures, not denials.
+ *   Their answer carries an `x-egress-failed` header naming the failure as Chromium names its own
+ *   (`net::ERR_NAME_NOT_RESOLVED`…), after a random token of this proxy: over plain HTTP Chromium
+ *   takes the proxy's answer for the page's, and the browser layer would otherwise report a site
+ *   that does not resolve as one that "answered HTTP 502".
  *
  * Plain HTTP is forwarded on a fresh upstream connection per request (`Connection: close`), so an
  * upstream socket never outlives the decision made for it. Hop-by-hop headers (RFC 9110 §7.6.1, plus
@@ -87,24 +91,51 @@ export interface EgressProxyOptions {
   readonly maxRequests?: number;
 }
 
+/** How the proxy failed to reach a target, in the words of Chromium's own network errors. */
+export type EgressFailure =
+  | 'ERR_NAME_NOT_RESOLVED'
+  | 'ERR_NAME_RESOLUTION_FAILED'
+  | 'ERR_CONNECTION_FAILED'
+  | 'ERR_CONNECTION_TIMED_OUT'
+  | 'ERR_EMPTY_RESPONSE';
+
 export interface EgressProxy {
   readonly port: number;
   /** `http://127.0.0.1:PORT`, the value for Chromium's `--proxy-server`. */
   readonly url: string;
   /** The most recent denials (at most 256), oldest first. */
   readonly denials: readonly EgressDenial[];
+  /**
+   * Opens the `x-egress-failed` header of this proxy's own failure answers. Random: a target reached
+   * through a tunnel (HTTPS), whose headers the proxy cannot strip, cannot forge one.
+   */
+  readonly failureToken: string;
   /** Stops listening and destroys every client and upstream socket. */
   close(): Promise<void>;
 }
 
 /** Header on the proxy's own 403 answers; its value is the id of an entry in `denials`. */
 export const EGRESS_DENIAL_HEADER = 'x-egress-denied';
+/** Header on the proxy's own 502 and 504 answers: `<failureToken> <EgressFailure>`. */
+export const EGRESS_FAILURE_HEADER = 'x-egress-failed';
+
+/** The failure a proxy's answer names, if it is that proxy's own failure answer. */
+export function egressFailureOf(
+  headerValue: string | undefined,
+  proxy: Pick<EgressProxy, 'failureToken'>,
+): EgressFailure | undefined {
+  const [token, failure] = headerValue?.split(' ') ?? [];
+  return token === proxy.failureToken ? (failure as EgressFailure) : undefined;
+}
 
 const RESOLVE_TIMEOUT_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A tunnel or a forwarded exchange with no traffic this long is torn down. */
 const IDLE_TIMEOUT_MS = 60_000;
 const MAX_DENIALS_KEPT = 256;
+
+/** The proxy's own headers: never forwarded from a target, so a target cannot pass for the proxy. */
+const PROXY_HEADERS = new Set([EGRESS_DENIAL_HEADER, EGRESS_FAILURE_HEADER]);
 
 // RFC 9110 §7.6.1 hop-by-hop fields, plus the proxy-only ones clients and servers still send.
 const HOP_BY_HOP = new Set([
@@ -131,17 +162,22 @@ class Stop extends Error {
   constructor(
     readonly status: 400 | 403 | 502 | 504,
     message: string,
-    readonly denial?: EgressDenial,
+    readonly outcome?: { denial: EgressDenial } | { failure: EgressFailure },
   ) {
     super(message);
   }
 }
+
+/** The proxy could not reach the target: 504 when it gave up waiting, 502 otherwise. */
+const failed = (failure: EgressFailure, message: string, timedOut = false) =>
+  new Stop(timedOut ? 504 : 502, message, { failure });
 
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const { allowHosts, logger, maxRequests } = options;
   const resolve = options.resolve ?? createDnsResolve();
   const dial = options.dial ?? dialAddress;
   const denials: EgressDenial[] = [];
+  const failureToken = randomBytes(12).toString('base64url');
   const sockets = new Set<Duplex>();
   let served = 0;
 
@@ -164,7 +200,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (denials.length > MAX_DENIALS_KEPT) denials.splice(0, denials.length - MAX_DENIALS_KEPT);
     logger.warn({ host, port, reason, ...(address === undefined ? {} : { address }) }, 'egress denied');
     options.metrics?.count('EgressDenied', 1, { Reason: reason });
-    return new Stop(reason === 'invalid_target' ? 400 : 403, `Egress denied: ${reason}`, denial);
+    return new Stop(reason === 'invalid_target' ? 400 : 403, `Egress denied: ${reason}`, { denial });
   };
 
   /** Decides one target and returns a connected upstream socket to the address that was checked. */
@@ -192,11 +228,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         answers = await withTimeout(resolve(host), RESOLVE_TIMEOUT_MS, 'resolution timed out');
       } catch (error) {
         logger.info({ host, port, err: error }, 'egress resolution failed');
-        throw new Stop(error instanceof TimeoutError ? 504 : 502, 'Name resolution failed');
+        throw error instanceof TimeoutError
+          ? failed('ERR_NAME_RESOLUTION_FAILED', 'Name resolution timed out', true)
+          : failed('ERR_NAME_NOT_RESOLVED', 'Name resolution failed');
       }
       if (answers.length === 0) {
         logger.info({ host, port }, 'egress resolution returned no address');
-        throw new Stop(502, 'Name resolution failed');
+        throw failed('ERR_NAME_NOT_RESOLVED', 'Name resolution failed');
       }
       addresses = [];
       for (const answer of answers) {
@@ -217,7 +255,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         logger.info({ host, port, address, err: error }, 'egress connect failed');
       }
     }
-    throw new Stop(lastError instanceof TimeoutError ? 504 : 502, 'Upstream connection failed');
+    throw lastError instanceof TimeoutError
+      ? failed('ERR_CONNECTION_TIMED_OUT', 'Upstream connection timed out', true)
+      : failed('ERR_CONNECTION_FAILED', 'Upstream connection failed');
   };
 
   const server = http.createServer({
@@ -258,7 +298,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     void relayAdmitted(connectTarget(req.url ?? ''), {
-      refuse: (stop) => endRaw(client, stop),
+      refuse: (stop) => endRaw(client, stop, stopHeaders(stop, failureToken)),
       gone: () => client.destroyed,
       relay: (upstream) => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -270,7 +310,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   server.on('upgrade', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     void relayAdmitted(absoluteTarget(req.url ?? ''), {
-      refuse: (stop) => endRaw(client, stop),
+      refuse: (stop) => endRaw(client, stop, stopHeaders(stop, failureToken)),
       gone: () => client.destroyed,
       relay: (upstream, url) => {
         // Relay the handshake as the origin-form request it becomes; the reply and frames pass through raw.
@@ -287,7 +327,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     req.on('error', () => res.destroy());
     res.on('error', () => req.destroy());
     void relayAdmitted(absoluteTarget(req.url ?? ''), {
-      refuse: (stop) => endResponse(res, stop),
+      refuse: (stop) => endResponse(res, stop, stopHeaders(stop, failureToken)),
       gone: () => res.destroyed,
       relay: (upstream, url) => {
         const outgoing = http.request({
@@ -300,8 +340,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         outgoing.setTimeout(IDLE_TIMEOUT_MS, () => outgoing.destroy(new TimeoutError('upstream idle')));
         outgoing.on('error', (error) => {
           logger.info({ host: url.hostname, err: error }, 'egress upstream exchange failed');
-          if (!res.headersSent) endResponse(res, new Stop(502, 'Upstream exchange failed'));
-          else res.destroy();
+          // endResponse destroys a response whose head the target's answer has already sent.
+          const stop = failed('ERR_EMPTY_RESPONSE', 'Upstream exchange failed');
+          endResponse(res, stop, stopHeaders(stop, failureToken));
         });
         outgoing.on('response', (incoming) => {
           incoming.on('error', () => res.destroy());
@@ -334,6 +375,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     port,
     url: `http://127.0.0.1:${port}`,
     denials,
+    failureToken,
     close: () =>
       new Promise<void>((done) => {
         server.close(() => done());
@@ -490,18 +532,23 @@ function forwardedResponseHeaders(incoming: IncomingMessage): OutgoingHttpHeader
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i] as string;
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || dropped.has(lower) || lower === EGRESS_DENIAL_HEADER) continue;
+    if (HOP_BY_HOP.has(lower) || dropped.has(lower) || PROXY_HEADERS.has(lower)) continue;
     headers.set(lower, [...(headers.get(lower) ?? []), raw[i + 1] as string]);
   }
   return Object.fromEntries(headers);
 }
 
 function stopOf(error: unknown): Stop {
-  return error instanceof Stop ? error : new Stop(502, 'Upstream connection failed');
+  return error instanceof Stop ? error : failed('ERR_CONNECTION_FAILED', 'Upstream connection failed');
 }
 
-function denialHeaders(stop: Stop): Record<string, string> {
-  return stop.denial ? { [EGRESS_DENIAL_HEADER]: stop.denial.id } : {};
+/** What tells the proxy's own answer apart from a target's: a denial's id, or the failure's name. */
+function stopHeaders(stop: Stop, failureToken: string): Record<string, string> {
+  const outcome = stop.outcome;
+  if (outcome === undefined) return {};
+  return 'denial' in outcome
+    ? { [EGRESS_DENIAL_HEADER]: outcome.denial.id }
+    : { [EGRESS_FAILURE_HEADER]: `${failureToken} ${outcome.failure}` };
 }
 
 const STATUS_TEXT: Record<Stop['status'], string> = {
@@ -512,7 +559,7 @@ const STATUS_TEXT: Record<Stop['status'], string> = {
 };
 
 /** Answers a CONNECT or Upgrade on the raw socket and closes it. */
-function endRaw(client: Duplex, stop: Stop): void {
+function endRaw(client: Duplex, stop: Stop, headers: Record<string, string>): void {
   if (client.destroyed) return;
   const body = `${stop.message}\n`;
   const head = [
@@ -520,12 +567,12 @@ function endRaw(client: Duplex, stop: Stop): void {
     'Content-Type: text/plain; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
-    ...Object.entries(denialHeaders(stop)).map(([name, value]) => `${name}: ${value}`),
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
   ];
   client.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }
 
-function endResponse(res: ServerResponse, stop: Stop): void {
+function endResponse(res: ServerResponse, stop: Stop, headers: Record<string, string>): void {
   if (res.destroyed || res.headersSent) {
     res.destroy();
     return;
@@ -535,7 +582,7 @@ function endResponse(res: ServerResponse, stop: Stop): void {
     'Content-Type': 'text/plain; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     Connection: 'close',
-    ...denialHeaders(stop),
+    ...headers,
   });
   res.end(body);
 }

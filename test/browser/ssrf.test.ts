@@ -22,6 +22,7 @@ import { parseAllowHosts } from '../../shared/net/address-policy.js';
 import {
   createWebsiteRuntime,
   EgressDeniedError,
+  NavigationFailedError,
   PageBudgetError,
   type PageHandle,
   type WebsiteRuntime,
@@ -631,10 +632,12 @@ describe('pages opened directly at refused addresses', () => {
     const handle = await openPage();
     const dialsBefore = dials.length;
 
-    // The loopback-only dialer refuses the public address, so the proxy answers 502 for it.
+    // The loopback-only dialer refuses the public address: the proxy's 502 is a failed navigation,
+    // never taken for the page's own answer.
     const nav = await handle.goto('http://rebind.test/').catch((caught: unknown) => caught);
 
-    expect(nav).toMatchObject({ status: 502 });
+    expect(nav).toBeInstanceOf(NavigationFailedError);
+    expect(nav).toMatchObject({ message: 'Navigation failed: net::ERR_CONNECTION_FAILED' });
     expect(resolutions.filter((name) => name === 'rebind.test')).toEqual(['rebind.test']);
     expect(dials.slice(dialsBefore)).toEqual([`${PUBLIC_V4}:80`]);
     expect(trapCounts()).toEqual(ZERO);

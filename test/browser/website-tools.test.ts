@@ -143,6 +143,14 @@ describe('GET /v1/websites/content', () => {
     expect(balance).toBe(100);
   });
 
+  it('answers a plain-HTTP site it cannot reach as a failed load, not as the page answering 502', async () => {
+    // Over HTTP Chromium takes the egress proxy's 502 for the page's answer; the proxy marks its own.
+    const { response, balance } = await call('text', `http://${closedHostPort}/page`);
+    const body = await expectError(response, 502, 'upstream_error');
+    expect(body.error.message).toBe('The page could not be loaded (net::ERR_CONNECTION_FAILED).');
+    expect(balance).toBe(100);
+  });
+
   it('refuses a redirect of the page to a refused target, refunded, and the target never sees a byte', async () => {
     const before = trap.counts.connections;
     const { response, ledger, balance } = await call('content', `${site.origin}/to-trap`);

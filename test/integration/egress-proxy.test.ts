@@ -13,7 +13,9 @@ import { createLogger } from '../../shared/logger.js';
 import { parseAllowHosts } from '../../shared/net/address-policy.js';
 import {
   EGRESS_DENIAL_HEADER,
+  EGRESS_FAILURE_HEADER,
   type EgressProxy,
+  egressFailureOf,
   startEgressProxy,
 } from '../../shared/websites/egress-proxy.js';
 import { readResponseHead, startWebServer, type WebServer } from '../support/web-servers.js';
@@ -44,6 +46,7 @@ beforeAll(async () => {
         res.setHeader('Keep-Alive', 'timeout=99');
         res.setHeader('Proxy-Authenticate', 'Basic realm="upstream"');
         res.setHeader(EGRESS_DENIAL_HEADER, 'forged-by-target');
+        res.setHeader(EGRESS_FAILURE_HEADER, 'forged-by-target ERR_NAME_NOT_RESOLVED');
         res.writeHead(200, { 'Content-Type': 'text/plain' });
         res.end(`upstream ok ${req.method} ${req.url}`);
       },
@@ -207,10 +210,11 @@ describe('a name is resolved once and dialled at the address that was checked', 
     for (const hop of ['proxy-connection', 'proxy-authorization', 'x-hop-secret', 'keep-alive']) {
       expect(seen[0]?.headers).not.toHaveProperty(hop);
     }
-    // Set-Cookie stays two fields; the upstream's hop-by-hop and forged denial headers are dropped.
+    // Set-Cookie stays two fields; the upstream's hop-by-hop and forged proxy headers are dropped.
     expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
     expect(res.headers).not.toHaveProperty('proxy-authenticate');
     expect(res.headers).not.toHaveProperty(EGRESS_DENIAL_HEADER);
+    expect(res.headers).not.toHaveProperty(EGRESS_FAILURE_HEADER);
     expect(h.proxy.denials).toEqual([]);
   });
 
@@ -494,6 +498,12 @@ describe('failures upstream are 502, not denials', () => {
 
     expect(tunnel.status).toBe(502);
     expect(page.status).toBe(502);
+    // The answer is marked as the proxy's own, so the browser layer never reads it as the page's.
+    expect(page.headers[EGRESS_FAILURE_HEADER]).toBe(`${proxy.failureToken} ERR_CONNECTION_FAILED`);
+    expect(egressFailureOf(page.headers[EGRESS_FAILURE_HEADER] as string, proxy)).toBe(
+      'ERR_CONNECTION_FAILED',
+    );
+    expect(egressFailureOf(`not-the-token ERR_CONNECTION_FAILED`, proxy)).toBeUndefined();
     expect(proxy.denials).toEqual([]);
   });
 
@@ -507,7 +517,19 @@ describe('failures upstream are 502, not denials', () => {
       res.socket.destroy();
       expect(res.status, authority).toBe(502);
     }
-    expect(h.dials).toEqual([`${PUBLIC_V4}:443`]);
+    for (const [host, failure] of [
+      ['public.test', 'ERR_CONNECTION_FAILED'],
+      ['nxdomain.test', 'ERR_NAME_NOT_RESOLVED'],
+      ['empty.test', 'ERR_NAME_NOT_RESOLVED'],
+      ['servfail.test', 'ERR_NAME_NOT_RESOLVED'],
+    ]) {
+      const page = await getVia(h.proxy, `http://${host}/`);
+      expect([page.status, page.headers[EGRESS_FAILURE_HEADER]], host).toEqual([
+        502,
+        `${h.proxy.failureToken} ${failure}`,
+      ]);
+    }
+    expect(h.dials).toEqual([`${PUBLIC_V4}:443`, `${PUBLIC_V4}:80`]);
     expect(h.proxy.denials).toEqual([]);
   });
 });
