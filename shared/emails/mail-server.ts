@@ -101,6 +101,16 @@ export function randomLocalPart(): string {
   return `probe-${randomBytes(12).toString('hex')}`;
 }
 
+export interface ReachOptions {
+  /**
+   * A recipient's local part goes beyond ASCII (RFC 6531): only a host that advertises SMTPUTF8 may
+   * be asked, in transactions that request it. Asked without it, a server refuses the address as
+   * malformed, which would read as a mailbox that does not exist; a host without SMTPUTF8 cannot
+   * take mail for it at all, so it is passed over like a host that refuses our sender.
+   */
+  smtpUtf8?: boolean;
+}
+
 /**
  * Runs `talk` in a dialogue with the first mail host of `domain` that answers. A failure inside the
  * dialogue (timeout, dropped connection) ends the reach as `unreachable` with its reason; `talk`
@@ -111,6 +121,7 @@ export async function reachMailServer<T>(
   domain: string,
   budget: Budget,
   talk: (dialogue: Dialogue) => Promise<T>,
+  options: ReachOptions = {},
 ): Promise<Reach<T>> {
   const { signal } = budget;
   const mail = await deps.resolver.resolveMailHosts(domain, signal);
@@ -128,7 +139,7 @@ export async function reachMailServer<T>(
         return {
           kind: 'done',
           mx: host.exchange,
-          value: await converse(deps, host.exchange, address, budget, talk),
+          value: await converse(deps, host.exchange, address, budget, talk, options.smtpUtf8 ?? false),
         };
       } catch (error) {
         if (!(error instanceof SmtpError || error instanceof NextHost)) throw error;
@@ -185,10 +196,13 @@ function failureReason(error: SmtpError | NextHost): 'mx_error' | 'timeout' | 's
   return reason === 'spam_block' || reason === 'limited' ? reason : 'mx_error';
 }
 
-/** A 4xx or 5xx before any recipient: try the next MX host. */
+/** Nothing to ask this host (a 4xx or 5xx to MAIL FROM, or no SMTPUTF8 when needed): try the next. */
 class NextHost extends Error {
-  constructor(readonly reply: SmtpReply) {
-    super(`MAIL FROM answered ${reply.code} ${reply.text}`);
+  constructor(
+    message: string,
+    readonly reply: SmtpReply | null = null,
+  ) {
+    super(message);
   }
 }
 
@@ -212,6 +226,7 @@ async function converse<T>(
   address: string,
   budget: Budget,
   talk: (dialogue: Dialogue) => Promise<T>,
+  smtpUtf8: boolean,
 ): Promise<T> {
   const { settings } = deps;
   const { signal } = budget;
@@ -230,12 +245,12 @@ async function converse<T>(
   let greylisted = false;
 
   const startTransaction = async (): Promise<void> => {
-    acceptSender(await session.mailFrom(settings.mailFrom));
+    acceptSender(await session.mailFrom(settings.mailFrom, { smtpUtf8 }));
   };
   const acceptSender = (sender: SmtpReply): void => {
     if (sender.code >= 400) {
       session.close();
-      throw new NextHost(sender);
+      throw new NextHost(`MAIL FROM answered ${sender.code} ${sender.text}`, sender);
     }
     inTransaction = true;
   };
@@ -254,6 +269,10 @@ async function converse<T>(
       signal,
       socksProxy: settings.socksProxy,
     });
+    if (smtpUtf8 && !session.extensions.has('SMTPUTF8')) {
+      void session.quit();
+      throw new NextHost('The host does not advertise SMTPUTF8: it takes no address beyond ASCII.');
+    }
     pipelined = !lockStep && session.pipelining;
     inTransaction = false;
     // Lock-step starts the transaction at once; pipelined, MAIL FROM rides with the first group.
@@ -298,7 +317,7 @@ async function converse<T>(
     let replies: SmtpReply[];
     try {
       replies = await session.sendGroup([
-        ...(withSender ? [{ verb: 'mail' as const, address: settings.mailFrom }] : []),
+        ...(withSender ? [{ verb: 'mail' as const, address: settings.mailFrom, smtpUtf8 }] : []),
         ...recipients.map((recipient) => ({ verb: 'rcpt' as const, address: recipient })),
       ]);
     } catch (error) {

@@ -105,6 +105,11 @@ export interface GroupedCommand {
   readonly verb: 'mail' | 'rcpt';
   /** The path; an empty MAIL FROM address sends the null reverse-path `<>`. */
   readonly address: string;
+  /**
+   * MAIL FROM only: the transaction's paths may be UTF-8 beyond ASCII (RFC 6531 `SMTPUTF8`), which a
+   * recipient with such a local part needs. Only after the server advertised SMTPUTF8.
+   */
+  readonly smtpUtf8?: boolean;
 }
 
 interface Pending {
@@ -251,8 +256,8 @@ export class SmtpSession {
   }
 
   /** `MAIL FROM:<address>`; an empty address sends the null reverse-path `<>`. */
-  mailFrom(address: string): Promise<SmtpReply> {
-    return this.group([{ verb: 'mail', address }]).then(([reply]) => replyOf(reply));
+  mailFrom(address: string, options: { smtpUtf8?: boolean } = {}): Promise<SmtpReply> {
+    return this.group([{ verb: 'mail', address, ...options }]).then(([reply]) => replyOf(reply));
   }
 
   /** `RCPT TO:<address>`; the reply is returned whatever its code, for the classifier. */
@@ -386,9 +391,15 @@ export class SmtpSession {
    * synchronously, before anything is queued.
    */
   private group(commands: readonly GroupedCommand[]): Promise<SmtpReply[]> {
-    for (const { verb, address } of commands) assertPath(address, verb === 'mail');
-    const lines = commands.map(({ verb, address }) =>
-      verb === 'mail' ? `MAIL FROM:<${address}>\r\n` : `RCPT TO:<${address}>\r\n`,
+    for (const { verb, address, smtpUtf8 } of commands) {
+      assertPath(address, verb === 'mail');
+      if (smtpUtf8 && !this.#extensions.has('SMTPUTF8'))
+        throw new TypeError('The server did not advertise SMTPUTF8.');
+    }
+    const lines = commands.map(({ verb, address, smtpUtf8 }) =>
+      verb === 'mail'
+        ? `MAIL FROM:<${address}>${smtpUtf8 ? ' SMTPUTF8' : ''}\r\n`
+        : `RCPT TO:<${address}>\r\n`,
     );
     const steps = commands.map(({ verb }) => verb);
     return this.queue(() =>

@@ -109,10 +109,17 @@ export async function verifyEmail(
   const known = await deps.memory.recall(email.domain);
   const probe = probeFor(known);
   const dialogues: Dialogue[] = [];
-  const reach = await reachMailServer(deps, email.domain, startBudget(deps, signal), (dialogue) => {
-    dialogues.push(dialogue);
-    return askAbout(dialogue, `${probe}@${email.domain}`, `${base.user}@${email.domain}`);
-  });
+  const reach = await reachMailServer(
+    deps,
+    email.domain,
+    startBudget(deps, signal),
+    (dialogue) => {
+      dialogues.push(dialogue);
+      return askAbout(dialogue, `${probe}@${email.domain}`, `${base.user}@${email.domain}`);
+    },
+    // The domain is in its ASCII form already; a local part may not be (RFC 6531).
+    { smtpUtf8: !/^[\x20-\x7e]*$/.test(base.user) },
+  );
   await rememberGreylisting(deps, email.domain, known, dialogues, probe);
   switch (reach.kind) {
     case 'no_mx':

@@ -51,6 +51,15 @@ const zone = {
   'servfail.test': { rcode: 'SERVFAIL' as const },
   'private.test': { mx: [[10, 'mx.private.test']] as [number, string][] },
   'mx.private.test': host('10.0.0.1'),
+  // A host without SMTPUTF8 (RFC 6531) alone, and first before one that has it.
+  'ascii.test': { mx: [[10, 'mx.ascii.test']] as [number, string][] },
+  'mx.ascii.test': host(ADDRESSES.ascii),
+  'mixed.test': {
+    mx: [
+      [5, 'mx.ascii.test'],
+      [10, 'mx.accept.test'],
+    ] as [number, string][],
+  },
 };
 
 let email: EmailHarness;
@@ -241,6 +250,54 @@ describe('GET /v1/emails/verify', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  describe('a local part beyond ASCII (RFC 6531)', () => {
+    const snapshot = () => ({
+      rcpts: mail.rcpts.length,
+      smtpUtf8Rcpts: mail.smtpUtf8Rcpts.length,
+      ascii: mail.connections.ascii,
+    });
+
+    it('is asked only of a host advertising SMTPUTF8, in a transaction requesting it', async () => {
+      const subject = await account();
+      const before = snapshot();
+      const response = await verify(subject.apiKey, 'jöhn@mixed.test');
+      expect(((await response.json()) as { data: unknown }).data).toMatchObject({
+        mx: 'mx.accept.test',
+        status: 'valid',
+        reason: 'accepted',
+      });
+      // The first host (no SMTPUTF8) was greeted and passed over before any transaction.
+      expect(mail.connections.ascii).toBe(before.ascii + 1);
+      expect(mail.smtpUtf8Rcpts.slice(before.smtpUtf8Rcpts)).toContain('jöhn@mixed.test');
+      expect(mail.rcpts.slice(before.rcpts).every((rcpt) => mail.smtpUtf8Rcpts.includes(rcpt))).toBe(true);
+    });
+
+    it('is unverifiable where no host advertises SMTPUTF8, never asked as a malformed address', async () => {
+      const subject = await account();
+      const before = snapshot();
+      const response = await verify(subject.apiKey, 'jöhn@ascii.test');
+      expect(((await response.json()) as { data: unknown }).data).toMatchObject({
+        mx: 'mx.ascii.test',
+        status: 'unverifiable',
+        reason: 'mx_error',
+      });
+      expect(mail.connections.ascii).toBe(before.ascii + 1);
+      expect(mail.rcpts.length).toBe(before.rcpts);
+    });
+
+    it('leaves an ASCII address to any host, without SMTPUTF8', async () => {
+      const subject = await account();
+      const before = snapshot();
+      const response = await verify(subject.apiKey, 'jane@mixed.test');
+      expect(((await response.json()) as { data: unknown }).data).toMatchObject({
+        mx: 'mx.ascii.test',
+        status: 'valid',
+      });
+      expect(mail.rcpts.slice(before.rcpts)).toContain('jane@mixed.test');
+      expect(mail.smtpUtf8Rcpts.length).toBe(before.smtpUtf8Rcpts);
+    });
   });
 
   it('answers an address with nothing before the @ without asking any server, charged', async () => {

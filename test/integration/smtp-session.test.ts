@@ -527,6 +527,27 @@ describe('SmtpSession failures', () => {
     expect(session.recipientsSinceReset).toBe(0);
   });
 
+  it('requests SMTPUTF8 on MAIL FROM only when asked, and only of a server that advertised it', async () => {
+    const server = await startScripted('220 scripted.test\r\n', (line, socket) => {
+      if (line.startsWith('EHLO')) socket.write('250-scripted.test\r\n250 SMTPUTF8\r\n');
+      else socket.write('250 2.0.0 OK\r\n');
+    });
+    const session = await open(server.port);
+    await session.mailFrom('probe@verifier.example.test', { smtpUtf8: true });
+    await session.rcptTo('jöhn@example.test');
+    await session.rset();
+    await session.mailFrom('probe@verifier.example.test');
+    expect(server.received.slice(1)).toEqual([
+      'MAIL FROM:<probe@verifier.example.test> SMTPUTF8',
+      'RCPT TO:<jöhn@example.test>',
+      'RSET',
+      'MAIL FROM:<probe@verifier.example.test>',
+    ]);
+
+    const plain = await open((await startScripted('220 scripted.test\r\n', plainEsmtp)).port);
+    expect(() => plain.mailFrom('probe@verifier.example.test', { smtpUtf8: true })).toThrow(TypeError);
+  });
+
   it('refuses to dial a name instead of an address', async () => {
     const error = await rejectionOf(open(25, { address: 'localhost' }));
     expect(error).toBeInstanceOf(TypeError);
