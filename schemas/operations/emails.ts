@@ -122,7 +122,9 @@ export const emailVerify = {
     'valid: the server accepted it; invalid: rejected, or the domain has no mail server; unverifiable: the ' +
     'server cannot confirm (catch-all domains, greylisting and rate limits, blocks of our sender, timeouts). ' +
     'Conclusive answers and unverifiable ones keep the charge; our own failures are refunded. Mailboxes of ' +
-    'one consumer provider are unsupported (422 email_unverifiable, refunded).',
+    'one consumer provider are unsupported (422 email_unverifiable, refunded). An address whose local part ' +
+    'no mail server could accept (a space, a second @, a quoted local part; RFC 5321) is refused with 400, ' +
+    'uncharged.',
   variants: [{ path: '/v1/emails/verify' }],
   identifiers: [],
   query: z.object({ email: mailboxParam }),
