@@ -25,15 +25,14 @@ import { classifyDestination } from '../net/address-policy.js';
 import {
   EGRESS_DENIAL_HEADER,
   EGRESS_FAILURE_HEADER,
-  type EgressDenial,
   type EgressDenyReason,
+  type EgressFailure,
   type EgressProxy,
-  egressFailureOf,
 } from './egress-proxy.js';
 
 export interface BrowserSettings {
   /** The proxy every request goes through; its denials and failures explain navigations that fail. */
-  readonly egress: Pick<EgressProxy, 'url' | 'denials' | 'failureToken'>;
+  readonly egress: Pick<EgressProxy, 'url' | 'denials' | 'failures'>;
   /** The same allow-list the proxy has (interception applies the same policy). */
   readonly allowHosts: ReadonlySet<string>;
   readonly logger: Logger;
@@ -298,7 +297,7 @@ export class WebsiteBrowser {
     };
     page.on('request', (request) => void decide(request));
     /** Maps a failed or refused navigation to the error the caller sees. */
-    const explain = (error: unknown, url: string, seenDenials: ReadonlySet<string>): Error => {
+    const explain = (error: unknown, url: string, seen: ReadonlySet<string>): Error => {
       if (signal.aborted) return signal.reason instanceof Error ? signal.reason : new PageBudgetError();
       if (mainDenial) return new EgressDeniedError(mainDenial.reason, mainDenial.url, mainDenial.url !== url);
       // Chromium refuses a redirect to file:, data: and other local schemes itself, before interception
@@ -307,9 +306,12 @@ export class WebsiteBrowser {
       if (error instanceof Error && error.message.includes('net::ERR_UNSAFE_REDIRECT')) {
         return new EgressDeniedError('scheme', mainUrls.at(-1) ?? url, true);
       }
-      // A CONNECT the proxy refused surfaces as a tunnel failure; its denial names the reason.
-      const denial = proxyDenialFor(egress.denials, seenDenials, mainUrls);
-      if (denial) return new EgressDeniedError(denial.denial.reason, denial.url, denial.url !== url);
+      // A CONNECT the proxy refused surfaces as a tunnel failure; its denial names the reason, and
+      // its failure to reach the site says which one it was.
+      const denial = proxyRecordFor(egress.denials, seen, mainUrls);
+      if (denial) return new EgressDeniedError(denial.record.reason, denial.url, denial.url !== url);
+      const failure = proxyRecordFor(egress.failures, seen, mainUrls);
+      if (failure) return failedThrough(failure.record, failure.url, error);
       // Puppeteer's own timeout is the remaining budget: it may fire just before the budget timer.
       if (error instanceof Error && error.name === 'TimeoutError') {
         expire(error);
@@ -334,7 +336,7 @@ export class WebsiteBrowser {
       }
       mainUrls = [];
       mainDenial = undefined;
-      const seenDenials = new Set(egress.denials.map((denial) => denial.id));
+      const seen = new Set([...egress.denials, ...egress.failures].map((record) => record.id));
 
       let response: Awaited<ReturnType<Page['goto']>>;
       try {
@@ -345,18 +347,16 @@ export class WebsiteBrowser {
           signal,
         });
       } catch (error) {
-        throw explain(error, target.href, seenDenials);
+        throw explain(error, target.href, seen);
       }
-      if (mainDenial) throw explain(undefined, target.href, seenDenials);
+      if (mainDenial) throw explain(undefined, target.href, seen);
       if (!response) throw new NavigationFailedError(target.href, 'The navigation produced no document.');
       const headers = response.headers();
-      const denialId = headers[EGRESS_DENIAL_HEADER];
-      const denial =
-        denialId === undefined ? undefined : egress.denials.find((entry) => entry.id === denialId);
+      const denial = recordNamed(egress.denials, headers[EGRESS_DENIAL_HEADER]);
       if (denial) throw new EgressDeniedError(denial.reason, response.url(), response.url() !== target.href);
       // Over plain HTTP the proxy's failure to reach the site arrives as if the site had answered.
-      const failure = egressFailureOf(headers[EGRESS_FAILURE_HEADER], egress);
-      if (failure) throw new NavigationFailedError(response.url(), `Navigation failed: net::${failure}`);
+      const failure = recordNamed(egress.failures, headers[EGRESS_FAILURE_HEADER]);
+      if (failure) throw failedThrough(failure, response.url());
 
       await page
         .waitForNetworkIdle({
@@ -368,9 +368,9 @@ export class WebsiteBrowser {
       if (signal.aborted) throw signal.reason;
       // A client-side redirect (meta refresh, location=, a form) of the main document to a refused
       // target, refused by interception or by the proxy.
-      if (mainDenial) throw explain(undefined, target.href, seenDenials);
-      const late = proxyDenialFor(egress.denials, seenDenials, mainUrls);
-      if (late) throw new EgressDeniedError(late.denial.reason, late.url, late.url !== target.href);
+      if (mainDenial) throw explain(undefined, target.href, seen);
+      const late = proxyRecordFor(egress.denials, seen, mainUrls);
+      if (late) throw new EgressDeniedError(late.record.reason, late.url, late.url !== target.href);
       return { finalUrl: page.url(), status: response.status(), headers };
     };
 
@@ -395,20 +395,37 @@ export class WebsiteBrowser {
   }
 }
 
-/** A proxy denial recorded during this navigation for one of its main-frame URLs. */
-function proxyDenialFor(
-  denials: readonly EgressDenial[],
+/** A denial or failure of the proxy, as it records them. */
+interface ProxyRecord {
+  readonly id: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+/** The proxy's record whose id its answer carried in a header, if it carried one. */
+function recordNamed<T extends ProxyRecord>(records: readonly T[], id: string | undefined): T | undefined {
+  return id === undefined ? undefined : records.find((record) => record.id === id);
+}
+
+/** A proxy denial or failure recorded during this navigation for one of its main-frame URLs. */
+function proxyRecordFor<T extends ProxyRecord>(
+  records: readonly T[],
   seen: ReadonlySet<string>,
   mainUrls: readonly string[],
-): { denial: EgressDenial; url: string } | undefined {
-  for (const denial of denials) {
-    if (seen.has(denial.id)) continue;
+): { record: T; url: string } | undefined {
+  for (const record of records) {
+    if (seen.has(record.id)) continue;
     for (const text of mainUrls) {
       const url = new URL(text);
       const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
       const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-      if (denial.host === host && denial.port === port) return { denial, url: text };
+      if (record.host === host && record.port === port) return { record, url: text };
     }
   }
   return undefined;
+}
+
+/** The proxy could not reach the site: the failure named as Chromium names its own network errors. */
+function failedThrough(failure: EgressFailure, url: string, cause?: unknown): NavigationFailedError {
+  return new NavigationFailedError(url, `Navigation failed: net::${failure.failure}`, { cause });
 }

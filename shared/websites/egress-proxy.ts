@@ -30,10 +30,11 @@
  *   `egress denied` warning with the reason, and an entry in `denials`. The id lets the browser layer tell the proxy's own 403 from a target's 403 (a target cannot
  *   guess it, and the header is stripped from forwarded responses anyway);
  * - resolution or connection failures → 502 (504 when they time out); they are failures, not denials.
- *   Their answer carries an `x-egress-failed` header naming the failure as Chromium names its own
- *   (`net::ERR_NAME_NOT_RESOLVED`…), after a random token of this proxy: over plain HTTP Chromium
- *   takes the proxy's answer for the page's, and the browser layer would otherwise report a site
- *   that does not resolve as one that "answered HTTP 502".
+ *   Each is recorded in `failures`, named as Chromium names its own network errors
+ *   (`ERR_NAME_NOT_RESOLVED`…), and its answer carries the record's random id in an `x-egress-failed`
+ *   header: over plain HTTP Chromium takes the proxy's answer for the page's, and over HTTPS it
+ *   reports any refused CONNECT as a tunnel failure; either way the browser layer finds the record
+ *   and reports the failure it was, not a site that "answered HTTP 502".
  *
  * Plain HTTP is forwarded on a fresh upstream connection per request (`Connection: close`), so an
  * upstream socket never outlives the decision made for it. Hop-by-hop headers (RFC 9110 §7.6.1, plus
@@ -92,12 +93,21 @@ export interface EgressProxyOptions {
 }
 
 /** How the proxy failed to reach a target, in the words of Chromium's own network errors. */
-export type EgressFailure =
+export type EgressFailureName =
   | 'ERR_NAME_NOT_RESOLVED'
   | 'ERR_NAME_RESOLUTION_FAILED'
   | 'ERR_CONNECTION_FAILED'
   | 'ERR_CONNECTION_TIMED_OUT'
   | 'ERR_EMPTY_RESPONSE';
+
+export interface EgressFailure {
+  /** Random id, also sent in the `x-egress-failed` header of the 502 or 504. */
+  readonly id: string;
+  /** The host as requested (a name, or a normalized address without brackets). */
+  readonly host: string;
+  readonly port: number;
+  readonly failure: EgressFailureName;
+}
 
 export interface EgressProxy {
   readonly port: number;
@@ -105,34 +115,23 @@ export interface EgressProxy {
   readonly url: string;
   /** The most recent denials (at most 256), oldest first. */
   readonly denials: readonly EgressDenial[];
-  /**
-   * Opens the `x-egress-failed` header of this proxy's own failure answers. Random: a target reached
-   * through a tunnel (HTTPS), whose headers the proxy cannot strip, cannot forge one.
-   */
-  readonly failureToken: string;
+  /** The most recent failures to reach a target (at most 256), oldest first. */
+  readonly failures: readonly EgressFailure[];
   /** Stops listening and destroys every client and upstream socket. */
   close(): Promise<void>;
 }
 
 /** Header on the proxy's own 403 answers; its value is the id of an entry in `denials`. */
 export const EGRESS_DENIAL_HEADER = 'x-egress-denied';
-/** Header on the proxy's own 502 and 504 answers: `<failureToken> <EgressFailure>`. */
+/** Header on the proxy's own 502 and 504 answers; its value is the id of an entry in `failures`. */
 export const EGRESS_FAILURE_HEADER = 'x-egress-failed';
-
-/** The failure a proxy's answer names, if it is that proxy's own failure answer. */
-export function egressFailureOf(
-  headerValue: string | undefined,
-  proxy: Pick<EgressProxy, 'failureToken'>,
-): EgressFailure | undefined {
-  const [token, failure] = headerValue?.split(' ') ?? [];
-  return token === proxy.failureToken ? (failure as EgressFailure) : undefined;
-}
 
 const RESOLVE_TIMEOUT_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A tunnel or a forwarded exchange with no traffic this long is torn down. */
 const IDLE_TIMEOUT_MS = 60_000;
-const MAX_DENIALS_KEPT = 256;
+/** Denials and failures each: the browser layer looks up only those of the navigation in progress. */
+const MAX_RECORDS_KEPT = 256;
 
 /** The proxy's own headers: never forwarded from a target, so a target cannot pass for the proxy. */
 const PROXY_HEADERS = new Set([EGRESS_DENIAL_HEADER, EGRESS_FAILURE_HEADER]);
@@ -162,22 +161,18 @@ class Stop extends Error {
   constructor(
     readonly status: 400 | 403 | 502 | 504,
     message: string,
-    readonly outcome?: { denial: EgressDenial } | { failure: EgressFailure },
+    readonly record?: { denial: EgressDenial } | { failure: EgressFailure },
   ) {
     super(message);
   }
 }
-
-/** The proxy could not reach the target: 504 when it gave up waiting, 502 otherwise. */
-const failed = (failure: EgressFailure, message: string, timedOut = false) =>
-  new Stop(timedOut ? 504 : 502, message, { failure });
 
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const { allowHosts, logger, maxRequests } = options;
   const resolve = options.resolve ?? createDnsResolve();
   const dial = options.dial ?? dialAddress;
   const denials: EgressDenial[] = [];
-  const failureToken = randomBytes(12).toString('base64url');
+  const failures: EgressFailure[] = [];
   const sockets = new Set<Duplex>();
   let served = 0;
 
@@ -196,11 +191,17 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       reason,
       ...(address === undefined ? {} : { address }),
     };
-    denials.push(denial);
-    if (denials.length > MAX_DENIALS_KEPT) denials.splice(0, denials.length - MAX_DENIALS_KEPT);
+    keep(denials, denial);
     logger.warn({ host, port, reason, ...(address === undefined ? {} : { address }) }, 'egress denied');
     options.metrics?.count('EgressDenied', 1, { Reason: reason });
     return new Stop(reason === 'invalid_target' ? 400 : 403, `Egress denied: ${reason}`, { denial });
+  };
+
+  /** The proxy could not reach the target: 504 when it gave up waiting, 502 otherwise. */
+  const fail = (host: string, port: number, name: EgressFailureName, message: string, timedOut = false) => {
+    const failure: EgressFailure = { id: randomBytes(12).toString('base64url'), host, port, failure: name };
+    keep(failures, failure);
+    return new Stop(timedOut ? 504 : 502, message, { failure });
   };
 
   /** Decides one target and returns a connected upstream socket to the address that was checked. */
@@ -229,12 +230,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       } catch (error) {
         logger.info({ host, port, err: error }, 'egress resolution failed');
         throw error instanceof TimeoutError
-          ? failed('ERR_NAME_RESOLUTION_FAILED', 'Name resolution timed out', true)
-          : failed('ERR_NAME_NOT_RESOLVED', 'Name resolution failed');
+          ? fail(host, port, 'ERR_NAME_RESOLUTION_FAILED', 'Name resolution timed out', true)
+          : fail(host, port, 'ERR_NAME_NOT_RESOLVED', 'Name resolution failed');
       }
       if (answers.length === 0) {
         logger.info({ host, port }, 'egress resolution returned no address');
-        throw failed('ERR_NAME_NOT_RESOLVED', 'Name resolution failed');
+        throw fail(host, port, 'ERR_NAME_NOT_RESOLVED', 'Name resolution failed');
       }
       addresses = [];
       for (const answer of answers) {
@@ -256,8 +257,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       }
     }
     throw lastError instanceof TimeoutError
-      ? failed('ERR_CONNECTION_TIMED_OUT', 'Upstream connection timed out', true)
-      : failed('ERR_CONNECTION_FAILED', 'Upstream connection failed');
+      ? fail(host, port, 'ERR_CONNECTION_TIMED_OUT', 'Upstream connection timed out', true)
+      : fail(host, port, 'ERR_CONNECTION_FAILED', 'Upstream connection failed');
   };
 
   const server = http.createServer({
@@ -286,7 +287,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     try {
       upstream = await admit(target);
     } catch (error) {
-      handlers.refuse(stopOf(error));
+      handlers.refuse(
+        error instanceof Stop
+          ? error
+          : fail(
+              targetHost(target),
+              targetPort(target),
+              'ERR_CONNECTION_FAILED',
+              'Upstream connection failed',
+            ),
+      );
       return;
     }
     if (handlers.gone() || 'invalid' in target) {
@@ -298,7 +308,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     void relayAdmitted(connectTarget(req.url ?? ''), {
-      refuse: (stop) => endRaw(client, stop, stopHeaders(stop, failureToken)),
+      refuse: (stop) => endRaw(client, stop, stopHeaders(stop)),
       gone: () => client.destroyed,
       relay: (upstream) => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -310,7 +320,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   server.on('upgrade', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     void relayAdmitted(absoluteTarget(req.url ?? ''), {
-      refuse: (stop) => endRaw(client, stop, stopHeaders(stop, failureToken)),
+      refuse: (stop) => endRaw(client, stop, stopHeaders(stop)),
       gone: () => client.destroyed,
       relay: (upstream, url) => {
         // Relay the handshake as the origin-form request it becomes; the reply and frames pass through raw.
@@ -327,7 +337,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     req.on('error', () => res.destroy());
     res.on('error', () => req.destroy());
     void relayAdmitted(absoluteTarget(req.url ?? ''), {
-      refuse: (stop) => endResponse(res, stop, stopHeaders(stop, failureToken)),
+      refuse: (stop) => endResponse(res, stop, stopHeaders(stop)),
       gone: () => res.destroyed,
       relay: (upstream, url) => {
         const outgoing = http.request({
@@ -341,8 +351,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         outgoing.on('error', (error) => {
           logger.info({ host: url.hostname, err: error }, 'egress upstream exchange failed');
           // endResponse destroys a response whose head the target's answer has already sent.
-          const stop = failed('ERR_EMPTY_RESPONSE', 'Upstream exchange failed');
-          endResponse(res, stop, stopHeaders(stop, failureToken));
+          const stop = fail(
+            bare(url.hostname),
+            portOf(url),
+            'ERR_EMPTY_RESPONSE',
+            'Upstream exchange failed',
+          );
+          endResponse(res, stop, stopHeaders(stop));
         });
         outgoing.on('response', (incoming) => {
           incoming.on('error', () => res.destroy());
@@ -375,7 +390,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     port,
     url: `http://127.0.0.1:${port}`,
     denials,
-    failureToken,
+    failures,
     close: () =>
       new Promise<void>((done) => {
         server.close(() => done());
@@ -538,17 +553,21 @@ function forwardedResponseHeaders(incoming: IncomingMessage): OutgoingHttpHeader
   return Object.fromEntries(headers);
 }
 
-function stopOf(error: unknown): Stop {
-  return error instanceof Stop ? error : failed('ERR_CONNECTION_FAILED', 'Upstream connection failed');
+const targetHost = (target: Target) => ('invalid' in target ? target.host : bare(target.url.hostname));
+const targetPort = (target: Target) => ('invalid' in target ? target.port : portOf(target.url));
+
+/** Adds a denial or failure to its list, keeping the most recent MAX_RECORDS_KEPT. */
+function keep<T>(records: T[], record: T): void {
+  records.push(record);
+  if (records.length > MAX_RECORDS_KEPT) records.splice(0, records.length - MAX_RECORDS_KEPT);
 }
 
-/** What tells the proxy's own answer apart from a target's: a denial's id, or the failure's name. */
-function stopHeaders(stop: Stop, failureToken: string): Record<string, string> {
-  const outcome = stop.outcome;
-  if (outcome === undefined) return {};
-  return 'denial' in outcome
-    ? { [EGRESS_DENIAL_HEADER]: outcome.denial.id }
-    : { [EGRESS_FAILURE_HEADER]: `${failureToken} ${outcome.failure}` };
+/** What tells the proxy's own answer apart from a target's: the id of its denial or failure. */
+function stopHeaders({ record }: Stop): Record<string, string> {
+  if (record === undefined) return {};
+  return 'denial' in record
+    ? { [EGRESS_DENIAL_HEADER]: record.denial.id }
+    : { [EGRESS_FAILURE_HEADER]: record.failure.id };
 }
 
 const STATUS_TEXT: Record<Stop['status'], string> = {

@@ -15,7 +15,6 @@ import {
   EGRESS_DENIAL_HEADER,
   EGRESS_FAILURE_HEADER,
   type EgressProxy,
-  egressFailureOf,
   startEgressProxy,
 } from '../../shared/websites/egress-proxy.js';
 import { readResponseHead, startWebServer, type WebServer } from '../support/web-servers.js';
@@ -498,12 +497,14 @@ describe('failures upstream are 502, not denials', () => {
 
     expect(tunnel.status).toBe(502);
     expect(page.status).toBe(502);
-    // The answer is marked as the proxy's own, so the browser layer never reads it as the page's.
-    expect(page.headers[EGRESS_FAILURE_HEADER]).toBe(`${proxy.failureToken} ERR_CONNECTION_FAILED`);
-    expect(egressFailureOf(page.headers[EGRESS_FAILURE_HEADER] as string, proxy)).toBe(
-      'ERR_CONNECTION_FAILED',
-    );
-    expect(egressFailureOf(`not-the-token ERR_CONNECTION_FAILED`, proxy)).toBeUndefined();
+    // Each failure is recorded, and the plain-HTTP answer names its record, so the browser layer
+    // never reads the proxy's 502 as the page's.
+    const port = Number(closed.hostPort.split(':')[1]);
+    expect(proxy.failures).toEqual([
+      { id: expect.any(String), host: '127.0.0.1', port, failure: 'ERR_CONNECTION_FAILED' },
+      { id: expect.any(String), host: '127.0.0.1', port, failure: 'ERR_CONNECTION_FAILED' },
+    ]);
+    expect(page.headers[EGRESS_FAILURE_HEADER]).toBe(proxy.failures[1]?.id);
     expect(proxy.denials).toEqual([]);
   });
 
@@ -517,17 +518,20 @@ describe('failures upstream are 502, not denials', () => {
       res.socket.destroy();
       expect(res.status, authority).toBe(502);
     }
-    for (const [host, failure] of [
+    const failures = [
       ['public.test', 'ERR_CONNECTION_FAILED'],
       ['nxdomain.test', 'ERR_NAME_NOT_RESOLVED'],
       ['empty.test', 'ERR_NAME_NOT_RESOLVED'],
       ['servfail.test', 'ERR_NAME_NOT_RESOLVED'],
-    ]) {
+    ] as const;
+    expect(h.proxy.failures.map(({ host, port, failure }) => [host, port, failure])).toEqual(
+      failures.map(([host, failure]) => [host, 443, failure]),
+    );
+    for (const [host, failure] of failures) {
       const page = await getVia(h.proxy, `http://${host}/`);
-      expect([page.status, page.headers[EGRESS_FAILURE_HEADER]], host).toEqual([
-        502,
-        `${h.proxy.failureToken} ${failure}`,
-      ]);
+      const record = h.proxy.failures.at(-1);
+      expect([page.status, page.headers[EGRESS_FAILURE_HEADER]], host).toEqual([502, record?.id]);
+      expect(record, host).toMatchObject({ host, port: 80, failure });
     }
     expect(h.dials).toEqual([`${PUBLIC_V4}:443`, `${PUBLIC_V4}:80`]);
     expect(h.proxy.denials).toEqual([]);
