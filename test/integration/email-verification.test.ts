@@ -253,21 +253,20 @@ describe('GET /v1/emails/verify', () => {
   });
 
   describe('a local part beyond ASCII (RFC 6531)', () => {
-    const snapshot = () => ({
-      rcpts: mail.rcpts.length,
-      smtpUtf8Rcpts: mail.smtpUtf8Rcpts.length,
-      ascii: mail.connections.ascii,
-    });
+    /** Verifies `address` for a new account: the answer's data, and what the servers had seen before. */
+    const check = async (address: string) => {
+      const before = {
+        rcpts: mail.rcpts.length,
+        smtpUtf8Rcpts: mail.smtpUtf8Rcpts.length,
+        ascii: mail.connections.ascii,
+      };
+      const response = await verify((await account()).apiKey, address);
+      return { before, data: ((await response.json()) as { data: unknown }).data };
+    };
 
     it('is asked only of a host advertising SMTPUTF8, in a transaction requesting it', async () => {
-      const subject = await account();
-      const before = snapshot();
-      const response = await verify(subject.apiKey, 'jöhn@mixed.test');
-      expect(((await response.json()) as { data: unknown }).data).toMatchObject({
-        mx: 'mx.accept.test',
-        status: 'valid',
-        reason: 'accepted',
-      });
+      const { before, data } = await check('jöhn@mixed.test');
+      expect(data).toMatchObject({ mx: 'mx.accept.test', status: 'valid', reason: 'accepted' });
       // The first host (no SMTPUTF8) was greeted and passed over before any transaction.
       expect(mail.connections.ascii).toBe(before.ascii + 1);
       expect(mail.smtpUtf8Rcpts.slice(before.smtpUtf8Rcpts)).toContain('jöhn@mixed.test');
@@ -275,26 +274,15 @@ describe('GET /v1/emails/verify', () => {
     });
 
     it('is unverifiable where no host advertises SMTPUTF8, never asked as a malformed address', async () => {
-      const subject = await account();
-      const before = snapshot();
-      const response = await verify(subject.apiKey, 'jöhn@ascii.test');
-      expect(((await response.json()) as { data: unknown }).data).toMatchObject({
-        mx: 'mx.ascii.test',
-        status: 'unverifiable',
-        reason: 'mx_error',
-      });
+      const { before, data } = await check('jöhn@ascii.test');
+      expect(data).toMatchObject({ mx: 'mx.ascii.test', status: 'unverifiable', reason: 'mx_error' });
       expect(mail.connections.ascii).toBe(before.ascii + 1);
       expect(mail.rcpts.length).toBe(before.rcpts);
     });
 
     it('leaves an ASCII address to any host, without SMTPUTF8', async () => {
-      const subject = await account();
-      const before = snapshot();
-      const response = await verify(subject.apiKey, 'jane@mixed.test');
-      expect(((await response.json()) as { data: unknown }).data).toMatchObject({
-        mx: 'mx.ascii.test',
-        status: 'valid',
-      });
+      const { before, data } = await check('jane@mixed.test');
+      expect(data).toMatchObject({ mx: 'mx.ascii.test', status: 'valid' });
       expect(mail.rcpts.slice(before.rcpts)).toContain('jane@mixed.test');
       expect(mail.smtpUtf8Rcpts.length).toBe(before.smtpUtf8Rcpts);
     });
