@@ -308,7 +308,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     void relayAdmitted(connectTarget(req.url ?? ''), {
-      refuse: (stop) => endRaw(client, stop, stopHeaders(stop)),
+      refuse: (stop) => endRaw(client, stop),
       gone: () => client.destroyed,
       relay: (upstream) => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -320,7 +320,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   server.on('upgrade', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     void relayAdmitted(absoluteTarget(req.url ?? ''), {
-      refuse: (stop) => endRaw(client, stop, stopHeaders(stop)),
+      refuse: (stop) => endRaw(client, stop),
       gone: () => client.destroyed,
       relay: (upstream, url) => {
         // Relay the handshake as the origin-form request it becomes; the reply and frames pass through raw.
@@ -337,7 +337,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     req.on('error', () => res.destroy());
     res.on('error', () => req.destroy());
     void relayAdmitted(absoluteTarget(req.url ?? ''), {
-      refuse: (stop) => endResponse(res, stop, stopHeaders(stop)),
+      refuse: (stop) => endResponse(res, stop),
       gone: () => res.destroyed,
       relay: (upstream, url) => {
         const outgoing = http.request({
@@ -351,13 +351,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         outgoing.on('error', (error) => {
           logger.info({ host: url.hostname, err: error }, 'egress upstream exchange failed');
           // endResponse destroys a response whose head the target's answer has already sent.
-          const stop = fail(
-            bare(url.hostname),
-            portOf(url),
-            'ERR_EMPTY_RESPONSE',
-            'Upstream exchange failed',
+          endResponse(
+            res,
+            fail(bare(url.hostname), portOf(url), 'ERR_EMPTY_RESPONSE', 'Upstream exchange failed'),
           );
-          endResponse(res, stop, stopHeaders(stop));
         });
         outgoing.on('response', (incoming) => {
           incoming.on('error', () => res.destroy());
@@ -578,7 +575,7 @@ const STATUS_TEXT: Record<Stop['status'], string> = {
 };
 
 /** Answers a CONNECT or Upgrade on the raw socket and closes it. */
-function endRaw(client: Duplex, stop: Stop, headers: Record<string, string>): void {
+function endRaw(client: Duplex, stop: Stop): void {
   if (client.destroyed) return;
   const body = `${stop.message}\n`;
   const head = [
@@ -586,12 +583,12 @@ function endRaw(client: Duplex, stop: Stop, headers: Record<string, string>): vo
     'Content-Type: text/plain; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ...Object.entries(stopHeaders(stop)).map(([name, value]) => `${name}: ${value}`),
   ];
   client.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }
 
-function endResponse(res: ServerResponse, stop: Stop, headers: Record<string, string>): void {
+function endResponse(res: ServerResponse, stop: Stop): void {
   if (res.destroyed || res.headersSent) {
     res.destroy();
     return;
@@ -601,7 +598,7 @@ function endResponse(res: ServerResponse, stop: Stop, headers: Record<string, st
     'Content-Type': 'text/plain; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     Connection: 'close',
-    ...headers,
+    ...stopHeaders(stop),
   });
   res.end(body);
 }
