@@ -12,7 +12,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { ErrorDetail } from '../../schemas/errors.js';
 import { InvalidRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
-import { EgressDeniedError, type EgressOptions, guardedRequest } from '../net/guarded-request.js';
+import {
+  EgressDeniedError,
+  type EgressOptions,
+  guardedRequest,
+  isUnresolvedName,
+  UNRESOLVED_NAME,
+} from '../net/guarded-request.js';
 import { quoteInput } from '../pipeline/public-response.js';
 
 export interface UploadLimits {
@@ -75,6 +81,7 @@ export async function fetchItems(url: string, limits: UploadLimits, egress: Egre
   } catch (error) {
     if (error instanceof EgressDeniedError) throw refuse(`may not be fetched: ${error.reason}`);
     if (signal.aborted) throw refuse(`did not answer within ${ITEMS_URL_TIMEOUT_MS / 1000} s`);
+    if (isUnresolvedName(error)) throw refuse(UNRESOLVED_NAME);
     throw refuse(
       `could not be fetched: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );

@@ -28,7 +28,9 @@ import {
   EgressDeniedError,
   type EgressOptions,
   guardedRequest,
+  isUnresolvedName,
   type ResolveName,
+  UNRESOLVED_NAME,
 } from '../net/guarded-request.js';
 import type {
   BatchRecord,
@@ -75,9 +77,7 @@ export async function checkWebhookUrl(
     await checkDestination(parsed, egressOptions(allowHosts, resolve));
   } catch (error) {
     if (error instanceof EgressDeniedError) throw refuse('invalid_value', `is ${egressRefusal(error)}`);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOTFOUND' || code === 'ENODATA')
-      throw refuse('invalid_value', 'names a host that does not resolve');
+    if (isUnresolvedName(error)) throw refuse('invalid_value', UNRESOLVED_NAME);
   }
   return parsed.href;
 }

@@ -25,6 +25,15 @@ export type ResolveName = (hostname: string) => Promise<string[]>;
 export const systemResolve: ResolveName = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((answer) => answer.address);
 
+/** How a refusal says that a URL's host name does not exist, after "The … URL". */
+export const UNRESOLVED_NAME = 'names a host that does not resolve';
+
+/** Whether a request failed because its host name does not exist (the resolver's ENOTFOUND or ENODATA). */
+export function isUnresolvedName(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOTFOUND' || code === 'ENODATA';
+}
+
 export class EgressDeniedError extends Error {
   constructor(
     readonly url: string,
